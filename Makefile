@@ -1,0 +1,71 @@
+# ppqfmt - build, set-up, tests.
+#   make          build build/ppqfmt (installs missing dependencies first)
+#   make run      format the bundled sample model and show what changed
+#   make test     unit, pass, fidelity and backend-suite conformance tests
+CC      ?= cc
+CFLAGS  ?= -O2 -g
+CFLAGS  += -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -MMD -MP
+LDLIBS  += -lprotobuf-c
+PROTO   ?= /usr/include/onnx/onnx.proto
+PYTHON  ?= /usr/bin/python3
+
+B       := build
+SRC     := $(wildcard core/*.c onnx/*.c formatter/*.c)
+LIB_OBJ := $(SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/onnx.pb-c.o
+CLI_OBJ := $(patsubst %.c,$(B)/obj/%.o,$(wildcard cli/*.c))
+TESTS_C := $(wildcard tests/*.c)
+
+.PHONY: all deps run test test-unit test-passes test-fidelity test-conformance clean
+
+all: deps $(B)/ppqfmt
+
+deps:
+	@scripts/install_deps.sh
+
+$(B)/gen/onnx.pb-c.c $(B)/gen/onnx.pb-c.h: $(PROTO)
+	@mkdir -p $(B)/gen
+	cp $(PROTO) $(B)/gen/onnx.proto
+	cd $(B)/gen && protoc-c --c_out=. onnx.proto
+
+$(B)/obj/gen/onnx.pb-c.o: $(B)/gen/onnx.pb-c.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Wno-unused-parameter -c $< -o $@
+
+$(B)/obj/%.o: %.c $(B)/gen/onnx.pb-c.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -I$(B)/gen -c $< -o $@
+
+$(B)/libppqfmt.a: $(LIB_OBJ)
+	$(AR) rcs $@ $^
+
+$(B)/ppqfmt: $(CLI_OBJ) $(B)/libppqfmt.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(B)/tests/%: tests/%.c $(B)/libppqfmt.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -I$(B)/gen -o $@ $^ $(LDLIBS)
+
+run: all
+	$(B)/ppqfmt --report testdata/sample.onnx -o $(B)/sample.formatted.onnx
+	@echo "wrote $(B)/sample.formatted.onnx; its graph:"
+	@$(B)/ppqfmt --passes=none --dry-run --print $(B)/sample.formatted.onnx
+
+test: all $(TESTS_C:%.c=$(B)/%)
+	@PYTHON=$(PYTHON) tests/run_all.sh
+
+test-unit: all $(TESTS_C:%.c=$(B)/%)
+	@for t in $(TESTS_C:%.c=$(B)/%); do $$t || exit 1; done
+
+test-passes: all
+	$(PYTHON) tests/test_passes.py
+
+test-fidelity: all
+	$(PYTHON) tests/fidelity.py
+
+test-conformance: all
+	$(PYTHON) tests/backend_conformance.py
+
+clean:
+	rm -rf $(B) tests/tmp
+
+-include $(shell find $(B)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,31 @@
+/* options.h - the command line of ppqfmt. */
+#ifndef PPQ_OPTIONS_H
+#define PPQ_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "../core/diag.h"
+
+enum { MAX_PASSES = 32 };
+typedef enum { REPORT_NONE, REPORT_TEXT, REPORT_JSON } ReportFormat;
+
+typedef struct Options {
+    const char *input;
+    const char *output; /* NULL: standard output, unless printing or a dry run */
+    bool enabled[MAX_PASSES]; /* by registry index */
+    ReportFormat report;
+    bool print;
+    bool dry_run;
+    bool verify_ir;
+    bool rewrite; /* hidden: re-encode every node and graph (tests the writer) */
+    int verbosity; /* -1 quiet, 0 normal, 1 verbose */
+    bool exit_now; /* --help, --version, --list-passes done */
+} Options;
+
+/* Fills o from argv; on error returns PPQ_EUSAGE with a message in d. */
+int options_parse(Options *o, int argc, char **argv, Diag *d);
+void options_usage(FILE *f);
+
+#endif

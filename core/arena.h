@@ -1,0 +1,28 @@
+/* arena.h - one bump allocator per model.
+ *
+ * Every object of the IR (operations, variables, names, new tensor bytes) lives
+ * in the model's arena and is freed at once with arena_free(). Growable arrays
+ * reallocate inside the arena; the old block is simply abandoned. */
+#ifndef PPQ_ARENA_H
+#define PPQ_ARENA_H
+
+#include <stddef.h>
+
+typedef struct ArenaBlock ArenaBlock;
+
+typedef struct Arena {
+    ArenaBlock *head;
+    size_t total; /* bytes obtained from malloc, for the memory report */
+} Arena;
+
+/* Returns zeroed memory, or NULL when out of memory (or n overflows). */
+void *arena_alloc(Arena *a, size_t n);
+/* Allocates n elements of size each, checking the product for overflow. */
+void *arena_array(Arena *a, size_t n, size_t size);
+char *arena_strndup(Arena *a, const char *s, size_t n);
+char *arena_strdup(Arena *a, const char *s);
+/* Grows *arr (holding *cap elements of size) to hold at least need elements. */
+int arena_grow(Arena *a, void **arr, size_t *cap, size_t need, size_t size);
+void arena_free(Arena *a);
+
+#endif

@@ -1,0 +1,487 @@
+/* graph.c - BaseGraph construction and the edit API the passes use.
+ *
+ * Invariant kept by every function here: for every live operation `op` and
+ * input slot `s`, if op->inputs[s] is a variable v then v->uses holds exactly
+ * one entry {op, s}; and v->producer / producer_slot name the one live
+ * operation whose outputs hold v. graph_verify() checks it. */
+#include "graph.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GROW(g_arena, arr, cap, need) \
+    arena_grow((g_arena), (void **)&(arr), &(cap), (need), sizeof *(arr))
+
+Model *model_new(void)
+{
+    Model *m = calloc(1, sizeof *m);
+    if (!m)
+        return NULL;
+    m->graph = graph_new(m, NULL, NULL);
+    if (!m->graph) {
+        free(m);
+        return NULL;
+    }
+    return m;
+}
+
+static int free_graph_maps(Graph *g, void *ctx)
+{
+    (void)ctx;
+    namemap_free(&g->by_name);
+    return 0;
+}
+
+void model_free(Model *m)
+{
+    if (!m)
+        return;
+    if (m->graph)
+        graph_walk_post(m->graph, free_graph_maps, NULL);
+    namemap_free(&m->value_names);
+    namemap_free(&m->node_names);
+    arena_free(&m->arena);
+    free(m);
+}
+
+Graph *graph_new(Model *m, Graph *parent, Op *owner)
+{
+    Graph *g = arena_alloc(&m->arena, sizeof *g);
+    if (!g)
+        return NULL;
+    g->model = m;
+    g->parent = parent;
+    g->owner = owner;
+    g->name = "";
+    return g;
+}
+
+Var *graph_find_var(const Graph *g, const char *name)
+{
+    for (; g; g = g->parent) {
+        Var *v = namemap_get(&g->by_name, name);
+        if (v)
+            return v;
+    }
+    return NULL;
+}
+
+Var *graph_new_var(Graph *g, const char *name)
+{
+    Model *m = g->model;
+    if (namemap_get(&g->by_name, name))
+        return NULL;
+    Var *v = arena_alloc(&m->arena, sizeof *v);
+    if (!v || GROW(&m->arena, g->vars, g->cap_vars, g->n_vars + 1))
+        return NULL;
+    v->name = arena_strdup(&m->arena, name);
+    if (!v->name || namemap_put(&g->by_name, v->name, v) ||
+        namemap_put(&m->value_names, v->name, v))
+        return NULL;
+    v->graph = g;
+    v->type.rank = -1;
+    g->vars[g->n_vars++] = v;
+    return v;
+}
+
+static const char *fresh_name(Model *m, NameMap *names, const char *base)
+{
+    size_t len = strlen(base) + 24;
+    char *buf = arena_alloc(&m->arena, len);
+    if (!buf)
+        return NULL;
+    snprintf(buf, len, "%s", base);
+    for (unsigned long i = 1; namemap_get(names, buf); i++)
+        snprintf(buf, len, "%s_%lu", base, i);
+    /* Reserve it at once so two fresh names never collide. */
+    if (namemap_put(names, buf, buf))
+        return NULL;
+    return buf;
+}
+
+const char *model_fresh_value_name(Model *m, const char *base)
+{
+    return fresh_name(m, &m->value_names, base);
+}
+
+const char *model_fresh_node_name(Model *m, const char *base)
+{
+    return fresh_name(m, &m->node_names, base);
+}
+
+Op *graph_insert_op(Graph *g, Op *after, const char *type, const char *name)
+{
+    Arena *a = &g->model->arena;
+    Op *op = arena_alloc(a, sizeof *op);
+    if (!op || GROW(a, g->ops, g->cap_ops, g->n_ops + 1))
+        return NULL;
+    op->type = arena_strdup(a, type);
+    op->name = arena_strdup(a, name);
+    op->domain = "";
+    op->graph = g;
+    op->changed = true;
+    if (!op->type || !op->name)
+        return NULL;
+    if (*op->name && namemap_put(&g->model->node_names, op->name, op))
+        return NULL;
+    size_t at = g->n_ops;
+    if (after) {
+        for (at = 0; at < g->n_ops && g->ops[at] != after; at++)
+            ;
+        at = at < g->n_ops ? at + 1 : g->n_ops;
+    }
+    memmove(g->ops + at + 1, g->ops + at, (g->n_ops - at) * sizeof *g->ops);
+    g->ops[at] = op;
+    g->n_ops++;
+    g->changed = true;
+    return op;
+}
+
+static int var_add_use(Arena *a, Var *v, Op *op, size_t slot)
+{
+    if (GROW(a, v->uses, v->cap_uses, v->n_uses + 1))
+        return -1;
+    v->uses[v->n_uses++] = (Use){op, slot};
+    return 0;
+}
+
+static void var_del_use(Var *v, const Op *op, size_t slot)
+{
+    for (size_t i = 0; i < v->n_uses; i++) {
+        if (v->uses[i].op == op && v->uses[i].slot == slot) {
+            memmove(v->uses + i, v->uses + i + 1, (v->n_uses - i - 1) * sizeof *v->uses);
+            v->n_uses--;
+            return;
+        }
+    }
+}
+
+int op_append_input(Op *op, Var *v)
+{
+    Arena *a = &op->graph->model->arena;
+    if (GROW(a, op->inputs, op->cap_inputs, op->n_inputs + 1))
+        return -1;
+    size_t slot = op->n_inputs++;
+    op->inputs[slot] = v;
+    return v ? var_add_use(a, v, op, slot) : 0;
+}
+
+int op_append_output(Op *op, Var *v)
+{
+    Arena *a = &op->graph->model->arena;
+    if (v && v->producer)
+        return -1;
+    if (GROW(a, op->outputs, op->cap_outputs, op->n_outputs + 1))
+        return -1;
+    size_t slot = op->n_outputs++;
+    op->outputs[slot] = v;
+    if (v) {
+        v->producer = op;
+        v->producer_slot = slot;
+    }
+    return 0;
+}
+
+Attr *op_add_attr(Op *op, const char *name, AttrType type)
+{
+    Arena *a = &op->graph->model->arena;
+    if (GROW(a, op->attrs, op->cap_attrs, op->n_attrs + 1))
+        return NULL;
+    Attr *at = &op->attrs[op->n_attrs++];
+    memset(at, 0, sizeof *at);
+    at->name = arena_strdup(a, name);
+    at->type = type;
+    op->changed = true;
+    return at->name ? at : NULL;
+}
+
+static int add_value_info(Graph *g, ValueInfo **arr, size_t *n, size_t *cap, Var *v, Bytes w)
+{
+    if (arena_grow(&g->model->arena, (void **)arr, cap, *n + 1, sizeof **arr))
+        return -1;
+    (*arr)[(*n)++] = (ValueInfo){v, false, w};
+    return 0;
+}
+
+int graph_add_input(Graph *g, Var *v, Bytes wire)
+{
+    v->is_input = true;
+    return add_value_info(g, &g->inputs, &g->n_inputs, &g->cap_inputs, v, wire);
+}
+
+int graph_add_output(Graph *g, Var *v, Bytes wire)
+{
+    v->is_output = true;
+    return add_value_info(g, &g->outputs, &g->n_outputs, &g->cap_outputs, v, wire);
+}
+
+int graph_add_value_info(Graph *g, Var *v, Bytes wire)
+{
+    return add_value_info(g, &g->value_info, &g->n_value_info, &g->cap_value_info, v, wire);
+}
+
+Attr *op_attr(const Op *op, const char *name)
+{
+    for (size_t i = 0; i < op->n_attrs; i++)
+        if (strcmp(op->attrs[i].name, name) == 0)
+            return &op->attrs[i];
+    return NULL;
+}
+
+int64_t op_attr_int(const Op *op, const char *name, int64_t fallback)
+{
+    Attr *a = op_attr(op, name);
+    return a && a->type == ATTR_INT ? a->i : fallback;
+}
+
+float op_attr_float(const Op *op, const char *name, float fallback)
+{
+    Attr *a = op_attr(op, name);
+    return a && a->type == ATTR_FLOAT ? a->f : fallback;
+}
+
+const char *op_label(const Op *op)
+{
+    if (*op->name || !op->n_outputs || !op->outputs[0])
+        return *op->name ? op->name : op->type;
+    Arena *a = &op->graph->model->arena;
+    size_t n = strlen(op->type) + strlen(op->outputs[0]->name) + 2;
+    char *s = arena_alloc(a, n);
+    if (!s)
+        return op->type;
+    snprintf(s, n, "%s:%s", op->type, op->outputs[0]->name);
+    return s;
+}
+
+bool op_has_subgraphs(const Op *op)
+{
+    for (size_t i = 0; i < op->n_attrs; i++)
+        if (op->attrs[i].graphs && op->attrs[i].n)
+            return true;
+    return false;
+}
+
+Var *graph_add_param(Graph *g, const char *name, Tensor *t)
+{
+    Var *v = graph_new_var(g, name);
+    if (!v || GROW(&g->model->arena, g->params, g->cap_params, g->n_params + 1))
+        return NULL;
+    v->param = t;
+    v->type.elem_type = t->dtype;
+    g->params[g->n_params++] = v;
+    g->changed = true;
+    return v;
+}
+
+static void mark_changed(Op *op)
+{
+    op->changed = true;
+    op->graph->changed = true;
+}
+
+void op_set_input(Op *op, size_t slot, Var *v)
+{
+    Var *old = op->inputs[slot];
+    if (old == v)
+        return;
+    if (old)
+        var_del_use(old, op, slot);
+    op->inputs[slot] = v;
+    /* The caller's arena is the op's; growth failure leaves no use: report
+     * through graph_verify rather than half-linking. */
+    if (v)
+        var_add_use(&op->graph->model->arena, v, op, slot);
+    mark_changed(op);
+}
+
+void var_replace_all_uses(Var *from, Var *to)
+{
+    while (from->n_uses) {
+        Use u = from->uses[from->n_uses - 1];
+        op_set_input(u.op, u.slot, to);
+    }
+}
+
+int var_take_over(Var *to, Var *v)
+{
+    Op *p = v->producer;
+    if (to->producer || to->is_input || to->param || !p)
+        return -1;
+    var_replace_all_uses(v, to);
+    p->outputs[v->producer_slot] = to;
+    to->producer = p;
+    to->producer_slot = v->producer_slot;
+    if (to->type.elem_type == 0)
+        to->type = v->type;
+    v->producer = NULL;
+    mark_changed(p);
+    return v->is_output ? 0 : graph_drop_var(v);
+}
+
+static int detach_graph(Graph *g, void *ctx)
+{
+    (void)ctx;
+    for (size_t i = 0; i < g->n_ops; i++)
+        for (size_t s = 0; s < g->ops[i]->n_inputs; s++)
+            op_set_input(g->ops[i], s, NULL);
+    return 0;
+}
+
+void op_detach_inputs(Op *op)
+{
+    for (size_t k = 0; k < op->n_attrs; k++)
+        for (size_t s = 0; op->attrs[k].graphs && s < op->attrs[k].n; s++)
+            graph_walk_post(op->attrs[k].graphs[s], detach_graph, NULL);
+    for (size_t s = 0; s < op->n_inputs; s++)
+        op_set_input(op, s, NULL);
+}
+
+int graph_remove_op(Op *op, Var *repl)
+{
+    if (repl) {
+        if (op->n_outputs != 1 || !op->outputs[0])
+            return -1;
+        var_replace_all_uses(op->outputs[0], repl);
+    }
+    for (size_t i = 0; i < op->n_outputs; i++) {
+        Var *out = op->outputs[i];
+        if (out && (out->n_uses || out->is_output))
+            return -1;
+    }
+    op_detach_inputs(op);
+    for (size_t i = 0; i < op->n_outputs; i++) {
+        Var *out = op->outputs[i];
+        if (out) {
+            out->producer = NULL;
+            graph_drop_var(out);
+        }
+    }
+    op->removed = true;
+    op->graph->changed = true;
+    return 0;
+}
+
+int op_to_param(Op *op, Tensor *t)
+{
+    Graph *g = op->graph;
+    Var *v = op->n_outputs == 1 ? op->outputs[0] : NULL;
+    if (!v || op->n_inputs || arena_grow(&g->model->arena, (void **)&g->params, &g->cap_params,
+                                         g->n_params + 1, sizeof *g->params))
+        return -1;
+    op_detach_inputs(op);
+    op->removed = true;
+    v->producer = NULL;
+    v->param = t;
+    if (!v->type.elem_type)
+        v->type.elem_type = t->dtype;
+    g->params[g->n_params++] = v;
+    g->changed = true;
+    return 0;
+}
+
+int graph_remove_op_into_output(Op *op)
+{
+    Var *x = op->n_inputs == 1 ? op->inputs[0] : NULL;
+    Var *y = op->n_outputs == 1 ? op->outputs[0] : NULL;
+    if (!x || !y || !x->producer || x->graph != op->graph || x->is_output || y->graph != x->graph)
+        return -1;
+    op_detach_inputs(op);
+    op->removed = true;
+    y->producer = NULL;
+    return var_take_over(y, x);
+}
+
+int graph_drop_var(Var *v)
+{
+    if (v->producer || v->n_uses || v->is_input || v->is_output)
+        return -1;
+    Graph *g = v->graph;
+    if (namemap_get(&g->by_name, v->name) == v)
+        namemap_del(&g->by_name, v->name);
+    for (size_t i = 0; i < g->n_value_info; i++)
+        if (g->value_info[i].var == v)
+            g->value_info[i].removed = true;
+    v->dropped = true;
+    g->changed = true;
+    return 0;
+}
+
+int graph_remove_param(Var *v)
+{
+    if (!v->param || v->n_uses || v->is_input || v->is_output)
+        return -1;
+    Graph *g = v->graph;
+    size_t j = 0;
+    for (size_t i = 0; i < g->n_params; i++)
+        if (g->params[i] != v)
+            g->params[j++] = g->params[i];
+    g->n_params = j;
+    v->param = NULL;
+    return graph_drop_var(v);
+}
+
+void graph_compact(Graph *g)
+{
+    size_t j = 0;
+    for (size_t i = 0; i < g->n_ops; i++)
+        if (!g->ops[i]->removed)
+            g->ops[j++] = g->ops[i];
+    g->n_ops = j;
+    j = 0;
+    for (size_t i = 0; i < g->n_vars; i++)
+        if (!g->vars[i]->dropped)
+            g->vars[j++] = g->vars[i];
+    g->n_vars = j;
+}
+
+int graph_walk_post(Graph *g, int (*fn)(Graph *, void *), void *ctx)
+{
+    for (size_t i = 0; i < g->n_ops; i++) {
+        Op *op = g->ops[i];
+        if (op->removed)
+            continue;
+        for (size_t k = 0; k < op->n_attrs; k++) {
+            Attr *a = &op->attrs[k];
+            for (size_t s = 0; a->graphs && s < a->n; s++) {
+                int rc = graph_walk_post(a->graphs[s], fn, ctx);
+                if (rc)
+                    return rc;
+            }
+        }
+    }
+    return fn(g, ctx);
+}
+
+/* --- change log --- */
+
+static void log_add(Model *m, const char *action, const char *subject, const char *detail,
+                    bool warning)
+{
+    ChangeLog *l = &m->log;
+    Arena *a = &m->arena;
+    if (GROW(a, l->items, l->cap, l->n + 1))
+        return;
+    ChangeEntry *e = &l->items[l->n++];
+    e->pass = l->pass ? l->pass : "load";
+    e->action = action;
+    e->subject = arena_strdup(a, subject ? subject : "");
+    e->detail = detail;
+    e->warning = warning;
+}
+
+void model_note(Model *m, const char *action, const char *subject)
+{
+    log_add(m, action, subject, NULL, false);
+}
+
+void model_warn(Model *m, const char *subject, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    log_add(m, "warning", subject, arena_strdup(&m->arena, buf), true);
+}

@@ -1,0 +1,224 @@
+/* graph.h - BaseGraph, the IR every pass works on.
+ *
+ * A Model owns one arena and a main Graph. A Graph holds Operations in file
+ * order and Variables by name; a Variable knows its producer and every use
+ * (operation + input slot), including uses by operations inside subgraphs of
+ * nested If/Loop/Scan bodies, which name it from the outer scope. Parameters
+ * (initializers) are Variables with a Tensor value.
+ *
+ * Passes change the graph only through the edit functions below; each keeps
+ * the use lists exact, and graph_verify() proves it. Every object remembers the
+ * bytes it was read from (`wire`) and whether it changed, so the writer can put
+ * back untouched parts exactly as they were. */
+#ifndef PPQ_GRAPH_H
+#define PPQ_GRAPH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arena.h"
+#include "diag.h"
+#include "log.h"
+#include "namemap.h"
+#include "tensor.h"
+
+typedef struct Graph Graph;
+typedef struct Op Op;
+typedef struct Var Var;
+
+/* ONNX AttributeProto.AttributeType values. */
+typedef enum AttrType {
+    ATTR_UNDEFINED = 0,
+    ATTR_FLOAT = 1,
+    ATTR_INT = 2,
+    ATTR_STRING = 3,
+    ATTR_TENSOR = 4,
+    ATTR_GRAPH = 5,
+    ATTR_FLOATS = 6,
+    ATTR_INTS = 7,
+    ATTR_STRINGS = 8,
+    ATTR_TENSORS = 9,
+    ATTR_GRAPHS = 10,
+    ATTR_SPARSE_TENSOR = 11,
+    ATTR_SPARSE_TENSORS = 12,
+    ATTR_TYPE_PROTO = 13,
+    ATTR_TYPE_PROTOS = 14,
+} AttrType;
+
+typedef struct Attr {
+    const char *name;
+    AttrType type;
+    float f;
+    int64_t i;
+    Bytes s;
+    size_t n; /* element count of the list kinds below */
+    float *floats;
+    int64_t *ints;
+    Bytes *strings;
+    Tensor **tensors; /* ATTR_TENSOR uses tensors[0] */
+    Graph **graphs;   /* ATTR_GRAPH uses graphs[0] */
+    Bytes wire;       /* encoded AttributeProto; empty for new attributes */
+} Attr;
+
+typedef struct Use {
+    Op *op;
+    size_t slot;
+} Use;
+
+/* Element type and shape as declared by a graph input/output or value_info. */
+typedef struct TypeInfo {
+    int32_t elem_type; /* 0 when unknown or not a tensor */
+    int rank;          /* -1 when unknown */
+    int64_t *dims;     /* -1 for a symbolic or unknown dimension */
+} TypeInfo;
+
+struct Var {
+    const char *name;
+    Graph *graph;     /* the scope that defines it */
+    Op *producer;     /* NULL for inputs, parameters and undefined names */
+    size_t producer_slot;
+    Use *uses;
+    size_t n_uses, cap_uses;
+    Tensor *param;    /* the initializer value, or NULL */
+    bool is_input;    /* listed in the graph's inputs */
+    bool is_output;   /* listed in the graph's outputs */
+    bool dropped;     /* removed from the graph */
+    TypeInfo type;
+};
+
+struct Op {
+    const char *type;
+    const char *name;
+    const char *domain;
+    Graph *graph;
+    Var **inputs; /* NULL entry: an omitted optional input ("") */
+    size_t n_inputs, cap_inputs;
+    Var **outputs; /* NULL entry: an omitted optional output */
+    size_t n_outputs, cap_outputs;
+    Attr *attrs;
+    size_t n_attrs, cap_attrs;
+    size_t scratch; /* per-algorithm temporary (topological index) */
+    bool removed;
+    bool changed; /* inputs, outputs, names or attributes differ from wire */
+    Bytes wire;   /* encoded NodeProto; empty for new operations */
+};
+
+/* A graph input, output or value_info entry: the variable and its encoded
+ * ValueInfoProto (kept verbatim while the name is unchanged). */
+typedef struct ValueInfo {
+    Var *var;     /* NULL for a value_info entry naming no value of the graph */
+    bool removed; /* dropped from the output */
+    Bytes wire;
+} ValueInfo;
+
+struct Graph {
+    struct Model *model;
+    Graph *parent; /* NULL for the main graph */
+    Op *owner;     /* the operation whose attribute holds this graph */
+    const char *name;
+    Op **ops;
+    size_t n_ops, cap_ops;
+    Var **vars; /* every variable defined here, in creation order */
+    size_t n_vars, cap_vars;
+    NameMap by_name;
+    Var **params; /* initializers, in file order */
+    size_t n_params, cap_params;
+    ValueInfo *inputs, *outputs, *value_info;
+    size_t n_inputs, n_outputs, n_value_info;
+    size_t cap_inputs, cap_outputs, cap_value_info;
+    bool changed;
+    Bytes wire; /* encoded GraphProto */
+};
+
+typedef struct Opset {
+    const char *domain;
+    int64_t version;
+} Opset;
+
+typedef struct Model {
+    Arena arena;
+    Graph *graph;
+    int64_t ir_version;
+    Opset *opsets;
+    size_t n_opsets;
+    bool changed;  /* model-level fields (ir_version, opset_import) changed */
+    Bytes wire;    /* the whole input file */
+    NameMap value_names; /* every value name ever used, for fresh names */
+    NameMap node_names;
+    ChangeLog log;
+} Model;
+
+/* --- building (used by the loader and by passes) --- */
+Model *model_new(void);
+void model_free(Model *m);
+Graph *graph_new(Model *m, Graph *parent, Op *owner);
+/* The variable visible under name from g: g's own, else an outer scope's. */
+Var *graph_find_var(const Graph *g, const char *name);
+/* Defines a new variable in g. Fails (NULL) if g already defines the name. */
+Var *graph_new_var(Graph *g, const char *name);
+/* A value name not used anywhere in the model: base, base_1, base_2, ... */
+const char *model_fresh_value_name(Model *m, const char *base);
+const char *model_fresh_node_name(Model *m, const char *base);
+/* Appends a new operation after `after` (NULL: at the end of g). */
+Op *graph_insert_op(Graph *g, Op *after, const char *type, const char *name);
+int op_append_input(Op *op, Var *v);
+int op_append_output(Op *op, Var *v);
+Attr *op_add_attr(Op *op, const char *name, AttrType type);
+int graph_add_input(Graph *g, Var *v, Bytes wire);
+int graph_add_output(Graph *g, Var *v, Bytes wire);
+int graph_add_value_info(Graph *g, Var *v, Bytes wire);
+
+/* --- reading --- */
+Attr *op_attr(const Op *op, const char *name);
+int64_t op_attr_int(const Op *op, const char *name, int64_t fallback);
+float op_attr_float(const Op *op, const char *name, float fallback);
+bool op_has_subgraphs(const Op *op);
+/* A printable name: the node name, or "Type:first_output" for unnamed nodes. */
+const char *op_label(const Op *op);
+/* Does any operation at all (this graph or nested) use v? */
+static inline bool var_is_used(const Var *v) { return v->n_uses > 0; }
+
+/* --- editing: each keeps producer and use lists exact --- */
+/* Turns v into a parameter of its graph holding t (appended to initializers). */
+Var *graph_add_param(Graph *g, const char *name, Tensor *t);
+/* Points input slot of op at v (NULL: omitted input). */
+void op_set_input(Op *op, size_t slot, Var *v);
+/* Every use of from, in any scope, becomes a use of to. Graph outputs are
+ * names, not uses: they stay with `from`. */
+void var_replace_all_uses(Var *from, Var *to);
+/* Moves the definition of v to `to`'s name: `to` (which must have no producer,
+ * not be an input or parameter) takes v's producer slot and all of v's uses,
+ * and v is dropped. Used to keep a graph output name when its producer goes. */
+int var_take_over(Var *to, Var *v);
+/* Removes op. With repl, the uses of op's single output are first rewired to
+ * repl. Fails (-1) if an output is still used or is a graph output. The op's
+ * outputs are dropped. */
+int graph_remove_op(Op *op, Var *repl);
+/* Removes op (which has no inputs and one output v) and makes v a parameter
+ * of op's graph holding t, keeping v's name and uses. */
+int op_to_param(Op *op, Tensor *t);
+/* Removes a one-input, one-output op whose output is a graph output: the
+ * producer of its input x writes the output directly, x's other uses move to
+ * the output, and x is dropped. Fails (-1) unless x is produced by a node of
+ * the same graph and is not itself a graph output. */
+int graph_remove_op_into_output(Op *op);
+/* Detaches every input of op and of the operations in its subgraphs. */
+void op_detach_inputs(Op *op);
+/* Removes a variable nothing produces or uses (and its value_info entry). */
+int graph_drop_var(Var *v);
+/* Removes the initializer of an unused parameter and drops the variable. */
+int graph_remove_param(Var *v);
+/* Forgets removed operations so n_ops counts live ones. */
+void graph_compact(Graph *g);
+/* Reorders ops topologically, keeping file order where possible.
+ * Fails (-1, diag set) on a cycle. */
+int graph_topo_sort(Graph *g, Diag *d);
+/* Checks every producer and use list against the operations (recursively);
+ * returns 0 or -1 with a message naming the first inconsistency. */
+int graph_verify(const Graph *g, Diag *d);
+
+/* Calls fn on g and every nested subgraph, children before parents. */
+int graph_walk_post(Graph *g, int (*fn)(Graph *, void *), void *ctx);
+
+#endif

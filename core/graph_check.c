@@ -1,0 +1,206 @@
+/* graph_check.c - topological order and the use-list consistency check.
+ *
+ * Both see operations inside subgraphs as part of the operation that owns the
+ * subgraph: an If whose branch reads outer value x depends on x's producer. */
+#include "graph.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The operation of g that contains op (op itself, or the owner of the
+ * subgraph op lives in), or NULL when op is not inside g. */
+static Op *op_in_graph(Op *op, const Graph *g)
+{
+    while (op && op->graph != g)
+        op = op->graph->owner;
+    return op;
+}
+
+typedef struct Heap {
+    size_t *a, n;
+} Heap;
+
+static void heap_push(Heap *h, size_t v)
+{
+    size_t i = h->n++;
+    while (i && h->a[(i - 1) / 2] > v) {
+        h->a[i] = h->a[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h->a[i] = v;
+}
+
+static size_t heap_pop(Heap *h)
+{
+    size_t top = h->a[0], last = h->a[--h->n], i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= h->n)
+            break;
+        if (c + 1 < h->n && h->a[c + 1] < h->a[c])
+            c++;
+        if (h->a[c] >= last)
+            break;
+        h->a[i] = h->a[c];
+        i = c;
+    }
+    if (h->n)
+        h->a[i] = last;
+    return top;
+}
+
+typedef struct Edges {
+    size_t *indeg, *start, *succ; /* successors of op i: succ[start[i]..start[i+1]) */
+} Edges;
+
+/* Calls fn(ctx, from, to) for each dependency between live ops of g. */
+static void for_each_edge(const Graph *g, void (*fn)(void *, size_t, size_t), void *ctx)
+{
+    for (size_t i = 0; i < g->n_vars; i++) {
+        Var *v = g->vars[i];
+        if (v->dropped || !v->producer)
+            continue;
+        for (size_t k = 0; k < v->n_uses; k++) {
+            Op *c = op_in_graph(v->uses[k].op, g);
+            if (c && !c->removed)
+                fn(ctx, v->producer->scratch, c->scratch);
+        }
+    }
+}
+
+static void count_edge(void *ctx, size_t from, size_t to)
+{
+    Edges *e = ctx;
+    e->indeg[to]++;
+    e->start[from + 1]++;
+}
+
+static void fill_edge(void *ctx, size_t from, size_t to)
+{
+    Edges *e = ctx;
+    e->succ[e->start[from]++] = to;
+}
+
+int graph_topo_sort(Graph *g, Diag *d)
+{
+    graph_compact(g);
+    size_t n = g->n_ops;
+    for (size_t i = 0; i < n; i++)
+        g->ops[i]->scratch = i;
+    Edges e = {calloc(n + 1, sizeof(size_t)), calloc(n + 2, sizeof(size_t)), NULL};
+    Heap h = {malloc((n + 1) * sizeof(size_t)), 0};
+    Op **order = malloc((n + 1) * sizeof *order);
+    int rc = -1;
+    if (!e.indeg || !e.start || !h.a || !order)
+        goto out;
+    for_each_edge(g, count_edge, &e);
+    for (size_t i = 0; i < n; i++)
+        e.start[i + 1] += e.start[i];
+    e.succ = malloc((e.start[n] + 1) * sizeof(size_t));
+    if (!e.succ)
+        goto out;
+    for_each_edge(g, fill_edge, &e); /* advances start[i] to the end of i's run */
+    for (size_t i = n; i > 0; i--)
+        e.start[i] = e.start[i - 1];
+    e.start[0] = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!e.indeg[i])
+            heap_push(&h, i);
+    size_t done = 0;
+    while (h.n) {
+        size_t i = heap_pop(&h);
+        order[done++] = g->ops[i];
+        for (size_t k = e.start[i]; k < e.start[i + 1]; k++)
+            if (--e.indeg[e.succ[k]] == 0)
+                heap_push(&h, e.succ[k]);
+    }
+    if (done != n) {
+        for (size_t i = 0; i < n; i++)
+            if (e.indeg[i]) {
+                diag_set(d, PPQ_EINPUT, "node '%s' (%s) is part of a cycle", g->ops[i]->name,
+                         g->ops[i]->type);
+                break;
+            }
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (g->ops[i] != order[i])
+            g->changed = true;
+    memcpy(g->ops, order, n * sizeof *order);
+    rc = 0;
+out:
+    if (rc && !d->code)
+        diag_set(d, PPQ_EINTERNAL, "out of memory sorting graph '%s'", g->name);
+    free(e.indeg);
+    free(e.start);
+    free(e.succ);
+    free(h.a);
+    free(order);
+    return rc;
+}
+
+static size_t count_uses(const Var *v, const Op *op, size_t slot)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < v->n_uses; i++)
+        n += v->uses[i].op == op && v->uses[i].slot == slot;
+    return n;
+}
+
+static int verify_op(const Op *op, Diag *d)
+{
+    for (size_t s = 0; s < op->n_inputs; s++) {
+        Var *v = op->inputs[s];
+        if (!v)
+            continue;
+        if (v->dropped || graph_find_var(op->graph, v->name) != v)
+            return diag_set(d, PPQ_EINTERNAL, "node '%s' input '%s' is not a visible value",
+                            op->name, v->name);
+        if (count_uses(v, op, s) != 1)
+            return diag_set(d, PPQ_EINTERNAL, "value '%s' use list misses node '%s' slot %zu",
+                            v->name, op->name, s);
+    }
+    for (size_t s = 0; s < op->n_outputs; s++) {
+        Var *v = op->outputs[s];
+        if (v && (v->producer != op || v->producer_slot != s || v->graph != op->graph))
+            return diag_set(d, PPQ_EINTERNAL, "value '%s' does not name node '%s' as producer",
+                            v->name, op->name);
+    }
+    return 0;
+}
+
+static int verify_var(const Var *v, Diag *d)
+{
+    if (v->producer && (v->producer->removed || v->producer->outputs[v->producer_slot] != v))
+        return diag_set(d, PPQ_EINTERNAL, "value '%s' names a stale producer", v->name);
+    for (size_t k = 0; k < v->n_uses; k++) {
+        const Use *u = &v->uses[k];
+        if (u->op->removed || u->slot >= u->op->n_inputs || u->op->inputs[u->slot] != v)
+            return diag_set(d, PPQ_EINTERNAL, "value '%s' lists a stale use by '%s'", v->name,
+                            u->op->name);
+    }
+    if (namemap_get(&v->graph->by_name, v->name) != v)
+        return diag_set(d, PPQ_EINTERNAL, "value '%s' is not found by its name", v->name);
+    return 0;
+}
+
+static int verify_one(Graph *g, void *ctx)
+{
+    Diag *d = ctx;
+    for (size_t i = 0; i < g->n_ops; i++)
+        if (!g->ops[i]->removed && verify_op(g->ops[i], d))
+            return -1;
+    for (size_t i = 0; i < g->n_vars; i++)
+        if (!g->vars[i]->dropped && verify_var(g->vars[i], d))
+            return -1;
+    for (size_t i = 0; i < g->n_outputs; i++)
+        if (g->outputs[i].var->dropped)
+            return diag_set(d, PPQ_EINTERNAL, "graph output '%s' was dropped",
+                            g->outputs[i].var->name);
+    return 0;
+}
+
+int graph_verify(const Graph *g, Diag *d)
+{
+    return graph_walk_post((Graph *)g, verify_one, d) ? -1 : 0;
+}

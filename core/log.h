@@ -1,0 +1,31 @@
+/* log.h - what the passes did, for --report.
+ *
+ * Each entry names the pass, an action ("removed", "folded", "renamed", ...),
+ * the node or tensor it concerns and optional detail. Warnings are entries too,
+ * flagged, so a report shows them next to the pass that raised them. */
+#ifndef PPQ_LOG_H
+#define PPQ_LOG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct ChangeEntry {
+    const char *pass;
+    const char *action;
+    const char *subject;
+    const char *detail; /* may be NULL */
+    bool warning;
+} ChangeEntry;
+
+typedef struct ChangeLog {
+    ChangeEntry *items;
+    size_t n, cap;
+    const char *pass; /* the pass now running */
+} ChangeLog;
+
+struct Model;
+void model_note(struct Model *m, const char *action, const char *subject);
+void model_warn(struct Model *m, const char *subject, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#endif

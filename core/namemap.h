@@ -1,0 +1,22 @@
+/* namemap.h - string -> pointer hash map (open addressing), keys not copied.
+ * Used for variables by name, per graph, and for the model-wide sets of
+ * value and node names that make fresh names unique. */
+#ifndef PPQ_NAMEMAP_H
+#define PPQ_NAMEMAP_H
+
+#include <stddef.h>
+
+typedef struct NameMap {
+    const char **keys;
+    void **vals;
+    size_t cap, len;
+} NameMap;
+
+void *namemap_get(const NameMap *m, const char *key);
+/* Inserts or overwrites; the key must outlive the map. -1 on out of memory. */
+int namemap_put(NameMap *m, const char *key, void *val);
+/* Removes key if present (backward-shift deletion keeps probes short). */
+void namemap_del(NameMap *m, const char *key);
+void namemap_free(NameMap *m);
+
+#endif

@@ -1,0 +1,226 @@
+/* tensor.c - dtype facts, element access and half-precision conversions. */
+#include "tensor.h"
+
+#include <math.h>
+#include <string.h>
+
+static const struct {
+    const char *name;
+    size_t size;
+} DTYPES[DT_LAST + 1] = {
+    [DT_UNDEFINED] = {"undefined", 0}, [DT_FLOAT] = {"float", 4},
+    [DT_UINT8] = {"uint8", 1},         [DT_INT8] = {"int8", 1},
+    [DT_UINT16] = {"uint16", 2},       [DT_INT16] = {"int16", 2},
+    [DT_INT32] = {"int32", 4},         [DT_INT64] = {"int64", 8},
+    [DT_STRING] = {"string", 0},       [DT_BOOL] = {"bool", 1},
+    [DT_FLOAT16] = {"float16", 2},     [DT_DOUBLE] = {"double", 8},
+    [DT_UINT32] = {"uint32", 4},       [DT_UINT64] = {"uint64", 8},
+    [DT_COMPLEX64] = {"complex64", 8}, [DT_COMPLEX128] = {"complex128", 16},
+    [DT_BFLOAT16] = {"bfloat16", 2},   [DT_FLOAT8E4M3FN] = {"float8e4m3fn", 1},
+    [DT_FLOAT8E4M3FNUZ] = {"float8e4m3fnuz", 1},
+    [DT_FLOAT8E5M2] = {"float8e5m2", 1},
+    [DT_FLOAT8E5M2FNUZ] = {"float8e5m2fnuz", 1},
+    [DT_UINT4] = {"uint4", 0},         [DT_INT4] = {"int4", 0},
+    [DT_FLOAT4E2M1] = {"float4e2m1", 0},
+};
+
+bool dtype_is_known(int32_t dtype)
+{
+    return dtype > DT_UNDEFINED && dtype <= DT_LAST;
+}
+
+size_t dtype_size(int32_t dtype)
+{
+    return dtype_is_known(dtype) ? DTYPES[dtype].size : 0;
+}
+
+const char *dtype_name(int32_t dtype)
+{
+    return dtype >= 0 && dtype <= DT_LAST ? DTYPES[dtype].name : "unknown";
+}
+
+int64_t dims_numel(const int64_t *dims, size_t ndims)
+{
+    int64_t n = 1;
+    for (size_t i = 0; i < ndims; i++) {
+        if (dims[i] < 0 || (dims[i] && n > INT64_MAX / dims[i]))
+            return -1;
+        n *= dims[i];
+    }
+    return n;
+}
+
+int64_t tensor_numel(const Tensor *t)
+{
+    return dims_numel(t->dims, t->ndims);
+}
+
+Tensor *tensor_new(Arena *a, int32_t dtype, size_t ndims, const int64_t *dims)
+{
+    int64_t n = dims_numel(dims, ndims);
+    size_t size = dtype_size(dtype);
+    if (n < 0 || !size || (uint64_t)n > SIZE_MAX / size)
+        return NULL;
+    Tensor *t = arena_alloc(a, sizeof *t);
+    int64_t *d = arena_array(a, ndims, sizeof *d);
+    void *data = arena_alloc(a, (size_t)n * size);
+    if (!t || !d || !data)
+        return NULL;
+    if (ndims)
+        memcpy(d, dims, ndims * sizeof *d);
+    t->dtype = dtype;
+    t->ndims = ndims;
+    t->dims = d;
+    t->data = data;
+    t->nbytes = (size_t)n * size;
+    t->name = "";
+    t->changed = true;
+    return t;
+}
+
+Tensor *tensor_share(Arena *a, const Tensor *src)
+{
+    Tensor *t = arena_alloc(a, sizeof *t);
+    if (!t)
+        return NULL;
+    *t = *src;
+    t->wire = (Bytes){0};
+    t->changed = true;
+    return t;
+}
+
+/* Little-endian loads: the host may not be, and data may be unaligned. */
+static uint64_t load_le(const uint8_t *p, size_t n)
+{
+    uint64_t v = 0;
+    for (size_t i = 0; i < n; i++)
+        v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
+static void store_le(uint8_t *p, size_t n, uint64_t v)
+{
+    for (size_t i = 0; i < n; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+double tensor_get_f64(const Tensor *t, size_t i)
+{
+    size_t size = dtype_size(t->dtype);
+    const uint8_t *p = (const uint8_t *)t->data + i * size;
+    uint64_t u = load_le(p, size);
+    switch (t->dtype) {
+    case DT_FLOAT: {
+        uint32_t b = (uint32_t)u;
+        float f;
+        memcpy(&f, &b, 4);
+        return f;
+    }
+    case DT_DOUBLE: {
+        double d;
+        memcpy(&d, &u, 8);
+        return d;
+    }
+    case DT_FLOAT16: return half_to_float((uint16_t)u);
+    case DT_BFLOAT16: return bfloat16_to_float((uint16_t)u);
+    case DT_INT8: return (int8_t)u;
+    case DT_INT16: return (int16_t)u;
+    case DT_INT32: return (int32_t)u;
+    case DT_INT64: return (double)(int64_t)u;
+    case DT_UINT8: case DT_UINT16: case DT_UINT32: case DT_UINT64: case DT_BOOL:
+        return (double)u;
+    default: return NAN;
+    }
+}
+
+void tensor_set_f64(Tensor *t, size_t i, double v)
+{
+    size_t size = dtype_size(t->dtype);
+    uint8_t *p = (uint8_t *)t->data + i * size;
+    uint64_t u;
+    switch (t->dtype) {
+    case DT_FLOAT: {
+        float f = (float)v;
+        uint32_t b;
+        memcpy(&b, &f, 4);
+        u = b;
+        break;
+    }
+    case DT_DOUBLE: memcpy(&u, &v, 8); break;
+    case DT_FLOAT16: u = float_to_half((float)v); break;
+    case DT_BFLOAT16: u = float_to_bfloat16((float)v); break;
+    case DT_UINT64: u = (uint64_t)v; break;
+    default: u = (uint64_t)(int64_t)v; break;
+    }
+    store_le(p, size, u);
+}
+
+float half_to_float(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h >> 15) << 31, exp = (h >> 10) & 0x1f, man = h & 0x3ff;
+    uint32_t bits;
+    if (exp == 0x1f) {
+        bits = sign | 0x7f800000u | (man << 13);
+    } else if (exp) {
+        bits = sign | ((exp + 112) << 23) | (man << 13);
+    } else if (man) { /* subnormal: normalise */
+        int e = -1;
+        do {
+            man <<= 1;
+            e++;
+        } while (!(man & 0x400));
+        bits = sign | ((uint32_t)(112 - e) << 23) | ((man & 0x3ff) << 13);
+    } else {
+        bits = sign;
+    }
+    float f;
+    memcpy(&f, &bits, 4);
+    return f;
+}
+
+/* Round to nearest even, with overflow to infinity and gradual underflow. */
+uint16_t float_to_half(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    uint16_t sign = (uint16_t)((x >> 16) & 0x8000);
+    uint32_t absx = x & 0x7fffffffu;
+    if (absx >= 0x7f800000u) /* inf or nan */
+        return sign | 0x7c00 | (absx > 0x7f800000u ? 0x200 : 0);
+    if (absx >= 0x477ff000u) /* rounds to >= 65520: overflow */
+        return sign | 0x7c00;
+    if (absx < 0x38800000u) { /* below the smallest normal half */
+        if (absx < 0x33000000u)
+            return sign;
+        uint32_t man = (absx & 0x7fffff) | 0x800000;
+        int shift = 126 - (int)(absx >> 23);
+        uint32_t half = man >> (shift + 1), rem = man & ((1u << (shift + 1)) - 1);
+        uint32_t mid = 1u << shift;
+        if (rem > mid || (rem == mid && (half & 1)))
+            half++;
+        return sign | (uint16_t)half;
+    }
+    uint32_t r = absx - 0x38000000u; /* rebias exponent 127 -> 15 */
+    uint32_t half = r >> 13, rem = r & 0x1fff;
+    if (rem > 0x1000 || (rem == 0x1000 && (half & 1)))
+        half++;
+    return sign | (uint16_t)half;
+}
+
+float bfloat16_to_float(uint16_t h)
+{
+    uint32_t bits = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &bits, 4);
+    return f;
+}
+
+uint16_t float_to_bfloat16(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    if ((x & 0x7fffffffu) > 0x7f800000u)
+        return (uint16_t)((x >> 16) | 0x40); /* keep nan a quiet nan */
+    x += 0x7fff + ((x >> 16) & 1);
+    return (uint16_t)(x >> 16);
+}

@@ -1,0 +1,67 @@
+/* tensor.h - tensor values: dtype, dims and a view of the element bytes.
+ *
+ * A Tensor read from a file points into the mapped input (no copy) when the
+ * file stores raw_data; typed fields (float_data, int32_data, ...) are decoded
+ * once into little-endian bytes by the loader. Passes that compute new values
+ * allocate fresh bytes in the arena and set `changed`. */
+#ifndef PPQ_TENSOR_H
+#define PPQ_TENSOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arena.h"
+
+typedef struct Bytes {
+    const uint8_t *ptr;
+    size_t len;
+} Bytes;
+
+/* ONNX TensorProto.DataType values. */
+enum {
+    DT_UNDEFINED = 0, DT_FLOAT = 1, DT_UINT8 = 2, DT_INT8 = 3, DT_UINT16 = 4,
+    DT_INT16 = 5, DT_INT32 = 6, DT_INT64 = 7, DT_STRING = 8, DT_BOOL = 9,
+    DT_FLOAT16 = 10, DT_DOUBLE = 11, DT_UINT32 = 12, DT_UINT64 = 13,
+    DT_COMPLEX64 = 14, DT_COMPLEX128 = 15, DT_BFLOAT16 = 16,
+    DT_FLOAT8E4M3FN = 17, DT_FLOAT8E4M3FNUZ = 18, DT_FLOAT8E5M2 = 19,
+    DT_FLOAT8E5M2FNUZ = 20, DT_UINT4 = 21, DT_INT4 = 22, DT_FLOAT4E2M1 = 23,
+    DT_LAST = 23,
+};
+
+typedef struct Tensor {
+    int32_t dtype;
+    size_t ndims;
+    int64_t *dims;
+    const void *data; /* little-endian elements; NULL if not in memory */
+    size_t nbytes;
+    Bytes *strings;   /* DT_STRING elements */
+    size_t n_strings;
+    bool external;    /* data_location = EXTERNAL: bytes live in another file */
+    const char *name; /* the name stored in the TensorProto */
+    bool changed;     /* dtype, dims or data differ from wire */
+    Bytes wire;       /* encoded TensorProto; empty for new tensors */
+} Tensor;
+
+/* Bytes per element; 0 for strings, sub-byte and unknown types. */
+size_t dtype_size(int32_t dtype);
+const char *dtype_name(int32_t dtype);
+bool dtype_is_known(int32_t dtype);
+/* Product of dims, or -1 on a negative dim or overflow. */
+int64_t dims_numel(const int64_t *dims, size_t ndims);
+int64_t tensor_numel(const Tensor *t);
+/* A new tensor with zeroed, arena-owned, writable data. */
+Tensor *tensor_new(Arena *a, int32_t dtype, size_t ndims, const int64_t *dims);
+/* A tensor with the same dtype, dims and data bytes (shared), no wire. */
+Tensor *tensor_share(Arena *a, const Tensor *t);
+/* Element i as a double (numeric dtypes with data only). */
+double tensor_get_f64(const Tensor *t, size_t i);
+/* Stores v into element i of a tensor made by tensor_new. */
+void tensor_set_f64(Tensor *t, size_t i, double v);
+
+float half_to_float(uint16_t h);
+uint16_t float_to_half(float f);
+float bfloat16_to_float(uint16_t h);
+uint16_t float_to_bfloat16(float f);
+
+#endif

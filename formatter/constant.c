@@ -1,0 +1,90 @@
+/* constant.c - pass "constant": Constant nodes become initializers.
+ *
+ * The value keeps the Constant's output name, so consumers, value_info and a
+ * graph output of that name stay valid. Inside a subgraph the initializer
+ * belongs to that subgraph. A tensor `value` is reused as it is (its bytes are
+ * written unchanged, under the new name); the scalar and list forms become
+ * float / int64 / string tensors as the ONNX spec defines them. */
+#include <string.h>
+
+#include "pass.h"
+
+static Tensor *scalar_or_list(Arena *a, int32_t dtype, const Attr *at, bool list)
+{
+    int64_t n = list ? (int64_t)at->n : 1;
+    Tensor *t = dtype == DT_STRING ? arena_alloc(a, sizeof *t) : tensor_new(a, dtype, list, &n);
+    if (!t)
+        return NULL;
+    if (dtype == DT_STRING) {
+        t->dtype = DT_STRING;
+        t->name = "";
+        t->changed = true;
+        t->ndims = list;
+        t->dims = list ? arena_array(a, 1, sizeof *t->dims) : NULL;
+        if (list && !t->dims)
+            return NULL;
+        if (list)
+            t->dims[0] = n;
+        t->strings = list ? at->strings : (Bytes *)&at->s;
+        t->n_strings = (size_t)n;
+        return t;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        double v = dtype == DT_FLOAT ? (list ? at->floats[i] : at->f)
+                                     : (double)(list ? at->ints[i] : at->i);
+        if (dtype == DT_INT64) /* doubles lose int64 precision: store bits directly */
+            memcpy((uint8_t *)t->data + 8 * i, list ? &at->ints[i] : &at->i, 8);
+        else
+            tensor_set_f64(t, (size_t)i, v);
+    }
+    return t;
+}
+
+/* The Constant's value as a tensor, or NULL (with *why) when unsupported. */
+static Tensor *constant_value(Arena *a, const Op *op, const char **why)
+{
+    static const struct {
+        const char *name;
+        int32_t dtype;
+        bool list;
+    } FORMS[] = {
+        {"value_float", DT_FLOAT, false},   {"value_floats", DT_FLOAT, true},
+        {"value_int", DT_INT64, false},     {"value_ints", DT_INT64, true},
+        {"value_string", DT_STRING, false}, {"value_strings", DT_STRING, true},
+    };
+    *why = "it has no value attribute";
+    if (op->n_attrs != 1)
+        return NULL;
+    const Attr *at = &op->attrs[0];
+    if (strcmp(at->name, "value") == 0 && at->type == ATTR_TENSOR && at->n == 1)
+        return at->tensors[0];
+    if (strcmp(at->name, "sparse_value") == 0) {
+        *why = "sparse_value constants are not supported";
+        return NULL;
+    }
+    for (size_t i = 0; i < sizeof FORMS / sizeof *FORMS; i++)
+        if (strcmp(at->name, FORMS[i].name) == 0)
+            return scalar_or_list(a, FORMS[i].dtype, at, FORMS[i].list);
+    return NULL;
+}
+
+int pass_constant(Graph *g, Diag *d)
+{
+    Model *m = g->model;
+    for (size_t i = 0; i < g->n_ops; i++) {
+        Op *op = g->ops[i];
+        if (!op_is(op, "Constant") || op->n_outputs != 1 || !op->outputs[0] || op->n_inputs)
+            continue;
+        const char *why;
+        Tensor *t = constant_value(&m->arena, op, &why);
+        if (!t) {
+            model_warn(m, op_label(op), "kept Constant: %s", why);
+            continue;
+        }
+        const char *label = op_label(op);
+        if (op_to_param(op, t))
+            return diag_set(d, PPQ_EINTERNAL, "out of memory in pass constant");
+        model_note(m, "folded", label);
+    }
+    return 0;
+}

@@ -1,0 +1,39 @@
+/* identity.c - pass "identity": Identity nodes are removed.
+ *
+ * Consumers of y = Identity(x) read x instead. Graph output names never change:
+ * when y is a graph output, x's producer is made to write y directly (x's other
+ * consumers follow). That is impossible when x is a graph input, an
+ * initializer, an outer-scope value or itself a graph output; then the
+ * Identity stays and the report says why. */
+#include "pass.h"
+
+static const char *why_kept(const Var *x)
+{
+    if (x->is_output)
+        return "its input is a graph output too";
+    if (x->is_input)
+        return "it copies a graph input to a graph output";
+    if (x->param)
+        return "it copies an initializer to a graph output";
+    return "it copies an outer-scope value to a graph output";
+}
+
+int pass_identity(Graph *g, Diag *d)
+{
+    (void)d;
+    Model *m = g->model;
+    for (size_t i = 0; i < g->n_ops; i++) {
+        Op *op = g->ops[i];
+        if (!op_is(op, "Identity") || op->n_inputs != 1 || op->n_outputs != 1 ||
+            !op->inputs[0] || !op->outputs[0])
+            continue;
+        Var *x = op->inputs[0], *y = op->outputs[0];
+        const char *label = op_label(op);
+        int rc = y->is_output ? graph_remove_op_into_output(op) : graph_remove_op(op, x);
+        if (rc)
+            model_warn(m, label, "kept Identity: %s", why_kept(x));
+        else
+            model_note(m, "removed", label);
+    }
+    return 0;
+}

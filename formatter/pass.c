@@ -1,0 +1,62 @@
+/* pass.c - registry and driver. */
+#include "pass.h"
+
+#include <string.h>
+
+static const Pass PASSES[] = {
+    {"constant", "turn Constant nodes into initializers", true, pass_constant},
+    {"identity", "remove Identity nodes, rewiring their consumers", true, pass_identity},
+    {"isolated", "remove nodes that reach no output, unused initializers and value_info", true,
+     pass_isolated},
+};
+
+const Pass *pass_list(size_t *n)
+{
+    *n = sizeof PASSES / sizeof *PASSES;
+    return PASSES;
+}
+
+const Pass *pass_find(const char *name)
+{
+    for (size_t i = 0; i < sizeof PASSES / sizeof *PASSES; i++)
+        if (strcmp(PASSES[i].name, name) == 0)
+            return &PASSES[i];
+    return NULL;
+}
+
+bool op_is(const Op *op, const char *type)
+{
+    return !op->removed && strcmp(op->type, type) == 0 &&
+           (!*op->domain || strcmp(op->domain, "ai.onnx") == 0);
+}
+
+typedef struct Run {
+    PassFn fn;
+    Diag *d;
+} Run;
+
+static int run_one(Graph *g, void *ctx)
+{
+    Run *r = ctx;
+    return r->fn(g, r->d);
+}
+
+static int compact_one(Graph *g, void *ctx)
+{
+    (void)ctx;
+    graph_compact(g);
+    return 0;
+}
+
+int pass_run(const Pass *p, Model *m, bool verify, Diag *d)
+{
+    Run r = {p->run, d};
+    m->log.pass = p->name;
+    int rc = graph_walk_post(m->graph, run_one, &r);
+    if (rc)
+        return d->code ? d->code : diag_set(d, PPQ_EINTERNAL, "pass %s failed", p->name);
+    graph_walk_post(m->graph, compact_one, NULL);
+    if (verify && graph_verify(m->graph, d))
+        return diag_set(d, PPQ_EINTERNAL, "IR check failed after pass %s", p->name);
+    return 0;
+}

@@ -1,0 +1,363 @@
+/* encode.c - BaseGraph -> ONNX bytes, reusing every untouched byte.
+ *
+ * A message nothing changed is emitted as the bytes it was read from. A changed
+ * message is re-encoded field by field in field-number order (the order
+ * protobuf serializers use): the fields the IR models come from the IR, every
+ * other field (doc strings, metadata, fields this onnx.proto does not know) is
+ * copied from the original bytes. So a model read and written with no change
+ * is byte-identical, and unknown fields survive edits. */
+#include "encode.h"
+
+#include <string.h>
+
+#include "proto.h"
+
+enum { M_IR_VERSION = 1, M_GRAPH = 7, M_OPSET = 8 };
+enum { G_NODE = 1, G_INITIALIZER = 5, G_INPUT = 11, G_OUTPUT = 12, G_VALUE_INFO = 13 };
+enum { N_INPUT = 1, N_OUTPUT = 2, N_NAME = 3, N_OP_TYPE = 4, N_ATTRIBUTE = 5, N_DOMAIN = 7 };
+enum {
+    A_NAME = 1, A_F = 2, A_I = 3, A_S = 4, A_T = 5, A_G = 6, A_FLOATS = 7, A_INTS = 8,
+    A_STRINGS = 9, A_TENSORS = 10, A_GRAPHS = 11, A_TYPE = 20,
+};
+enum { T_DIMS = 1, T_DATA_TYPE = 2, T_STRING_DATA = 6, T_NAME = 8, T_RAW_DATA = 9 };
+enum { VI_NAME = 1 };
+
+typedef void (*EmitFn)(Out *o, uint32_t field, const void *ctx);
+
+static bool in_set(uint32_t num, const uint32_t *set, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (set[i] == num)
+            return true;
+    return false;
+}
+
+/* Was field num present in the original bytes? (proto2 keeps presence: an
+ * explicit empty string must be written back.) */
+static bool has_field(Bytes wire, uint32_t num)
+{
+    WireReader r = wire_reader(wire);
+    WireField f;
+    while (wire_next(&r, &f) == 1)
+        if (f.num == num)
+            return true;
+    return false;
+}
+
+/* Copies the original fields numbered lo..hi that are not in `managed`. */
+static void copy_fields(Out *o, Bytes wire, uint32_t lo, uint32_t hi, const uint32_t *managed,
+                        size_t n)
+{
+    WireReader r = wire_reader(wire);
+    WireField f;
+    while (wire_next(&r, &f) == 1)
+        if (f.num >= lo && f.num <= hi && !in_set(f.num, managed, n))
+            out_ref(o, f.whole.ptr, f.whole.len);
+}
+
+/* Writes a message whose `managed` fields (ascending) come from emit() and
+ * whose other fields are copied from wire, all in field-number order. */
+static void emit_merged(Out *o, Bytes wire, const uint32_t *managed, size_t n, EmitFn emit,
+                        const void *ctx)
+{
+    uint32_t lo = 1;
+    for (size_t i = 0; i < n; i++) {
+        copy_fields(o, wire, lo, managed[i] - 1, managed, n);
+        emit(o, managed[i], ctx);
+        lo = managed[i] + 1;
+    }
+    copy_fields(o, wire, lo, UINT32_MAX, managed, n);
+}
+
+/* --- tensors --- */
+
+typedef struct TensorCtx {
+    const Tensor *t;
+    const char *name;
+} TensorCtx;
+
+static void emit_tensor_field(Out *o, uint32_t field, const void *vctx)
+{
+    const TensorCtx *c = vctx;
+    const Tensor *t = c->t;
+    switch (field) {
+    case T_DIMS:
+        for (size_t i = 0; i < t->ndims; i++)
+            out_varint_field(o, T_DIMS, (uint64_t)t->dims[i]);
+        break;
+    case T_DATA_TYPE: out_varint_field(o, T_DATA_TYPE, (uint64_t)t->dtype); break;
+    case T_STRING_DATA:
+        for (size_t i = 0; i < t->n_strings; i++)
+            out_bytes_field(o, T_STRING_DATA, t->strings[i].ptr, t->strings[i].len);
+        break;
+    case T_NAME:
+        if (*c->name || has_field(t->wire, T_NAME))
+            out_string_field(o, T_NAME, c->name);
+        break;
+    case T_RAW_DATA:
+        if (t->dtype != DT_STRING)
+            out_bytes_field(o, T_RAW_DATA, t->data, t->nbytes);
+        break;
+    }
+}
+
+void encode_tensor(Out *o, const Tensor *t, const char *name)
+{
+    TensorCtx c = {t, name};
+    if (t->wire.len && !t->changed) {
+        if (strcmp(t->name, name) == 0) {
+            out_ref(o, t->wire.ptr, t->wire.len);
+            return;
+        }
+        static const uint32_t only_name[] = {T_NAME};
+        emit_merged(o, t->wire, only_name, 1, emit_tensor_field, &c);
+        return;
+    }
+    static const uint32_t all[] = {T_DIMS, T_DATA_TYPE, T_STRING_DATA, T_NAME, T_RAW_DATA};
+    emit_merged(o, (Bytes){0}, all, 5, emit_tensor_field, &c);
+}
+
+static void tensor_field(Out *o, uint32_t num, const Tensor *t, const char *name)
+{
+    Out child;
+    out_init(&child, o->arena);
+    encode_tensor(&child, t, name);
+    out_message_field(o, num, &child);
+}
+
+/* --- dirtiness: does a subtree need re-encoding? --- */
+
+static bool graph_dirty(const Graph *g);
+
+static bool attr_dirty(const Attr *a)
+{
+    if (!a->wire.len)
+        return true;
+    for (size_t i = 0; a->tensors && i < a->n; i++)
+        if (a->tensors[i]->changed)
+            return true;
+    for (size_t i = 0; a->graphs && i < a->n; i++)
+        if (graph_dirty(a->graphs[i]))
+            return true;
+    return false;
+}
+
+static bool op_dirty(const Op *op)
+{
+    if (op->changed || !op->wire.len)
+        return true;
+    for (size_t i = 0; i < op->n_attrs; i++)
+        if (attr_dirty(&op->attrs[i]))
+            return true;
+    return false;
+}
+
+static bool graph_dirty(const Graph *g)
+{
+    if (g->changed)
+        return true;
+    for (size_t i = 0; i < g->n_ops; i++)
+        if (!g->ops[i]->removed && op_dirty(g->ops[i]))
+            return true;
+    for (size_t i = 0; i < g->n_params; i++) {
+        const Var *v = g->params[i];
+        if (v->param->changed || strcmp(v->param->name, v->name) != 0)
+            return true;
+    }
+    return false;
+}
+
+/* --- attributes and nodes --- */
+
+static void encode_graph(Out *o, const Graph *g);
+
+static void emit_attr_field(Out *o, uint32_t field, const void *vctx)
+{
+    const Attr *a = vctx;
+    Out child;
+    switch (field) {
+    case A_NAME: out_string_field(o, A_NAME, a->name); break;
+    case A_F:
+        if (a->type == ATTR_FLOAT) {
+            uint32_t bits;
+            memcpy(&bits, &a->f, 4);
+            out_fixed32_field(o, A_F, bits);
+        }
+        break;
+    case A_I:
+        if (a->type == ATTR_INT)
+            out_varint_field(o, A_I, (uint64_t)a->i);
+        break;
+    case A_S:
+        if (a->type == ATTR_STRING)
+            out_bytes_field(o, A_S, a->s.ptr, a->s.len);
+        break;
+    case A_T: case A_TENSORS:
+        if ((a->type == ATTR_TENSOR) == (field == A_T) && a->tensors)
+            for (size_t i = 0; i < a->n; i++)
+                tensor_field(o, field, a->tensors[i], a->tensors[i]->name);
+        break;
+    case A_G: case A_GRAPHS:
+        if ((a->type == ATTR_GRAPH) == (field == A_G) && a->graphs)
+            for (size_t i = 0; i < a->n; i++) {
+                out_init(&child, o->arena);
+                encode_graph(&child, a->graphs[i]);
+                out_message_field(o, field, &child);
+            }
+        break;
+    case A_FLOATS:
+        for (size_t i = 0; a->type == ATTR_FLOATS && i < a->n; i++) {
+            uint32_t bits;
+            memcpy(&bits, &a->floats[i], 4);
+            out_fixed32_field(o, A_FLOATS, bits);
+        }
+        break;
+    case A_INTS:
+        for (size_t i = 0; a->type == ATTR_INTS && i < a->n; i++)
+            out_varint_field(o, A_INTS, (uint64_t)a->ints[i]);
+        break;
+    case A_STRINGS:
+        for (size_t i = 0; a->type == ATTR_STRINGS && i < a->n; i++)
+            out_bytes_field(o, A_STRINGS, a->strings[i].ptr, a->strings[i].len);
+        break;
+    case A_TYPE: out_varint_field(o, A_TYPE, (uint64_t)a->type); break;
+    }
+}
+
+static void encode_attr(Out *o, const Attr *a)
+{
+    if (!attr_dirty(a)) {
+        out_ref(o, a->wire.ptr, a->wire.len);
+        return;
+    }
+    if (a->wire.len) { /* only nested tensors or graphs changed */
+        static const uint32_t nested[] = {A_T, A_G, A_TENSORS, A_GRAPHS};
+        emit_merged(o, a->wire, nested, 4, emit_attr_field, a);
+        return;
+    }
+    static const uint32_t all[] = {A_NAME, A_F,       A_I,       A_S,      A_T, A_G,
+                                   A_FLOATS, A_INTS, A_STRINGS, A_TENSORS, A_GRAPHS, A_TYPE};
+    emit_merged(o, (Bytes){0}, all, sizeof all / sizeof *all, emit_attr_field, a);
+}
+
+static void emit_names(Out *o, uint32_t field, Var *const *vars, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        out_string_field(o, field, vars[i] ? vars[i]->name : "");
+}
+
+static void emit_node_field(Out *o, uint32_t field, const void *vctx)
+{
+    const Op *op = vctx;
+    Out child;
+    switch (field) {
+    case N_INPUT: emit_names(o, N_INPUT, op->inputs, op->n_inputs); break;
+    case N_OUTPUT: emit_names(o, N_OUTPUT, op->outputs, op->n_outputs); break;
+    case N_NAME:
+        if (*op->name || has_field(op->wire, N_NAME))
+            out_string_field(o, N_NAME, op->name);
+        break;
+    case N_OP_TYPE: out_string_field(o, N_OP_TYPE, op->type); break;
+    case N_ATTRIBUTE:
+        for (size_t i = 0; i < op->n_attrs; i++) {
+            out_init(&child, o->arena);
+            encode_attr(&child, &op->attrs[i]);
+            out_message_field(o, N_ATTRIBUTE, &child);
+        }
+        break;
+    case N_DOMAIN:
+        if (*op->domain || has_field(op->wire, N_DOMAIN))
+            out_string_field(o, N_DOMAIN, op->domain);
+        break;
+    }
+}
+
+static void encode_node(Out *o, const Op *op)
+{
+    if (!op_dirty(op)) {
+        out_ref(o, op->wire.ptr, op->wire.len);
+        return;
+    }
+    static const uint32_t managed[] = {N_INPUT, N_OUTPUT, N_NAME, N_OP_TYPE, N_ATTRIBUTE, N_DOMAIN};
+    emit_merged(o, op->wire, managed, 6, emit_node_field, op);
+}
+
+/* --- graphs and the model --- */
+
+static void emit_value_infos(Out *o, uint32_t field, const ValueInfo *vi, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!vi[i].removed)
+            out_bytes_field(o, field, vi[i].wire.ptr, vi[i].wire.len);
+}
+
+static void emit_graph_field(Out *o, uint32_t field, const void *vctx)
+{
+    const Graph *g = vctx;
+    Out child;
+    switch (field) {
+    case G_NODE:
+        for (size_t i = 0; i < g->n_ops; i++) {
+            if (g->ops[i]->removed)
+                continue;
+            out_init(&child, o->arena);
+            encode_node(&child, g->ops[i]);
+            out_message_field(o, G_NODE, &child);
+        }
+        break;
+    case G_INITIALIZER:
+        for (size_t i = 0; i < g->n_params; i++)
+            tensor_field(o, G_INITIALIZER, g->params[i]->param, g->params[i]->name);
+        break;
+    case G_INPUT: emit_value_infos(o, G_INPUT, g->inputs, g->n_inputs); break;
+    case G_OUTPUT: emit_value_infos(o, G_OUTPUT, g->outputs, g->n_outputs); break;
+    case G_VALUE_INFO: emit_value_infos(o, G_VALUE_INFO, g->value_info, g->n_value_info); break;
+    }
+}
+
+static void encode_graph(Out *o, const Graph *g)
+{
+    if (!graph_dirty(g)) {
+        out_ref(o, g->wire.ptr, g->wire.len);
+        return;
+    }
+    static const uint32_t managed[] = {G_NODE, G_INITIALIZER, G_INPUT, G_OUTPUT, G_VALUE_INFO};
+    emit_merged(o, g->wire, managed, 5, emit_graph_field, g);
+}
+
+static void emit_model_field(Out *o, uint32_t field, const void *vctx)
+{
+    const Model *m = vctx;
+    Out child;
+    switch (field) {
+    case M_IR_VERSION: out_varint_field(o, M_IR_VERSION, (uint64_t)m->ir_version); break;
+    case M_GRAPH:
+        out_init(&child, o->arena);
+        encode_graph(&child, m->graph);
+        out_message_field(o, M_GRAPH, &child);
+        break;
+    case M_OPSET:
+        for (size_t i = 0; i < m->n_opsets; i++)
+            proto_write_opset(o, M_OPSET, &m->opsets[i]);
+        break;
+    }
+}
+
+bool model_dirty(const Model *m)
+{
+    return m->changed || graph_dirty(m->graph);
+}
+
+int onnx_encode(const Model *m, Out *o)
+{
+    if (!model_dirty(m)) {
+        out_ref(o, m->wire.ptr, m->wire.len);
+    } else if (m->changed) {
+        static const uint32_t managed[] = {M_IR_VERSION, M_GRAPH, M_OPSET};
+        emit_merged(o, m->wire, managed, 3, emit_model_field, m);
+    } else {
+        static const uint32_t managed[] = {M_GRAPH};
+        emit_merged(o, m->wire, managed, 1, emit_model_field, m);
+    }
+    return o->failed ? -1 : 0;
+}

@@ -1,0 +1,401 @@
+/* load.c - ModelProto / GraphProto / NodeProto / AttributeProto -> BaseGraph.
+ *
+ * A graph is read in three steps so that names resolve whatever the order of
+ * fields in the file: (1) inputs, initializers and every node with its outputs
+ * define the graph's names; (2) node inputs are linked to the names visible
+ * from the graph (its own, then outer scopes); (3) subgraphs are read, seeing
+ * the complete outer scope; then outputs and value_info. */
+#include "load.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "proto.h"
+
+enum { M_IR_VERSION = 1, M_GRAPH = 7, M_OPSET = 8 };
+enum { G_NODE = 1, G_NAME = 2, G_INITIALIZER = 5, G_INPUT = 11, G_OUTPUT = 12, G_VALUE_INFO = 13 };
+enum { N_INPUT = 1, N_OUTPUT = 2, N_NAME = 3, N_OP_TYPE = 4, N_ATTRIBUTE = 5, N_DOMAIN = 7 };
+enum {
+    A_NAME = 1, A_F = 2, A_I = 3, A_S = 4, A_T = 5, A_G = 6, A_FLOATS = 7, A_INTS = 8,
+    A_STRINGS = 9, A_TENSORS = 10, A_GRAPHS = 11, A_TYPE = 20,
+};
+enum { MAX_SUBGRAPH_DEPTH = 64 };
+
+int loader_error(Loader *L, const char *fmt, ...)
+{
+    char buf[900];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    diag_set(L->d, PPQ_EINPUT, "%s", buf);
+    return -1;
+}
+
+int loader_oom(Loader *L)
+{
+    diag_set(L->d, PPQ_EINTERNAL, "out of memory while loading the model");
+    return -1;
+}
+
+const char *loader_str(Loader *L, Bytes b)
+{
+    if (memchr(b.ptr, 0, b.len)) {
+        loader_error(L, "a name contains a NUL byte");
+        return NULL;
+    }
+    const char *s = arena_strndup(&L->m->arena, (const char *)b.ptr, b.len);
+    if (!s)
+        loader_oom(L);
+    return s;
+}
+
+/* Appends v to a list growing in the arena. */
+#define PUSH(L, arr, n, cap, v)                                                        \
+    (arena_grow(&(L)->m->arena, (void **)&(arr), &(cap), (n) + 1, sizeof *(arr)) \
+         ? loader_oom(L)                                                               \
+         : ((arr)[(n)++] = (v), 0))
+
+static int read_packed(Loader *L, Attr *a, WireField *f, size_t *n, size_t *cap)
+{
+    WireReader r = f->wt == WT_LEN ? wire_reader(f->data) : (WireReader){0};
+    bool single = f->wt != WT_LEN;
+    while (single || r.p < r.end) {
+        uint64_t v = f->u;
+        if (!single && f->num == A_INTS && wire_varint(&r, &v))
+            return loader_error(L, "attribute '%s': malformed ints", a->name);
+        if (!single && f->num == A_FLOATS) {
+            if (r.end - r.p < 4)
+                return loader_error(L, "attribute '%s': malformed floats", a->name);
+            v = r.p[0] | (uint32_t)r.p[1] << 8 | (uint32_t)r.p[2] << 16 | (uint32_t)r.p[3] << 24;
+            r.p += 4;
+        }
+        if (f->num == A_INTS && PUSH(L, a->ints, *n, *cap, (int64_t)v))
+            return -1;
+        if (f->num == A_FLOATS) {
+            uint32_t bits = (uint32_t)v;
+            float x;
+            memcpy(&x, &bits, 4);
+            if (PUSH(L, a->floats, *n, *cap, x))
+                return -1;
+        }
+        single = false;
+    }
+    return 0;
+}
+
+static AttrType infer_attr_type(const Attr *a, const size_t counts[])
+{
+    static const AttrType by_field[] = {
+        [A_F] = ATTR_FLOAT, [A_I] = ATTR_INT, [A_S] = ATTR_STRING, [A_T] = ATTR_TENSOR,
+        [A_G] = ATTR_GRAPH, [A_FLOATS] = ATTR_FLOATS, [A_INTS] = ATTR_INTS,
+        [A_STRINGS] = ATTR_STRINGS, [A_TENSORS] = ATTR_TENSORS, [A_GRAPHS] = ATTR_GRAPHS,
+    };
+    (void)a;
+    for (int f = A_F; f <= A_GRAPHS; f++)
+        if (counts[f])
+            return by_field[f];
+    return ATTR_UNDEFINED;
+}
+
+static size_t attr_count(const Attr *a, const size_t counts[])
+{
+    switch (a->type) {
+    case ATTR_FLOATS: return counts[A_FLOATS];
+    case ATTR_INTS: return counts[A_INTS];
+    case ATTR_STRINGS: return counts[A_STRINGS];
+    case ATTR_TENSOR: case ATTR_TENSORS: return counts[A_T] + counts[A_TENSORS];
+    case ATTR_GRAPH: case ATTR_GRAPHS: return counts[A_G] + counts[A_GRAPHS];
+    default: return 0;
+    }
+}
+
+static int read_attr_field(Loader *L, Op *op, Attr *a, WireField *f, size_t counts[],
+                           size_t caps[])
+{
+    Model *m = L->m;
+    switch (f->num) {
+    case A_NAME: return f->wt == WT_LEN && !(a->name = loader_str(L, f->data)) ? -1 : 0;
+    case A_TYPE: a->type = (AttrType)f->u; return 0;
+    case A_F: {
+        uint32_t bits = (uint32_t)f->u;
+        memcpy(&a->f, &bits, 4);
+        counts[A_F]++;
+        return 0;
+    }
+    case A_I: a->i = (int64_t)f->u; counts[A_I]++; return 0;
+    case A_S: a->s = f->data; counts[A_S]++; return 0;
+    case A_STRINGS: return PUSH(L, a->strings, counts[A_STRINGS], caps[A_STRINGS], f->data);
+    case A_INTS: case A_FLOATS: return read_packed(L, a, f, &counts[f->num], &caps[f->num]);
+    case A_T: case A_TENSORS: {
+        Tensor *t;
+        size_t n = counts[A_T] + counts[A_TENSORS];
+        if (f->wt != WT_LEN || load_tensor(L, f->data, &t) ||
+            arena_grow(&m->arena, (void **)&a->tensors, &caps[A_T], n + 1, sizeof t))
+            return L->d->code ? -1 : loader_error(L, "node '%s': malformed tensor", op->name);
+        a->tensors[n] = t;
+        counts[f->num]++;
+        return 0;
+    }
+    case A_G: case A_GRAPHS: {
+        Graph *sub = graph_new(m, op->graph, op);
+        size_t n = counts[A_G] + counts[A_GRAPHS];
+        if (!sub || f->wt != WT_LEN ||
+            arena_grow(&m->arena, (void **)&a->graphs, &caps[A_G], n + 1, sizeof sub))
+            return L->d->code ? -1 : loader_error(L, "node '%s': malformed graph", op->name);
+        sub->wire = f->data; /* read in step 3, once the outer scope is complete */
+        a->graphs[n] = sub;
+        counts[f->num]++;
+        return 0;
+    }
+    default: return 0; /* other fields stay in the wire bytes */
+    }
+}
+
+static int load_attr(Loader *L, Op *op, Bytes wire)
+{
+    Attr *a = op_add_attr(op, "", ATTR_UNDEFINED);
+    if (!a)
+        return loader_oom(L);
+    a->wire = wire;
+    size_t counts[A_GRAPHS + 1] = {0}, caps[A_GRAPHS + 1] = {0};
+    WireReader r = wire_reader(wire);
+    WireField f;
+    int rc;
+    while ((rc = wire_next(&r, &f)) == 1)
+        if (read_attr_field(L, op, a, &f, counts, caps))
+            return -1;
+    if (rc < 0)
+        return loader_error(L, "node '%s': malformed attribute", op->name);
+    if (a->type == ATTR_UNDEFINED)
+        a->type = infer_attr_type(a, counts);
+    a->n = attr_count(a, counts);
+    if ((a->type == ATTR_GRAPH || a->type == ATTR_GRAPHS) && a->n == 0)
+        a->graphs = NULL;
+    return 0;
+}
+
+/* Step 1 for a node: its type, name, attributes and the names it defines. */
+static int load_node(Loader *L, Graph *g, Bytes wire)
+{
+    const char *type = "", *name = "", *domain = "";
+    WireReader r = wire_reader(wire);
+    WireField f;
+    int rc;
+    while ((rc = wire_next(&r, &f)) == 1) {
+        const char **dst = f.num == N_OP_TYPE ? &type
+                         : f.num == N_NAME    ? &name
+                         : f.num == N_DOMAIN  ? &domain
+                                              : NULL;
+        if (dst && f.wt == WT_LEN && !(*dst = loader_str(L, f.data)))
+            return -1;
+    }
+    if (rc < 0)
+        return loader_error(L, "graph '%s': malformed node", g->name);
+    Op *op = graph_insert_op(g, NULL, type, name);
+    if (!op)
+        return loader_oom(L);
+    op->domain = domain;
+    op->wire = wire;
+    r = wire_reader(wire);
+    while (wire_next(&r, &f) == 1) {
+        if (f.num == N_ATTRIBUTE && f.wt == WT_LEN && load_attr(L, op, f.data))
+            return -1;
+        if (f.num != N_OUTPUT || f.wt != WT_LEN)
+            continue;
+        const char *out = loader_str(L, f.data);
+        Var *v = NULL;
+        if (!out)
+            return -1;
+        if (*out && !(v = graph_new_var(g, out)))
+            return loader_error(L, "node '%s' (%s): output '%s' is already defined in graph '%s'",
+                                name, type, out, g->name);
+        if (op_append_output(op, v))
+            return loader_oom(L);
+    }
+    return 0;
+}
+
+/* Step 2 for a node: link its inputs to visible names. */
+static int link_inputs(Loader *L, Op *op)
+{
+    WireReader r = wire_reader(op->wire);
+    WireField f;
+    while (wire_next(&r, &f) == 1) {
+        if (f.num != N_INPUT || f.wt != WT_LEN)
+            continue;
+        const char *in = loader_str(L, f.data);
+        if (!in)
+            return -1;
+        Var *v = *in ? graph_find_var(op->graph, in) : NULL;
+        if (*in && !v)
+            return loader_error(L,
+                                "node '%s' (%s): input '%s' is not produced by any node, "
+                                "graph input or initializer",
+                                op->name, op->type, in);
+        if (op_append_input(op, v))
+            return loader_oom(L);
+    }
+    return 0;
+}
+
+static int load_input(Loader *L, Graph *g, Bytes wire)
+{
+    const char *name;
+    TypeInfo type;
+    if (proto_value_info(&L->m->arena, wire, &name, &type))
+        return loader_error(L, "graph '%s': malformed input", g->name);
+    Var *v = graph_new_var(g, name);
+    if (!v)
+        return loader_error(L, "graph '%s': input '%s' is listed twice", g->name, name);
+    v->type = type;
+    return graph_add_input(g, v, wire) ? loader_oom(L) : 0;
+}
+
+static int load_initializer(Loader *L, Graph *g, Bytes wire)
+{
+    Tensor *t;
+    if (load_tensor(L, wire, &t))
+        return -1;
+    Var *v = namemap_get(&g->by_name, t->name);
+    if (v && (!v->is_input || v->param))
+        return loader_error(L, "graph '%s': initializer '%s' is defined twice", g->name,
+                            t->name);
+    if (!v) {
+        if (!(v = graph_add_param(g, t->name, t)))
+            return loader_oom(L);
+        return 0;
+    }
+    /* Old IR style: the initializer gives a graph input its default value. */
+    v->param = t;
+    if (arena_grow(&L->m->arena, (void **)&g->params, &g->cap_params, g->n_params + 1,
+                   sizeof *g->params))
+        return loader_oom(L);
+    g->params[g->n_params++] = v;
+    return 0;
+}
+
+static int load_output(Loader *L, Graph *g, Bytes wire, bool is_output)
+{
+    const char *name;
+    TypeInfo type;
+    if (proto_value_info(&L->m->arena, wire, &name, &type))
+        return loader_error(L, "graph '%s': malformed %s", g->name,
+                            is_output ? "output" : "value_info");
+    if (!is_output) { /* value_info describes a value of this graph, if any */
+        Var *v = namemap_get(&g->by_name, name);
+        if (v && !v->type.elem_type)
+            v->type = type;
+        return graph_add_value_info(g, v, wire) ? loader_oom(L) : 0;
+    }
+    Var *v = graph_find_var(g, name);
+    if (!v)
+        return loader_error(L, "graph '%s': output '%s' is not produced by any node, "
+                               "input or initializer", g->name, name);
+    if (!v->type.elem_type)
+        v->type = type;
+    return graph_add_output(g, v, wire) ? loader_oom(L) : 0;
+}
+
+static int load_graph(Loader *L, Graph *g);
+
+/* Runs fn on every field numbered num of g's wire bytes. */
+static int each_field(Loader *L, Graph *g, uint32_t num, int (*fn)(Loader *, Graph *, Bytes))
+{
+    WireReader r = wire_reader(g->wire);
+    WireField f;
+    int rc;
+    while ((rc = wire_next(&r, &f)) == 1)
+        if (f.num == num && (f.wt != WT_LEN || fn(L, g, f.data)))
+            return f.wt != WT_LEN ? loader_error(L, "graph '%s': malformed field %u", g->name,
+                                                 num)
+                                  : -1;
+    return rc < 0 ? loader_error(L, "graph '%s': malformed protobuf", g->name) : 0;
+}
+
+static int load_output_field(Loader *L, Graph *g, Bytes b) { return load_output(L, g, b, true); }
+static int load_vi_field(Loader *L, Graph *g, Bytes b) { return load_output(L, g, b, false); }
+
+static int load_subgraphs(Loader *L, Op *op)
+{
+    for (size_t k = 0; k < op->n_attrs; k++)
+        for (size_t s = 0; op->attrs[k].graphs && s < op->attrs[k].n; s++)
+            if (load_graph(L, op->attrs[k].graphs[s]))
+                return -1;
+    return 0;
+}
+
+static int load_graph(Loader *L, Graph *g)
+{
+    if (++L->depth > MAX_SUBGRAPH_DEPTH)
+        return loader_error(L, "subgraphs nested deeper than %d", MAX_SUBGRAPH_DEPTH);
+    WireReader r = wire_reader(g->wire);
+    WireField f;
+    while (wire_next(&r, &f) == 1)
+        if (f.num == G_NAME && f.wt == WT_LEN && !(g->name = loader_str(L, f.data)))
+            return -1;
+    if (each_field(L, g, G_INPUT, load_input) || each_field(L, g, G_INITIALIZER, load_initializer) ||
+        each_field(L, g, G_NODE, load_node))
+        return -1;
+    for (size_t i = 0; i < g->n_ops; i++)
+        if (link_inputs(L, g->ops[i]))
+            return -1;
+    for (size_t i = 0; i < g->n_ops; i++)
+        if (load_subgraphs(L, g->ops[i]))
+            return -1;
+    if (each_field(L, g, G_OUTPUT, load_output_field) ||
+        each_field(L, g, G_VALUE_INFO, load_vi_field))
+        return -1;
+    /* What was just read is the baseline: nothing has changed yet. */
+    for (size_t i = 0; i < g->n_ops; i++)
+        g->ops[i]->changed = false;
+    g->changed = false;
+    L->depth--;
+    return 0;
+}
+
+static int load_model_fields(Loader *L, Bytes bytes, bool *has_graph)
+{
+    Model *m = L->m;
+    size_t cap = 0;
+    WireReader r = wire_reader(bytes);
+    WireField f;
+    int rc;
+    while ((rc = wire_next(&r, &f)) == 1) {
+        if (f.num == M_IR_VERSION && f.wt == WT_VARINT)
+            m->ir_version = (int64_t)f.u;
+        if (f.num == M_GRAPH && f.wt == WT_LEN) {
+            m->graph->wire = f.data;
+            *has_graph = true;
+        }
+        if (f.num == M_OPSET && f.wt == WT_LEN) {
+            if (arena_grow(&m->arena, (void **)&m->opsets, &cap, m->n_opsets + 1,
+                           sizeof *m->opsets))
+                return loader_oom(L);
+            if (proto_opset(&m->arena, f.data, &m->opsets[m->n_opsets++]))
+                return loader_error(L, "malformed opset_import");
+        }
+    }
+    return rc < 0 ? loader_error(L, "not an ONNX model: malformed protobuf") : 0;
+}
+
+int onnx_load(Bytes bytes, Model **out, Diag *d)
+{
+    Model *m = model_new();
+    if (!m)
+        return diag_set(d, PPQ_EINTERNAL, "out of memory");
+    Loader L = {m, d, 0};
+    bool has_graph = false;
+    m->wire = bytes;
+    if (load_model_fields(&L, bytes, &has_graph) == 0 && !has_graph)
+        loader_error(&L, "not an ONNX model: no graph");
+    if (!d->code)
+        load_graph(&L, m->graph);
+    if (d->code) {
+        model_free(m);
+        return d->code;
+    }
+    *out = m;
+    return 0;
+}

@@ -1,0 +1,29 @@
+/* load.h - ONNX bytes -> BaseGraph.
+ *
+ * ModelProto, GraphProto, NodeProto, AttributeProto and TensorProto are read
+ * at the wire level (wire.h): every IR object records the bytes it came from
+ * and tensors point into the input. ValueInfoProto and OperatorSetIdProto are
+ * decoded with protobuf-c (proto.h). The input bytes must stay alive as long
+ * as the model. */
+#ifndef PPQ_LOAD_H
+#define PPQ_LOAD_H
+
+#include "../core/graph.h"
+#include "wire.h"
+
+int onnx_load(Bytes bytes, Model **out, Diag *d);
+
+/* Shared by the loader's files. */
+typedef struct Loader {
+    Model *m;
+    Diag *d;
+    int depth; /* subgraph nesting, bounded against hostile recursion */
+} Loader;
+
+int loader_error(Loader *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int loader_oom(Loader *L);
+/* An arena copy of a protobuf string; NULL (with an error) if it holds a NUL. */
+const char *loader_str(Loader *L, Bytes b);
+int load_tensor(Loader *L, Bytes wire, Tensor **out);
+
+#endif

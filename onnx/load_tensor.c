@@ -1,0 +1,181 @@
+/* load_tensor.c - TensorProto at the wire level.
+ *
+ * raw_data stays where it is in the input (the Tensor points at it); typed
+ * fields (float_data, int32_data, ...) are decoded into little-endian element
+ * bytes. Declared sizes are checked against the bytes present before anything
+ * is allocated, so a hostile header cannot make us allocate without bound. */
+#include "load.h"
+
+#include <string.h>
+
+enum {
+    T_DIMS = 1, T_DATA_TYPE = 2, T_SEGMENT = 3, T_FLOAT_DATA = 4, T_INT32_DATA = 5,
+    T_STRING_DATA = 6, T_INT64_DATA = 7, T_NAME = 8, T_RAW_DATA = 9, T_DOUBLE_DATA = 10,
+    T_UINT64_DATA = 11, T_DATA_LOCATION = 14,
+};
+
+/* The typed field that stores dtype's values, their wire type, and how many
+ * values one element takes (complex numbers take two). */
+static uint32_t typed_field(int32_t dtype, int *wt, size_t *per_elem)
+{
+    *per_elem = 1;
+    switch (dtype) {
+    case DT_COMPLEX64: *per_elem = 2; /* fall through */
+    case DT_FLOAT: *wt = WT_I32; return T_FLOAT_DATA;
+    case DT_COMPLEX128: *per_elem = 2; /* fall through */
+    case DT_DOUBLE: *wt = WT_I64; return T_DOUBLE_DATA;
+    case DT_INT64: *wt = WT_VARINT; return T_INT64_DATA;
+    case DT_UINT32: case DT_UINT64: *wt = WT_VARINT; return T_UINT64_DATA;
+    default: *wt = WT_VARINT; return T_INT32_DATA;
+    }
+}
+
+/* Visits each scalar of repeated field num, packed or not. Returns the count,
+ * or -1 when the bytes are malformed. */
+static int64_t each_scalar(Bytes wire, uint32_t num, int wt, uint8_t *dst, size_t size,
+                           int64_t limit)
+{
+    WireReader r = wire_reader(wire);
+    WireField f;
+    int64_t count = 0;
+    int rc;
+    while ((rc = wire_next(&r, &f)) == 1) {
+        if (f.num != num)
+            continue;
+        if (f.wt == wt) {
+            if (dst && count < limit)
+                for (size_t b = 0; b < size; b++)
+                    dst[count * size + b] = (uint8_t)(f.u >> (8 * b));
+            count++;
+            continue;
+        }
+        if (f.wt != WT_LEN)
+            return -1;
+        WireReader p = wire_reader(f.data);
+        while (p.p < p.end) {
+            uint64_t v = 0;
+            if (wt == WT_VARINT) {
+                if (wire_varint(&p, &v))
+                    return -1;
+            } else {
+                size_t n = wt == WT_I32 ? 4 : 8;
+                if ((size_t)(p.end - p.p) < n)
+                    return -1;
+                for (size_t b = 0; b < n; b++)
+                    v |= (uint64_t)p.p[b] << (8 * b);
+                p.p += n;
+            }
+            if (dst && count < limit)
+                for (size_t b = 0; b < size; b++)
+                    dst[count * size + b] = (uint8_t)(v >> (8 * b));
+            count++;
+        }
+    }
+    return rc < 0 ? -1 : count;
+}
+
+static int read_dims(Loader *L, Tensor *t, Bytes wire)
+{
+    int64_t n = each_scalar(wire, T_DIMS, WT_VARINT, NULL, 0, 0);
+    if (n < 0 || n > 64)
+        return loader_error(L, "tensor '%s': malformed or too many dims", t->name);
+    t->ndims = (size_t)n;
+    t->dims = arena_array(&L->m->arena, t->ndims, sizeof *t->dims);
+    if (!t->dims && n)
+        return loader_oom(L);
+    each_scalar(wire, T_DIMS, WT_VARINT, (uint8_t *)t->dims, 8, n);
+    for (size_t i = 0; i < t->ndims; i++)
+        if (t->dims[i] < 0)
+            return loader_error(L, "tensor '%s': negative dimension %lld", t->name,
+                                (long long)t->dims[i]);
+    if (tensor_numel(t) < 0)
+        return loader_error(L, "tensor '%s': dimensions overflow", t->name);
+    return 0;
+}
+
+static int read_strings(Loader *L, Tensor *t, Bytes wire, int64_t numel)
+{
+    WireReader r = wire_reader(wire);
+    WireField f;
+    size_t cap = 0;
+    while (wire_next(&r, &f) == 1) {
+        if (f.num != T_STRING_DATA || f.wt != WT_LEN)
+            continue;
+        if (arena_grow(&L->m->arena, (void **)&t->strings, &cap, t->n_strings + 1,
+                       sizeof *t->strings))
+            return loader_oom(L);
+        t->strings[t->n_strings++] = f.data;
+    }
+    if ((int64_t)t->n_strings != numel)
+        return loader_error(L, "tensor '%s': %zu strings for %lld elements", t->name,
+                            t->n_strings, (long long)numel);
+    return 0;
+}
+
+static int read_typed(Loader *L, Tensor *t, Bytes wire, int64_t numel)
+{
+    int wt;
+    size_t per_elem, size = dtype_size(t->dtype);
+    uint32_t num = typed_field(t->dtype, &wt, &per_elem);
+    int64_t count = each_scalar(wire, num, wt, NULL, 0, 0);
+    if (count < 0)
+        return loader_error(L, "tensor '%s': malformed data field", t->name);
+    if (count != numel * (int64_t)per_elem)
+        return loader_error(L, "tensor '%s': %lld values stored, dims %s %lld", t->name,
+                            (long long)count, "declare", (long long)(numel * (int64_t)per_elem));
+    uint8_t *data = arena_array(&L->m->arena, (size_t)numel, size);
+    if (!data && numel)
+        return loader_oom(L);
+    each_scalar(wire, num, wt, data, size / per_elem, count);
+    t->data = data;
+    t->nbytes = (size_t)numel * size;
+    return 0;
+}
+
+int load_tensor(Loader *L, Bytes wire, Tensor **out)
+{
+    Tensor *t = arena_alloc(&L->m->arena, sizeof *t);
+    if (!t)
+        return loader_oom(L);
+    t->wire = wire;
+    t->name = "";
+    Bytes raw = {0};
+    bool has_raw = false, segmented = false;
+    WireReader r = wire_reader(wire);
+    WireField f;
+    int rc;
+    while ((rc = wire_next(&r, &f)) == 1) {
+        if (f.num == T_DATA_TYPE && f.wt == WT_VARINT)
+            t->dtype = (int32_t)f.u;
+        else if (f.num == T_NAME && f.wt == WT_LEN && !(t->name = loader_str(L, f.data)))
+            return -1;
+        else if (f.num == T_RAW_DATA && f.wt == WT_LEN)
+            raw = f.data, has_raw = true;
+        else if (f.num == T_DATA_LOCATION && f.wt == WT_VARINT)
+            t->external = f.u == 1;
+        else if (f.num == T_SEGMENT)
+            segmented = true;
+    }
+    if (rc < 0)
+        return loader_error(L, "tensor '%s': malformed protobuf", t->name);
+    if (read_dims(L, t, wire))
+        return -1;
+    *out = t;
+    int64_t numel = tensor_numel(t);
+    size_t size = dtype_size(t->dtype);
+    if (t->external || segmented)
+        return 0; /* bytes live elsewhere: kept as they are */
+    if (t->dtype == DT_STRING)
+        return read_strings(L, t, wire, numel);
+    if (!size)
+        return 0; /* a dtype we do not compute with: kept as it is */
+    if (has_raw) {
+        if ((uint64_t)numel > SIZE_MAX / size || raw.len != (size_t)numel * size)
+            return loader_error(L, "tensor '%s': raw_data has %zu bytes, dims declare %lld x %zu",
+                                t->name, raw.len, (long long)numel, size);
+        t->data = raw.ptr;
+        t->nbytes = raw.len;
+        return 0;
+    }
+    return read_typed(L, t, wire, numel);
+}

@@ -1,0 +1,68 @@
+/* proto.c - ValueInfoProto and OperatorSetIdProto through protobuf-c. */
+#include "proto.h"
+
+#include <string.h>
+
+#include "onnx.pb-c.h"
+
+static void read_tensor_type(Arena *a, const Onnx__TypeProto *tp, TypeInfo *type)
+{
+    type->elem_type = 0;
+    type->rank = -1;
+    type->dims = NULL;
+    if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type)
+        return;
+    const Onnx__TypeProto__Tensor *tt = tp->tensor_type;
+    type->elem_type = tt->elem_type;
+    if (!tt->shape)
+        return;
+    int64_t *dims = arena_array(a, tt->shape->n_dim, sizeof *dims);
+    if (!dims && tt->shape->n_dim)
+        return;
+    for (size_t i = 0; i < tt->shape->n_dim; i++) {
+        const Onnx__TensorShapeProto__Dimension *d = tt->shape->dim[i];
+        dims[i] = d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE
+                      ? d->dim_value
+                      : -1;
+    }
+    type->rank = tt->shape->n_dim > 1024 ? -1 : (int)tt->shape->n_dim;
+    type->dims = dims;
+}
+
+int proto_value_info(Arena *a, Bytes wire, const char **name, TypeInfo *type)
+{
+    Onnx__ValueInfoProto *vi = onnx__value_info_proto__unpack(NULL, wire.len, wire.ptr);
+    if (!vi)
+        return -1;
+    *name = arena_strdup(a, vi->name ? vi->name : "");
+    read_tensor_type(a, vi->type, type);
+    onnx__value_info_proto__free_unpacked(vi, NULL);
+    return *name ? 0 : -1;
+}
+
+int proto_opset(Arena *a, Bytes wire, Opset *out)
+{
+    Onnx__OperatorSetIdProto *os = onnx__operator_set_id_proto__unpack(NULL, wire.len, wire.ptr);
+    if (!os)
+        return -1;
+    out->domain = arena_strdup(a, os->domain ? os->domain : "");
+    out->version = os->version;
+    onnx__operator_set_id_proto__free_unpacked(os, NULL);
+    return out->domain ? 0 : -1;
+}
+
+void proto_write_opset(Out *o, uint32_t num, const Opset *op)
+{
+    Onnx__OperatorSetIdProto os = ONNX__OPERATOR_SET_ID_PROTO__INIT;
+    os.domain = (char *)op->domain;
+    os.has_version = 1;
+    os.version = op->version;
+    size_t n = onnx__operator_set_id_proto__get_packed_size(&os);
+    uint8_t *buf = arena_alloc(o->arena, n);
+    if (!buf) {
+        o->failed = true;
+        return;
+    }
+    onnx__operator_set_id_proto__pack(&os, buf);
+    out_bytes_field(o, num, buf, n);
+}

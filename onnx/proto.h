@@ -1,0 +1,19 @@
+/* proto.h - the parts of onnx.proto decoded and encoded with protobuf-c.
+ *
+ * Small, nested messages that passes read but never edit in place (value
+ * types and shapes, opset imports) go through the generated protobuf-c code;
+ * the large, edited messages go through wire.h. */
+#ifndef PPQ_PROTO_H
+#define PPQ_PROTO_H
+
+#include "../core/graph.h"
+#include "wire.h"
+
+/* Decodes a ValueInfoProto: its name (arena copy) and tensor type, if any. */
+int proto_value_info(Arena *a, Bytes wire, const char **name, TypeInfo *type);
+/* Decodes an OperatorSetIdProto. */
+int proto_opset(Arena *a, Bytes wire, Opset *out);
+/* Encodes an OperatorSetIdProto as field num of o. */
+void proto_write_opset(Out *o, uint32_t num, const Opset *op);
+
+#endif

@@ -1,0 +1,25 @@
+/* source.h - the bytes of an input model: a read-only file mapping, or standard
+ * input read into memory. Tensors of the loaded model point into these bytes,
+ * so the source stays open until the output is written. */
+#ifndef PPQ_SOURCE_H
+#define PPQ_SOURCE_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "../core/diag.h"
+#include "../core/tensor.h"
+
+typedef struct Source {
+    Bytes bytes;
+    bool mapped;
+    const char *path; /* "-" for standard input */
+    dev_t dev;        /* identity of the input file, to refuse -o INPUT */
+    ino_t ino;
+    bool is_file;
+} Source;
+
+int source_open(Source *s, const char *path, Diag *d);
+void source_close(Source *s);
+
+#endif

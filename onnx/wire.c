@@ -1,0 +1,171 @@
+/* wire.c - protobuf wire reading and segment-list writing. */
+#include "wire.h"
+
+#include <string.h>
+
+int wire_varint(WireReader *r, uint64_t *v)
+{
+    uint64_t x = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+        if (r->p >= r->end)
+            return -1;
+        uint8_t b = *r->p++;
+        x |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) {
+            *v = x;
+            return 0;
+        }
+    }
+    return -1; /* more than 10 bytes */
+}
+
+int wire_next(WireReader *r, WireField *f)
+{
+    if (r->p >= r->end)
+        return 0;
+    const uint8_t *start = r->p;
+    uint64_t tag;
+    if (wire_varint(r, &tag) || (tag >> 3) == 0 || (tag >> 3) > 0x1fffffff)
+        return -1;
+    f->num = (uint32_t)(tag >> 3);
+    f->wt = (int)(tag & 7);
+    f->data = (Bytes){0};
+    f->u = 0;
+    size_t left;
+    switch (f->wt) {
+    case WT_VARINT:
+        if (wire_varint(r, &f->u))
+            return -1;
+        break;
+    case WT_I64:
+    case WT_I32: {
+        size_t n = f->wt == WT_I64 ? 8 : 4;
+        if ((size_t)(r->end - r->p) < n)
+            return -1;
+        for (size_t i = 0; i < n; i++)
+            f->u |= (uint64_t)r->p[i] << (8 * i);
+        r->p += n;
+        break;
+    }
+    case WT_LEN: {
+        uint64_t len;
+        if (wire_varint(r, &len))
+            return -1;
+        left = (size_t)(r->end - r->p);
+        if (len > left)
+            return -1;
+        f->data = (Bytes){r->p, (size_t)len};
+        r->p += len;
+        break;
+    }
+    default: /* groups (3, 4) are not used by onnx.proto; 6, 7 do not exist */
+        return -1;
+    }
+    f->whole = (Bytes){start, (size_t)(r->p - start)};
+    return 1;
+}
+
+void out_init(Out *o, Arena *a)
+{
+    memset(o, 0, sizeof *o);
+    o->arena = a;
+}
+
+static void push_seg(Out *o, const uint8_t *p, size_t n)
+{
+    if (!n || o->failed)
+        return;
+    o->size += n;
+    if (o->n && o->segs[o->n - 1].p + o->segs[o->n - 1].len == p) {
+        o->segs[o->n - 1].len += n; /* contiguous with the previous piece */
+        return;
+    }
+    if (arena_grow(o->arena, (void **)&o->segs, &o->cap, o->n + 1, sizeof *o->segs)) {
+        o->failed = true;
+        return;
+    }
+    o->segs[o->n++] = (Seg){p, n};
+}
+
+void out_copy(Out *o, const void *p, size_t n)
+{
+    if (o->failed || !n)
+        return;
+    if (o->tail_left < n) {
+        size_t chunk = n > 4096 ? n : 4096;
+        o->tail = arena_alloc(o->arena, chunk);
+        o->tail_left = o->tail ? chunk : 0;
+        if (!o->tail) {
+            o->failed = true;
+            return;
+        }
+    }
+    memcpy(o->tail, p, n);
+    push_seg(o, o->tail, n);
+    o->tail += n;
+    o->tail_left -= n;
+}
+
+void out_ref(Out *o, const void *p, size_t n)
+{
+    push_seg(o, p, n);
+}
+
+void out_varint(Out *o, uint64_t v)
+{
+    uint8_t buf[10];
+    size_t n = 0;
+    do {
+        buf[n] = (uint8_t)(v & 0x7f);
+        v >>= 7;
+        if (v)
+            buf[n] |= 0x80;
+        n++;
+    } while (v);
+    out_copy(o, buf, n);
+}
+
+void out_tag(Out *o, uint32_t num, int wt)
+{
+    out_varint(o, ((uint64_t)num << 3) | (uint64_t)wt);
+}
+
+void out_varint_field(Out *o, uint32_t num, uint64_t v)
+{
+    out_tag(o, num, WT_VARINT);
+    out_varint(o, v);
+}
+
+void out_fixed32_field(Out *o, uint32_t num, uint32_t v)
+{
+    uint8_t b[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
+    out_tag(o, num, WT_I32);
+    out_copy(o, b, 4);
+}
+
+void out_bytes_field(Out *o, uint32_t num, const void *p, size_t n)
+{
+    out_tag(o, num, WT_LEN);
+    out_varint(o, n);
+    out_ref(o, p, n);
+}
+
+void out_string_field(Out *o, uint32_t num, const char *s)
+{
+    out_bytes_field(o, num, s, strlen(s));
+}
+
+void out_append(Out *o, const Out *child)
+{
+    if (child->failed)
+        o->failed = true;
+    for (size_t i = 0; i < child->n; i++)
+        push_seg(o, child->segs[i].p, child->segs[i].len);
+}
+
+void out_message_field(Out *o, uint32_t num, const Out *child)
+{
+    out_tag(o, num, WT_LEN);
+    out_varint(o, child->size);
+    out_append(o, child);
+}

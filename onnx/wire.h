@@ -1,0 +1,69 @@
+/* wire.h - protobuf wire format: a field reader and a zero-copy writer.
+ *
+ * The loader reads GraphProto, NodeProto, AttributeProto and TensorProto at
+ * the wire level so that tensor payloads are never copied and every message
+ * keeps the exact bytes it came from. The writer (Out) is a list of segments:
+ * bytes it owns plus references to the mapped input, so writing a model copies
+ * nothing that no pass changed. */
+#ifndef PPQ_WIRE_H
+#define PPQ_WIRE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../core/arena.h"
+#include "../core/tensor.h"
+
+enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2, WT_I32 = 5 };
+
+typedef struct WireField {
+    uint32_t num;
+    int wt;
+    uint64_t u; /* varint, fixed32 or fixed64 value */
+    Bytes data; /* WT_LEN payload */
+    Bytes whole; /* tag through end of value: the field as it was written */
+} WireField;
+
+typedef struct WireReader {
+    const uint8_t *p, *end;
+} WireReader;
+
+static inline WireReader wire_reader(Bytes b) { return (WireReader){b.ptr, b.ptr + b.len}; }
+/* 1: *f holds the next field; 0: end of message; -1: malformed bytes. */
+int wire_next(WireReader *r, WireField *f);
+/* Reads one varint from a packed run; -1 when malformed. */
+int wire_varint(WireReader *r, uint64_t *v);
+
+typedef struct Seg {
+    const uint8_t *p;
+    size_t len;
+} Seg;
+
+typedef struct Out {
+    Arena *arena; /* owns the segment array and the copied bytes */
+    Seg *segs;
+    size_t n, cap;
+    size_t size; /* total bytes */
+    uint8_t *tail; /* free room in the last owned chunk */
+    size_t tail_left;
+    bool failed; /* out of memory: the output is unusable */
+} Out;
+
+void out_init(Out *o, Arena *a);
+/* Appends a copy of n bytes (for small, short-lived data). */
+void out_copy(Out *o, const void *p, size_t n);
+/* Appends a reference to n bytes that stay valid until the output is written. */
+void out_ref(Out *o, const void *p, size_t n);
+void out_varint(Out *o, uint64_t v);
+void out_tag(Out *o, uint32_t num, int wt);
+void out_varint_field(Out *o, uint32_t num, uint64_t v);
+void out_fixed32_field(Out *o, uint32_t num, uint32_t v);
+/* A length-delimited field whose bytes are referenced, not copied. */
+void out_bytes_field(Out *o, uint32_t num, const void *p, size_t n);
+void out_string_field(Out *o, uint32_t num, const char *s);
+/* A submessage field: tag, length, then the segments of child. */
+void out_message_field(Out *o, uint32_t num, const Out *child);
+void out_append(Out *o, const Out *child);
+
+#endif

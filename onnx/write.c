@@ -1,0 +1,134 @@
+/* write.c - segments -> file descriptor, atomically for files. */
+#include "write.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "encode.h"
+
+static int encode(const Model *m, Arena *a, Out *o, Diag *d)
+{
+    out_init(o, a);
+    if (onnx_encode(m, o))
+        return diag_set(d, PPQ_EINTERNAL, "out of memory while encoding the model");
+    return 0;
+}
+
+static int write_segments(int fd, const Out *o)
+{
+    size_t i = 0, off = 0; /* off: bytes of segs[i] already written */
+    while (i < o->n) {
+        struct iovec iov[IOV_MAX > 1024 ? 1024 : IOV_MAX];
+        int n = 0;
+        for (size_t k = i; k < o->n && n < (int)(sizeof iov / sizeof *iov); k++, n++) {
+            size_t skip = k == i ? off : 0;
+            iov[n].iov_base = (void *)(o->segs[k].p + skip);
+            iov[n].iov_len = o->segs[k].len - skip;
+        }
+        ssize_t w = writev(fd, iov, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0)
+            return -1;
+        size_t left = (size_t)w;
+        while (i < o->n && left >= o->segs[i].len - off) {
+            left -= o->segs[i].len - off;
+            i++;
+            off = 0;
+        }
+        off += left;
+    }
+    return 0;
+}
+
+static int write_stdout(const Out *o, Diag *d)
+{
+    if (isatty(STDOUT_FILENO))
+        return diag_set(d, PPQ_EOUTPUT,
+                        "refusing to write a binary model to a terminal (use -o FILE or a pipe)");
+    if (write_segments(STDOUT_FILENO, o))
+        return diag_set(d, PPQ_EOUTPUT, "standard output: %s", strerror(errno));
+    return 0;
+}
+
+/* dirname() without modifying its argument. */
+static void folder_of(const char *path, char *dir, size_t size)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(dir, size, ".");
+    else if (slash == path)
+        snprintf(dir, size, "/");
+    else
+        snprintf(dir, size, "%.*s", (int)(slash - path), path);
+}
+
+static int write_file(const Out *o, const char *path, Diag *d)
+{
+    char dir[PATH_MAX], tmp[PATH_MAX + 32];
+    folder_of(path, dir, sizeof dir);
+    snprintf(tmp, sizeof tmp, "%s/.ppqfmt-XXXXXX", dir);
+    int fd = mkstemp(tmp);
+    if (fd < 0)
+        return diag_set(d, PPQ_EOUTPUT, "%s: cannot create a file in '%s': %s", path, dir,
+                        strerror(errno));
+    mode_t mask = umask(0);
+    umask(mask);
+    int rc = 0;
+    if (fchmod(fd, 0666 & ~mask) || write_segments(fd, o))
+        rc = diag_set(d, PPQ_EOUTPUT, "%s: write error: %s", path, strerror(errno));
+    if (close(fd) && !rc)
+        rc = diag_set(d, PPQ_EOUTPUT, "%s: write error: %s", path, strerror(errno));
+    if (!rc && rename(tmp, path))
+        rc = diag_set(d, PPQ_EOUTPUT, "%s: cannot replace: %s", path, strerror(errno));
+    if (rc)
+        unlink(tmp);
+    return rc;
+}
+
+int check_output_is_not_input(const char *path, const Source *src, Diag *d)
+{
+    struct stat st;
+    if (!src->is_file || strcmp(path, "-") == 0 || stat(path, &st) != 0)
+        return 0;
+    if (st.st_dev == src->dev && st.st_ino == src->ino)
+        return diag_set(d, PPQ_EUSAGE, "%s: output is the input file; write elsewhere", path);
+    return 0;
+}
+
+int onnx_write(const Model *m, const char *path, Diag *d)
+{
+    Arena a = {0};
+    Out o;
+    int rc = encode(m, &a, &o, d);
+    if (!rc)
+        rc = strcmp(path, "-") == 0 ? write_stdout(&o, d) : write_file(&o, path, d);
+    arena_free(&a);
+    return rc;
+}
+
+int onnx_write_mem(const Model *m, uint8_t **buf, size_t *len, Diag *d)
+{
+    Arena a = {0};
+    Out o;
+    int rc = encode(m, &a, &o, d);
+    if (!rc && !(*buf = malloc(o.size ? o.size : 1)))
+        rc = diag_set(d, PPQ_EINTERNAL, "out of memory");
+    if (!rc) {
+        size_t off = 0;
+        for (size_t i = 0; i < o.n; i++) {
+            memcpy(*buf + off, o.segs[i].p, o.segs[i].len);
+            off += o.segs[i].len;
+        }
+        *len = off;
+    }
+    arena_free(&a);
+    return rc;
+}

@@ -1,0 +1,102 @@
+#!/usr/bin/python3
+"""With every pass disabled, ppqfmt must write back the very bytes it read (DESIGN.md rule 4).
+
+Runs `$PPQFMT --passes=none [ARGS] model.onnx -o OUT` on every backend-suite model and compares
+OUT with the input: byte for byte, or with --check-equal-proto as protobuf messages (for a
+rewrite mode that may re-serialize fields in another order). Last line: `fidelity: N passed,
+M failed`; exit 1 if M > 0.
+
+    /usr/bin/python3 tests/fidelity.py [--suite-dir DIR] [--filter SUBSTR] [-j N]
+                                       [--ppqfmt-args "..."] [--check-equal-proto]
+"""
+import argparse
+import concurrent.futures
+import glob
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SUITES = ('node', 'pytorch-converted', 'pytorch-operator', 'simple')
+
+
+def first_difference(a, b):
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x != y:
+            return i
+    return min(len(a), len(b))
+
+
+def check(ppqfmt, extra, model, out, equal_proto):
+    """Returns None if ppqfmt reproduced the model, else the reason."""
+    try:
+        p = subprocess.run([ppqfmt, '--passes=none'] + extra + [model, '-o', out],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=120)
+    except subprocess.TimeoutExpired:
+        return 'ppqfmt timed out after 120s'
+    if p.returncode != 0:
+        err = p.stderr.decode('utf-8', 'replace').strip()
+        return 'ppqfmt exit %d: %s' % (p.returncode, ' | '.join(err.splitlines()[-3:]) or '(no stderr)')
+    if not os.path.exists(out):
+        return 'ppqfmt exit 0 but wrote no output'
+    with open(model, 'rb') as f:
+        a = f.read()
+    with open(out, 'rb') as f:
+        b = f.read()
+    if equal_proto:
+        import onnx
+        try:
+            same = onnx.load_model_from_string(a) == onnx.load_model_from_string(b)
+        except Exception as e:  # DecodeError: the output is not a model at all
+            return 'output does not parse: %s' % e
+        return None if same else 'protobuf messages differ (%d vs %d bytes)' % (len(a), len(b))
+    if a != b:
+        return 'bytes differ: %d vs %d bytes, first difference at offset %d' % (
+            len(a), len(b), first_difference(a, b))
+    return None
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('--suite-dir', default='/usr/share/libonnx-testdata/data')
+    ap.add_argument('--filter', default='')
+    ap.add_argument('-j', type=int, default=2, help='parallel ppqfmt runs')
+    ap.add_argument('--ppqfmt-args', default='', help='extra ppqfmt arguments')
+    ap.add_argument('--name', default='fidelity', help='name on the summary line')
+    ap.add_argument('--check-equal-proto', action='store_true',
+                    help='compare onnx.load(a) == onnx.load(b) instead of bytes')
+    args = ap.parse_args()
+    ppqfmt = os.environ.get('PPQFMT', os.path.join(ROOT, 'build', 'ppqfmt'))
+    extra = shlex.split(args.ppqfmt_args)
+    if not shutil.which(ppqfmt):
+        print('ppqfmt not found or not executable: %s (set PPQFMT)' % ppqfmt, file=sys.stderr)
+        return 2
+    t0 = time.time()
+
+    cases = []
+    for suite in SUITES:
+        for model in sorted(glob.glob(os.path.join(args.suite_dir, suite, '*', 'model.onnx'))):
+            name = '%s/%s' % (suite, os.path.basename(os.path.dirname(model)))
+            if args.filter in name:
+                cases.append((name, model))
+
+    with tempfile.TemporaryDirectory(prefix='fidelity_') as tmp:
+        with concurrent.futures.ThreadPoolExecutor(max(1, args.j)) as pool:
+            futs = [(name, pool.submit(check, ppqfmt, extra, model,
+                                       os.path.join(tmp, name.replace('/', '__') + '.onnx'),
+                                       args.check_equal_proto))
+                    for name, model in cases]
+            failed = [(name, f.result()) for name, f in futs if f.result()]
+    for name, why in failed:
+        print('FAIL %s: %s' % (name, why))
+    print('time: %.1fs for %d models' % (time.time() - t0, len(cases)))
+    print('%s: %d passed, %d failed' % (args.name, len(cases) - len(failed), len(failed)))
+    return 1 if failed else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,33 @@
+#!/bin/sh
+# run_all.sh - the whole test suite, as `make test` runs it. Each suite prints
+# "NAME: N passed, M failed[, K skipped]" as its last line; this script adds
+# them up and prints the total as its own last line.
+cd "$(dirname "$0")/.."
+PYTHON=${PYTHON:-/usr/bin/python3}
+LOG=${TMPDIR:-/tmp}/ppqfmt-tests.$$
+passed=0; failed=0; status=0
+
+run() {
+    echo "== $*"
+    "$@" >"$LOG" 2>&1
+    rc=$?
+    grep -v '^ok ' "$LOG" | tail -n 40
+    line=$(grep -E '^[a-z_-]+: [0-9]+ passed, [0-9]+ failed' "$LOG" | tail -n 1)
+    p=$(echo "$line" | sed -E 's/.*: ([0-9]+) passed.*/\1/')
+    f=$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')
+    if [ -z "$line" ]; then p=0; f=1; echo "(no result line: counted as one failure)"; fi
+    [ "$rc" -eq 0 ] || [ "$f" -gt 0 ] || f=1
+    passed=$((passed + p)); failed=$((failed + f))
+    [ "$f" -eq 0 ] || status=1
+}
+
+for t in build/tests/*; do
+    [ -x "$t" ] && run "$t"
+done
+run "$PYTHON" tests/test_passes.py
+run "$PYTHON" tests/fidelity.py
+run "$PYTHON" tests/fidelity.py --name=fidelity-rewrite --ppqfmt-args=--rewrite
+run "$PYTHON" tests/backend_conformance.py
+rm -f "$LOG"
+echo "total: $passed passed, $failed failed"
+exit $status

@@ -4,8 +4,8 @@
 #   make test     unit, pass, fidelity and backend-suite conformance tests
 CC      ?= cc
 CFLAGS  ?= -O2 -g
-CFLAGS  += -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -MMD -MP
-LDLIBS  += -lprotobuf-c
+WARN    := -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -MMD -MP
+LDLIBS  := -lprotobuf-c
 PROTO   ?= /usr/include/onnx/onnx.proto
 PYTHON  ?= /usr/bin/python3
 
@@ -15,7 +15,10 @@ LIB_OBJ := $(SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/onnx.pb-c.o
 CLI_OBJ := $(patsubst %.c,$(B)/obj/%.o,$(wildcard cli/*.c))
 TESTS_C := $(wildcard tests/*.c)
 
-.PHONY: all deps run test test-unit test-passes test-fidelity test-conformance clean
+.PHONY: all deps run test test-unit test-passes test-fidelity test-conformance check-asan \
+        check-valgrind clean
+
+SAN     := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 all: deps $(B)/ppqfmt
 
@@ -29,21 +32,21 @@ $(B)/gen/onnx.pb-c.c $(B)/gen/onnx.pb-c.h: $(PROTO)
 
 $(B)/obj/gen/onnx.pb-c.o: $(B)/gen/onnx.pb-c.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Wno-unused-parameter -c $< -o $@
+	$(CC) $(WARN) $(CFLAGS) -Wno-unused-parameter -c $< -o $@
 
 $(B)/obj/%.o: %.c $(B)/gen/onnx.pb-c.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -I$(B)/gen -c $< -o $@
+	$(CC) $(WARN) $(CFLAGS) -I$(B)/gen -c $< -o $@
 
 $(B)/libppqfmt.a: $(LIB_OBJ)
 	$(AR) rcs $@ $^
 
 $(B)/ppqfmt: $(CLI_OBJ) $(B)/libppqfmt.a
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(B)/tests/%: tests/%.c $(B)/libppqfmt.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -I$(B)/gen -o $@ $^ $(LDLIBS)
+	$(CC) $(WARN) $(CFLAGS) -I$(B)/gen -o $@ $^ $(LDLIBS)
 
 run: all
 	$(B)/ppqfmt --report testdata/sample.onnx -o $(B)/sample.formatted.onnx
@@ -51,7 +54,18 @@ run: all
 	@$(B)/ppqfmt --passes=none --dry-run --print $(B)/sample.formatted.onnx
 
 test: all $(TESTS_C:%.c=$(B)/%)
-	@PYTHON=$(PYTHON) tests/run_all.sh
+	@BUILD=$(B) PYTHON=$(PYTHON) tests/run_all.sh
+
+# The whole suite again with AddressSanitizer and UndefinedBehaviorSanitizer.
+check-asan: deps
+	@$(MAKE) --no-print-directory B=build/asan CFLAGS="$(SAN)" LDFLAGS="$(SAN)" \
+		build/asan/ppqfmt $(TESTS_C:%.c=build/asan/%)
+	@BUILD=build/asan PYTHON=$(PYTHON) ASAN_OPTIONS=detect_leaks=1:exitcode=99 \
+		UBSAN_OPTIONS=print_stacktrace=1 tests/run_all.sh
+
+# The backend-suite conformance run with ppqfmt under valgrind memcheck.
+check-valgrind: all
+	PPQFMT=tests/valgrind_ppqfmt.sh $(PYTHON) tests/backend_conformance.py
 
 test-unit: all $(TESTS_C:%.c=$(B)/%)
 	@for t in $(TESTS_C:%.c=$(B)/%); do $$t || exit 1; done

@@ -36,7 +36,7 @@ void report_text(const Model *m, FILE *f)
             if (!last_action || strcmp(last_action, e->action) != 0) {
                 size_t count = 0;
                 for (size_t j = i; j < m->log.n; j++)
-                    count += !m->log.items[j].warning && m->log.items[j].pass == e->pass &&
+                    count += !m->log.items[j].warning && strcmp(m->log.items[j].pass, e->pass) == 0 &&
                              strcmp(m->log.items[j].action, e->action) == 0;
                 fprintf(f, "%s%s %s %zu: ", last_action ? "\n" : "", p[k].name, e->action, count);
                 last_action = e->action;

@@ -192,10 +192,11 @@ uint16_t float_to_half(float f)
     if (absx < 0x38800000u) { /* below the smallest normal half */
         if (absx < 0x33000000u)
             return sign;
+        /* value = man * 2^(e-150); in units of 2^-24 that is man >> (126-e) */
         uint32_t man = (absx & 0x7fffff) | 0x800000;
         int shift = 126 - (int)(absx >> 23);
-        uint32_t half = man >> (shift + 1), rem = man & ((1u << (shift + 1)) - 1);
-        uint32_t mid = 1u << shift;
+        uint32_t half = man >> shift, rem = man & ((1u << shift) - 1);
+        uint32_t mid = 1u << (shift - 1);
         if (rem > mid || (rem == mid && (half & 1)))
             half++;
         return sign | (uint16_t)half;

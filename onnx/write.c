@@ -70,9 +70,31 @@ static void folder_of(const char *path, char *dir, size_t size)
         snprintf(dir, size, "%.*s", (int)(slash - path), path);
 }
 
+/* An existing device or pipe (/dev/null, /dev/stdout, a fifo) is written in
+ * place: renaming a file over it would replace the device node. */
+static int write_special(const Out *o, const char *path, Diag *d)
+{
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return diag_set(d, PPQ_EOUTPUT, "%s: cannot open: %s", path, strerror(errno));
+    int rc = write_segments(fd, o) ? diag_set(d, PPQ_EOUTPUT, "%s: write error: %s", path,
+                                              strerror(errno))
+                                   : 0;
+    if (close(fd) && !rc)
+        rc = diag_set(d, PPQ_EOUTPUT, "%s: write error: %s", path, strerror(errno));
+    return rc;
+}
+
 static int write_file(const Out *o, const char *path, Diag *d)
 {
-    char dir[PATH_MAX], tmp[PATH_MAX + 32];
+    char dir[PATH_MAX], tmp[PATH_MAX + 32], real[PATH_MAX];
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        return S_ISDIR(st.st_mode) ? diag_set(d, PPQ_EOUTPUT, "%s: is a directory", path)
+                                   : write_special(o, path, d);
+    /* Replace the file a symlink points to, not the symlink. */
+    if (stat(path, &st) == 0 && realpath(path, real))
+        path = real;
     folder_of(path, dir, sizeof dir);
     snprintf(tmp, sizeof tmp, "%s/.ppqfmt-XXXXXX", dir);
     int fd = mkstemp(tmp);

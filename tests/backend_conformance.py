@@ -17,7 +17,6 @@ import os
 import re
 import shlex
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -28,18 +27,7 @@ from onnx import numpy_helper
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, 'scripts'))
 import ortcheck  # noqa: E402
-
-SUITES = ('node', 'pytorch-converted', 'pytorch-operator', 'simple')
-
-
-def find_cases(suite_dir, filt):
-    cases = []
-    for suite in SUITES:
-        for model in sorted(glob.glob(os.path.join(suite_dir, suite, '*', 'model.onnx'))):
-            name = '%s/%s' % (suite, os.path.basename(os.path.dirname(model)))
-            if not filt or filt in name:
-                cases.append((name, model))
-    return cases
+from suite import SUITE_DIR, find_cases, run_ppqfmt as run_cmd  # noqa: E402
 
 
 def _tensor_type_problem(vi):
@@ -75,17 +63,7 @@ def prepare(model_path):
 
 
 def run_ppqfmt(ppqfmt, extra, model, out):
-    cmd = [ppqfmt] + extra + [model, '-o', out]
-    try:
-        p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=120)
-    except subprocess.TimeoutExpired:
-        return 'ppqfmt timed out after 120s'
-    if p.returncode != 0:
-        err = p.stderr.decode('utf-8', 'replace').strip()
-        return 'ppqfmt exit %d: %s' % (p.returncode, ' | '.join(err.splitlines()[-3:]) or '(no stderr)')
-    if not os.path.exists(out):
-        return 'ppqfmt exit 0 but wrote no output'
-    return None
+    return run_cmd([ppqfmt] + extra + [model, '-o', out], out)
 
 
 def skip_category(reason):
@@ -110,7 +88,7 @@ def skip_category(reason):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    ap.add_argument('--suite-dir', default='/usr/share/libonnx-testdata/data')
+    ap.add_argument('--suite-dir', default=SUITE_DIR)
     ap.add_argument('--filter', default='')
     ap.add_argument('-j', type=int, default=2, help='parallel ppqfmt runs')
     ap.add_argument('--ppqfmt-args', default='', help='extra ppqfmt arguments')

@@ -11,17 +11,16 @@ M failed`; exit 1 if M > 0.
 """
 import argparse
 import concurrent.futures
-import glob
 import os
 import shlex
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SUITES = ('node', 'pytorch-converted', 'pytorch-operator', 'simple')
+sys.path.insert(0, os.path.join(ROOT, 'scripts'))
+from suite import SUITE_DIR, find_cases, run_ppqfmt  # noqa: E402
 
 
 def first_difference(a, b):
@@ -33,16 +32,9 @@ def first_difference(a, b):
 
 def check(ppqfmt, extra, model, out, equal_proto):
     """Returns None if ppqfmt reproduced the model, else the reason."""
-    try:
-        p = subprocess.run([ppqfmt, '--passes=none'] + extra + [model, '-o', out],
-                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=120)
-    except subprocess.TimeoutExpired:
-        return 'ppqfmt timed out after 120s'
-    if p.returncode != 0:
-        err = p.stderr.decode('utf-8', 'replace').strip()
-        return 'ppqfmt exit %d: %s' % (p.returncode, ' | '.join(err.splitlines()[-3:]) or '(no stderr)')
-    if not os.path.exists(out):
-        return 'ppqfmt exit 0 but wrote no output'
+    why = run_ppqfmt([ppqfmt, '--passes=none'] + extra + [model, '-o', out], out)
+    if why:
+        return why
     with open(model, 'rb') as f:
         a = f.read()
     with open(out, 'rb') as f:
@@ -62,7 +54,7 @@ def check(ppqfmt, extra, model, out, equal_proto):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    ap.add_argument('--suite-dir', default='/usr/share/libonnx-testdata/data')
+    ap.add_argument('--suite-dir', default=SUITE_DIR)
     ap.add_argument('--filter', default='')
     ap.add_argument('-j', type=int, default=2, help='parallel ppqfmt runs')
     ap.add_argument('--ppqfmt-args', default='', help='extra ppqfmt arguments')
@@ -77,12 +69,7 @@ def main():
         return 2
     t0 = time.time()
 
-    cases = []
-    for suite in SUITES:
-        for model in sorted(glob.glob(os.path.join(args.suite_dir, suite, '*', 'model.onnx'))):
-            name = '%s/%s' % (suite, os.path.basename(os.path.dirname(model)))
-            if args.filter in name:
-                cases.append((name, model))
+    cases = find_cases(args.suite_dir, args.filter)
 
     with tempfile.TemporaryDirectory(prefix='fidelity_') as tmp:
         with concurrent.futures.ThreadPoolExecutor(max(1, args.j)) as pool:

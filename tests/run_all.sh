@@ -4,6 +4,8 @@
 # them up and prints the total as its own last line.
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-/usr/bin/python3}
+BUILD=${BUILD:-build}
+export PPQFMT=${PPQFMT:-$BUILD/ppqfmt}
 LOG=${TMPDIR:-/tmp}/ppqfmt-tests.$$
 passed=0; failed=0; status=0
 
@@ -21,13 +23,13 @@ run() {
     [ "$f" -eq 0 ] || status=1
 }
 
-for t in build/tests/*; do
+for t in "$BUILD"/tests/*; do
     [ -x "$t" ] && run "$t"
 done
 run "$PYTHON" tests/test_passes.py
 run "$PYTHON" tests/fidelity.py
 run "$PYTHON" tests/fidelity.py --name=fidelity-rewrite --ppqfmt-args=--rewrite
-run "$PYTHON" tests/backend_conformance.py
+run "$PYTHON" tests/backend_conformance.py --ppqfmt-args=--verify-ir
 rm -f "$LOG"
 echo "total: $passed passed, $failed failed"
 exit $status

@@ -263,13 +263,21 @@ bool op_has_subgraphs(const Op *op)
     return false;
 }
 
+/* The declared type of a new parameter: its tensor's dtype and dims. */
+static void type_from_tensor(Var *v, const Tensor *t)
+{
+    v->type.elem_type = t->dtype;
+    v->type.rank = (int)t->ndims;
+    v->type.dims = t->dims;
+}
+
 Var *graph_add_param(Graph *g, const char *name, Tensor *t)
 {
     Var *v = graph_new_var(g, name);
     if (!v || GROW(&g->model->arena, g->params, g->cap_params, g->n_params + 1))
         return NULL;
     v->param = t;
-    v->type.elem_type = t->dtype;
+    type_from_tensor(v, t);
     g->params[g->n_params++] = v;
     g->changed = true;
     return v;
@@ -363,22 +371,27 @@ int graph_remove_op(Op *op, Var *repl)
     return 0;
 }
 
+bool model_params_are_inputs(const Model *m)
+{
+    return m->ir_version < 4;
+}
+
 int op_to_param(Op *op, Tensor *t)
 {
     Graph *g = op->graph;
     Var *v = op->n_outputs == 1 ? op->outputs[0] : NULL;
-    if (!v || op->n_inputs || arena_grow(&g->model->arena, (void **)&g->params, &g->cap_params,
+    bool as_input = model_params_are_inputs(g->model);
+    if (!v || op->n_inputs || (as_input && g->parent) || arena_grow(&g->model->arena, (void **)&g->params, &g->cap_params,
                                          g->n_params + 1, sizeof *g->params))
         return -1;
     op_detach_inputs(op);
     op->removed = true;
     v->producer = NULL;
     v->param = t;
-    if (!v->type.elem_type)
-        v->type.elem_type = t->dtype;
+    type_from_tensor(v, t);
     g->params[g->n_params++] = v;
     g->changed = true;
-    return 0;
+    return as_input ? graph_add_input(g, v, (Bytes){0}) : 0;
 }
 
 int graph_remove_op_into_output(Op *op)

@@ -195,8 +195,12 @@ int var_take_over(Var *to, Var *v);
  * repl. Fails (-1) if an output is still used or is a graph output. The op's
  * outputs are dropped. */
 int graph_remove_op(Op *op, Var *repl);
+/* Before IR version 4 every initializer must also be a graph input. */
+bool model_params_are_inputs(const Model *m);
 /* Removes op (which has no inputs and one output v) and makes v a parameter
- * of op's graph holding t, keeping v's name and uses. */
+ * of op's graph holding t, keeping v's name and uses. Under IR < 4, v is
+ * also listed as an input of the main graph (fails in a subgraph, whose
+ * inputs are positional). */
 int op_to_param(Op *op, Tensor *t);
 /* Removes a one-input, one-output op whose output is a graph output: the
  * producer of its input x writes the output directly, x's other uses move to

@@ -82,6 +82,11 @@ int pass_constant(Graph *g, Diag *d)
             continue;
         }
         const char *label = op_label(op);
+        if (g->parent && model_params_are_inputs(m)) {
+            model_warn(m, label, "kept Constant: IR version %lld needs initializers to be "
+                       "graph inputs, and a subgraph's inputs are fixed", (long long)m->ir_version);
+            continue;
+        }
         if (op_to_param(op, t))
             return diag_set(d, PPQ_EINTERNAL, "out of memory in pass constant");
         model_note(m, "folded", label);

@@ -286,9 +286,14 @@ static void encode_node(Out *o, const Op *op)
 
 static void emit_value_infos(Out *o, uint32_t field, const ValueInfo *vi, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
-        if (!vi[i].removed)
+    for (size_t i = 0; i < n; i++) {
+        if (vi[i].removed)
+            continue;
+        if (vi[i].wire.len)
             out_bytes_field(o, field, vi[i].wire.ptr, vi[i].wire.len);
+        else
+            proto_write_value_info(o, field, vi[i].var);
+    }
 }
 
 static void emit_graph_field(Out *o, uint32_t field, const void *vctx)

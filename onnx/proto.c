@@ -66,3 +66,44 @@ void proto_write_opset(Out *o, uint32_t num, const Opset *op)
     onnx__operator_set_id_proto__pack(&os, buf);
     out_bytes_field(o, num, buf, n);
 }
+
+void proto_write_value_info(Out *o, uint32_t num, const Var *v)
+{
+    Onnx__ValueInfoProto vi = ONNX__VALUE_INFO_PROTO__INIT;
+    Onnx__TypeProto tp = ONNX__TYPE_PROTO__INIT;
+    Onnx__TypeProto__Tensor tt = ONNX__TYPE_PROTO__TENSOR__INIT;
+    Onnx__TensorShapeProto shape = ONNX__TENSOR_SHAPE_PROTO__INIT;
+    size_t rank = v->type.rank > 0 ? (size_t)v->type.rank : 0;
+    Onnx__TensorShapeProto__Dimension *dims = arena_array(o->arena, rank, sizeof *dims);
+    Onnx__TensorShapeProto__Dimension **dimp = arena_array(o->arena, rank, sizeof *dimp);
+    if (rank && (!dims || !dimp)) {
+        o->failed = true;
+        return;
+    }
+    for (size_t i = 0; i < rank; i++) {
+        Onnx__TensorShapeProto__Dimension d = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__INIT;
+        if (v->type.dims[i] >= 0) {
+            d.value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
+            d.dim_value = v->type.dims[i];
+        }
+        dims[i] = d;
+        dimp[i] = &dims[i];
+    }
+    shape.n_dim = rank;
+    shape.dim = dimp;
+    tt.has_elem_type = 1;
+    tt.elem_type = v->type.elem_type;
+    tt.shape = v->type.rank >= 0 ? &shape : NULL;
+    tp.value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
+    tp.tensor_type = &tt;
+    vi.name = (char *)v->name;
+    vi.type = &tp;
+    size_t n = onnx__value_info_proto__get_packed_size(&vi);
+    uint8_t *buf = arena_alloc(o->arena, n);
+    if (!buf) {
+        o->failed = true;
+        return;
+    }
+    onnx__value_info_proto__pack(&vi, buf);
+    out_bytes_field(o, num, buf, n);
+}

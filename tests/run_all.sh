@@ -29,6 +29,7 @@ done
 run "$PYTHON" tests/test_passes.py
 run "$PYTHON" tests/fidelity.py
 run "$PYTHON" tests/fidelity.py --name=fidelity-rewrite --ppqfmt-args=--rewrite
+run "$PYTHON" tests/checker_suite.py
 run "$PYTHON" tests/backend_conformance.py --ppqfmt-args=--verify-ir
 rm -f "$LOG"
 echo "total: $passed passed, $failed failed"

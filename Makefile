@@ -63,8 +63,12 @@ check-asan: deps
 	@BUILD=build/asan PYTHON=$(PYTHON) ASAN_OPTIONS=detect_leaks=1:exitcode=99 \
 		UBSAN_OPTIONS=print_stacktrace=1 tests/run_all.sh
 
-# The backend-suite conformance run with ppqfmt under valgrind memcheck.
+# The pass tests and the backend-suite conformance run with ppqfmt under
+# valgrind memcheck (any error or leak fails the run).
 check-valgrind: all
+	@PPQFMT=tests/valgrind_ppqfmt.sh $(PYTHON) tests/test_passes.py > $(B)/valgrind-passes.log \
+		|| { grep -v '^ok' $(B)/valgrind-passes.log; exit 1; }
+	@tail -n 1 $(B)/valgrind-passes.log
 	PPQFMT=tests/valgrind_ppqfmt.sh $(PYTHON) tests/backend_conformance.py
 
 test-unit: all $(TESTS_C:%.c=$(B)/%)

@@ -27,19 +27,12 @@ Model *model_new(void)
     return m;
 }
 
-static int free_graph_maps(Graph *g, void *ctx)
-{
-    (void)ctx;
-    namemap_free(&g->by_name);
-    return 0;
-}
-
 void model_free(Model *m)
 {
     if (!m)
         return;
-    if (m->graph)
-        graph_walk_post(m->graph, free_graph_maps, NULL);
+    for (size_t i = 0; i < m->n_all_graphs; i++)
+        namemap_free(&m->all_graphs[i]->by_name);
     namemap_free(&m->value_names);
     namemap_free(&m->node_names);
     arena_free(&m->arena);
@@ -49,8 +42,9 @@ void model_free(Model *m)
 Graph *graph_new(Model *m, Graph *parent, Op *owner)
 {
     Graph *g = arena_alloc(&m->arena, sizeof *g);
-    if (!g)
+    if (!g || GROW(&m->arena, m->all_graphs, m->cap_all_graphs, m->n_all_graphs + 1))
         return NULL;
+    m->all_graphs[m->n_all_graphs++] = g;
     g->model = m;
     g->parent = parent;
     g->owner = owner;
@@ -306,7 +300,7 @@ void op_set_input(Op *op, size_t slot, Var *v)
 
 void var_replace_all_uses(Var *from, Var *to)
 {
-    while (from->n_uses) {
+    while (from != to && from->n_uses) {
         Use u = from->uses[from->n_uses - 1];
         op_set_input(u.op, u.slot, to);
     }
@@ -348,16 +342,16 @@ void op_detach_inputs(Op *op)
 
 int graph_remove_op(Op *op, Var *repl)
 {
-    if (repl) {
-        if (op->n_outputs != 1 || !op->outputs[0])
-            return -1;
-        var_replace_all_uses(op->outputs[0], repl);
-    }
+    /* Check everything first: a refusal leaves the graph as it was. */
+    if (repl && (op->n_outputs != 1 || !op->outputs[0] || op->outputs[0] == repl))
+        return -1;
     for (size_t i = 0; i < op->n_outputs; i++) {
         Var *out = op->outputs[i];
-        if (out && (out->n_uses || out->is_output))
+        if (out && (out->is_output || (out->n_uses && !repl)))
             return -1;
     }
+    if (repl)
+        var_replace_all_uses(op->outputs[0], repl);
     op_detach_inputs(op);
     for (size_t i = 0; i < op->n_outputs; i++) {
         Var *out = op->outputs[i];
@@ -408,7 +402,7 @@ int graph_remove_op_into_output(Op *op)
 
 int graph_drop_var(Var *v)
 {
-    if (v->producer || v->n_uses || v->is_input || v->is_output)
+    if (v->producer || v->n_uses || v->is_input || v->is_output || v->param)
         return -1;
     Graph *g = v->graph;
     if (namemap_get(&g->by_name, v->name) == v)

@@ -146,6 +146,8 @@ typedef struct Model {
     Bytes wire;    /* the whole input file */
     NameMap value_names; /* every value name ever used, for fresh names */
     NameMap node_names;
+    Graph **all_graphs; /* every graph ever created, so model_free reaches them */
+    size_t n_all_graphs, cap_all_graphs;
     ChangeLog log;
 } Model;
 
@@ -216,8 +218,10 @@ int graph_remove_param(Var *v);
 /* Forgets removed operations so n_ops counts live ones. */
 void graph_compact(Graph *g);
 /* Reorders ops topologically, keeping file order where possible.
- * Fails (-1, diag set) on a cycle. */
+ * Fails (-1, diag set naming a node on the cycle) on a cycle. */
 int graph_topo_sort(Graph *g, Diag *d);
+/* The same check without reordering: -1 (PPQ_EINPUT) on a cycle. */
+int graph_check_acyclic(Graph *g, Diag *d);
 /* Checks every producer and use list against the operations (recursively);
  * returns 0 or -1 with a message naming the first inconsistency. */
 int graph_verify(const Graph *g, Diag *d);

@@ -81,7 +81,45 @@ static void fill_edge(void *ctx, size_t from, size_t to)
     e->succ[e->start[from]++] = to;
 }
 
-int graph_topo_sort(Graph *g, Diag *d)
+/* A predecessor in g of op (through its inputs or its subgraphs' inputs)
+ * that the sort could not place, or NULL. */
+static Op *unplaced_pred(const Graph *g, const Op *op, const size_t *indeg)
+{
+    for (size_t s = 0; s < op->n_inputs; s++) {
+        Op *p = op->inputs[s] ? op->inputs[s]->producer : NULL;
+        if (p && p->graph == g && indeg[p->scratch])
+            return p;
+    }
+    for (size_t k = 0; k < op->n_attrs; k++)
+        for (size_t s = 0; op->attrs[k].graphs && s < op->attrs[k].n; s++) {
+            const Graph *sub = op->attrs[k].graphs[s];
+            for (size_t i = 0; i < sub->n_ops; i++) {
+                Op *p = sub->ops[i]->removed ? NULL : unplaced_pred(g, sub->ops[i], indeg);
+                if (p)
+                    return p;
+            }
+        }
+    return NULL;
+}
+
+/* Nodes left unplaced are on a cycle or downstream of one: walking back
+ * through unplaced predecessors n times surely lands on the cycle. */
+static int report_cycle(const Graph *g, const size_t *indeg, Diag *d)
+{
+    Op *op = NULL;
+    for (size_t i = 0; i < g->n_ops && !op; i++)
+        if (indeg[i])
+            op = g->ops[i];
+    for (size_t step = 0; step < g->n_ops; step++) {
+        Op *p = unplaced_pred(g, op, indeg);
+        if (!p)
+            break;
+        op = p;
+    }
+    return diag_set(d, PPQ_EINPUT, "node '%s' (%s) is part of a cycle", op_label(op), op->type);
+}
+
+static int topo(Graph *g, Diag *d, bool apply)
 {
     graph_compact(g);
     size_t n = g->n_ops;
@@ -115,18 +153,14 @@ int graph_topo_sort(Graph *g, Diag *d)
                 heap_push(&h, e.succ[k]);
     }
     if (done != n) {
-        for (size_t i = 0; i < n; i++)
-            if (e.indeg[i]) {
-                diag_set(d, PPQ_EINPUT, "node '%s' (%s) is part of a cycle", g->ops[i]->name,
-                         g->ops[i]->type);
-                break;
-            }
+        report_cycle(g, e.indeg, d);
         goto out;
     }
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; apply && i < n; i++)
         if (g->ops[i] != order[i])
             g->changed = true;
-    memcpy(g->ops, order, n * sizeof *order);
+    if (apply)
+        memcpy(g->ops, order, n * sizeof *order);
     rc = 0;
 out:
     if (rc && !d->code)
@@ -137,6 +171,16 @@ out:
     free(h.a);
     free(order);
     return rc;
+}
+
+int graph_topo_sort(Graph *g, Diag *d)
+{
+    return topo(g, d, true);
+}
+
+int graph_check_acyclic(Graph *g, Diag *d)
+{
+    return topo(g, d, false);
 }
 
 static size_t count_uses(const Var *v, const Op *op, size_t slot)

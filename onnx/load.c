@@ -345,7 +345,7 @@ static int load_graph(Loader *L, Graph *g)
         if (load_subgraphs(L, g->ops[i]))
             return -1;
     if (each_field(L, g, G_OUTPUT, load_output_field) ||
-        each_field(L, g, G_VALUE_INFO, load_vi_field))
+        each_field(L, g, G_VALUE_INFO, load_vi_field) || graph_check_acyclic(g, L->d))
         return -1;
     /* What was just read is the baseline: nothing has changed yet. */
     for (size_t i = 0; i < g->n_ops; i++)

@@ -495,6 +495,23 @@ def _(r):
         [fvi("Y", [2, 3])]))
 
 
+@model("isolated_dead_if")
+def _(r):
+    """If node dead_if whose output nothing uses; its then branch reads outer
+    value f from feed_if, which nothing else uses.
+    Expect: dead_if (with both branches) and feed_if removed; relu0 kept."""
+    then_g = graph([node("Sigmoid", ["f"], ["then_out"], "then_sig")],
+                   "then_branch", [], [fvi("then_out", [2, 3])])
+    else_g = graph([node("Neg", ["X"], ["else_out"], "else_neg")],
+                   "else_branch", [], [fvi("else_out", [2, 3])])
+    return finish(graph(
+        [node("Tanh", ["X"], ["f"], "feed_if"),
+         if_node("dead_if", "cond", ["unused"], then_g, else_g),
+         node("Relu", ["X"], ["Y"], "relu0")],
+        "isolated_dead_if", [vi("cond", TP.BOOL, []), fvi("X", [2, 3])],
+        [fvi("Y", [2, 3])]))
+
+
 @model("isolated_unused_input")
 def _(r):
     """Graph input Z is used by nothing.

@@ -485,6 +485,7 @@ SPECS = {
     "isolated_outer_initializer": dict(both=[kept("if0", "then_add"), init_kept("K")]),
     "isolated_dead_in_subgraph": dict(both=[
         removed("sub_dead0"), removed("feed_dead"), kept("if0", "then_relu", "else_neg")]),
+    "isolated_dead_if": dict(both=[removed("dead_if", "feed_if"), kept("relu0")]),
     "isolated_unused_input": dict(both=[graph_input_kept("Z"), kept("relu0")]),
     "isolated_initializer_input": dict(both=[
         graph_input_kept("B"), init_kept("B"), init_kept("W"), kept("add0")]),

@@ -291,10 +291,8 @@ void op_set_input(Op *op, size_t slot, Var *v)
     if (old)
         var_del_use(old, op, slot);
     op->inputs[slot] = v;
-    /* The caller's arena is the op's; growth failure leaves no use: report
-     * through graph_verify rather than half-linking. */
-    if (v)
-        var_add_use(&op->graph->model->arena, v, op, slot);
+    if (v && var_add_use(&op->graph->model->arena, v, op, slot))
+        op->graph->model->oom = true; /* pass_run turns this into an error */
     mark_changed(op);
 }
 
@@ -375,8 +373,8 @@ int op_to_param(Op *op, Tensor *t)
     Graph *g = op->graph;
     Var *v = op->n_outputs == 1 ? op->outputs[0] : NULL;
     bool as_input = model_params_are_inputs(g->model);
-    if (!v || op->n_inputs || (as_input && g->parent) || arena_grow(&g->model->arena, (void **)&g->params, &g->cap_params,
-                                         g->n_params + 1, sizeof *g->params))
+    if (!v || op->n_inputs || (as_input && g->parent) ||
+        GROW(&g->model->arena, g->params, g->cap_params, g->n_params + 1))
         return -1;
     op_detach_inputs(op);
     op->removed = true;
@@ -392,7 +390,8 @@ int graph_remove_op_into_output(Op *op)
 {
     Var *x = op->n_inputs == 1 ? op->inputs[0] : NULL;
     Var *y = op->n_outputs == 1 ? op->outputs[0] : NULL;
-    if (!x || !y || !x->producer || x->graph != op->graph || x->is_output || y->graph != x->graph)
+    if (!x || !y || !x->producer || x->graph != op->graph || x->is_output ||
+        y->graph != x->graph || y->is_input || y->param)
         return -1;
     op_detach_inputs(op);
     op->removed = true;
@@ -468,8 +467,10 @@ static void log_add(Model *m, const char *action, const char *subject, const cha
 {
     ChangeLog *l = &m->log;
     Arena *a = &m->arena;
-    if (GROW(a, l->items, l->cap, l->n + 1))
+    if (GROW(a, l->items, l->cap, l->n + 1)) {
+        m->oom = true;
         return;
+    }
     ChangeEntry *e = &l->items[l->n++];
     e->pass = l->pass ? l->pass : "load";
     e->action = action;

@@ -58,7 +58,8 @@ typedef struct Attr {
     Bytes *strings;
     Tensor **tensors; /* ATTR_TENSOR uses tensors[0] */
     Graph **graphs;   /* ATTR_GRAPH uses graphs[0] */
-    Bytes wire;       /* encoded AttributeProto; empty for new attributes */
+    Bytes wire;       /* encoded AttributeProto; empty for new attributes. A pass
+                       * that changes a value clears it so the writer re-encodes. */
 } Attr;
 
 typedef struct Use {
@@ -143,6 +144,7 @@ typedef struct Model {
     Opset *opsets;
     size_t n_opsets;
     bool changed;  /* model-level fields (ir_version, opset_import) changed */
+    bool oom;      /* an edit ran out of memory: the graph is not to be trusted */
     Bytes wire;    /* the whole input file */
     NameMap value_names; /* every value name ever used, for fresh names */
     NameMap node_names;

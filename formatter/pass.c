@@ -53,6 +53,8 @@ int pass_run(const Pass *p, Model *m, bool verify, Diag *d)
     Run r = {p->run, d};
     m->log.pass = p->name;
     int rc = graph_walk_post(m->graph, run_one, &r);
+    if (m->oom)
+        return diag_set(d, PPQ_EINTERNAL, "out of memory in pass %s", p->name);
     if (rc)
         return d->code ? d->code : diag_set(d, PPQ_EINTERNAL, "pass %s failed", p->name);
     graph_walk_post(m->graph, compact_one, NULL);

@@ -85,14 +85,14 @@ static int read_packed(Loader *L, Attr *a, WireField *f, size_t *n, size_t *cap)
     return 0;
 }
 
-static AttrType infer_attr_type(const Attr *a, const size_t counts[])
+/* Old models may omit the type field: the first value field present decides. */
+static AttrType infer_attr_type(const size_t counts[])
 {
     static const AttrType by_field[] = {
         [A_F] = ATTR_FLOAT, [A_I] = ATTR_INT, [A_S] = ATTR_STRING, [A_T] = ATTR_TENSOR,
         [A_G] = ATTR_GRAPH, [A_FLOATS] = ATTR_FLOATS, [A_INTS] = ATTR_INTS,
         [A_STRINGS] = ATTR_STRINGS, [A_TENSORS] = ATTR_TENSORS, [A_GRAPHS] = ATTR_GRAPHS,
     };
-    (void)a;
     for (int f = A_F; f <= A_GRAPHS; f++)
         if (counts[f])
             return by_field[f];
@@ -169,7 +169,7 @@ static int load_attr(Loader *L, Op *op, Bytes wire)
     if (rc < 0)
         return loader_error(L, "node '%s': malformed attribute", op->name);
     if (a->type == ATTR_UNDEFINED)
-        a->type = infer_attr_type(a, counts);
+        a->type = infer_attr_type(counts);
     a->n = attr_count(a, counts);
     if ((a->type == ATTR_GRAPH || a->type == ATTR_GRAPHS) && a->n == 0)
         a->graphs = NULL;

@@ -5,7 +5,7 @@
 CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN    := -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -MMD -MP
-LDLIBS  := -lprotobuf-c
+LDLIBS  := -lprotobuf-c -lm
 PROTO   ?= /usr/include/onnx/onnx.proto
 PYTHON  ?= /usr/bin/python3
 

@@ -62,6 +62,16 @@ Var *graph_find_var(const Graph *g, const char *name)
     return NULL;
 }
 
+Var *graph_shadow_var(Graph *g, const char *name)
+{
+    Var *prev = namemap_get(&g->by_name, name);
+    if (prev) {
+        namemap_del(&g->by_name, name);
+        prev->shadowed = true;
+    }
+    return graph_new_var(g, name);
+}
+
 Var *graph_new_var(Graph *g, const char *name)
 {
     Model *m = g->model;
@@ -265,6 +275,74 @@ static void type_from_tensor(Var *v, const Tensor *t)
     v->type.dims = t->dims;
 }
 
+static void mark_changed(Op *op)
+{
+    op->changed = true;
+    op->graph->changed = true;
+}
+
+Var *graph_new_param(Graph *g, const char *base, Tensor *t)
+{
+    bool as_input = model_params_are_inputs(g->model);
+    const char *name = model_fresh_value_name(g->model, base);
+    if ((as_input && g->parent) || !name)
+        return NULL;
+    Var *v = graph_add_param(g, name, t);
+    if (v && as_input && graph_add_input(g, v, (Bytes){0}))
+        return NULL;
+    return v;
+}
+
+void param_set_value(Var *v, Tensor *t)
+{
+    v->param = t;
+    type_from_tensor(v, t);
+    v->graph->changed = true;
+}
+
+/* The attribute called name, emptied for a new value, or a new one. */
+static Attr *attr_for_update(Op *op, const char *name, AttrType type)
+{
+    Attr *a = op_attr(op, name);
+    if (!a)
+        return op_add_attr(op, name, type);
+    const char *keep = a->name;
+    memset(a, 0, sizeof *a);
+    a->name = keep;
+    a->type = type;
+    mark_changed(op);
+    return a;
+}
+
+Attr *op_set_attr_int(Op *op, const char *name, int64_t v)
+{
+    Attr *a = attr_for_update(op, name, ATTR_INT);
+    if (a)
+        a->i = v;
+    return a;
+}
+
+Attr *op_set_attr_float(Op *op, const char *name, float v)
+{
+    Attr *a = attr_for_update(op, name, ATTR_FLOAT);
+    if (a)
+        a->f = v;
+    return a;
+}
+
+Attr *op_set_attr_ints(Op *op, const char *name, const int64_t *v, size_t n)
+{
+    Attr *a = attr_for_update(op, name, ATTR_INTS);
+    int64_t *copy = a ? arena_array(&op->graph->model->arena, n, sizeof *copy) : NULL;
+    if (!copy && n)
+        return NULL;
+    if (n)
+        memcpy(copy, v, n * sizeof *copy);
+    a->ints = copy;
+    a->n = n;
+    return a;
+}
+
 Var *graph_add_param(Graph *g, const char *name, Tensor *t)
 {
     Var *v = graph_new_var(g, name);
@@ -277,11 +355,6 @@ Var *graph_add_param(Graph *g, const char *name, Tensor *t)
     return v;
 }
 
-static void mark_changed(Op *op)
-{
-    op->changed = true;
-    op->graph->changed = true;
-}
 
 void op_set_input(Op *op, size_t slot, Var *v)
 {
@@ -386,9 +459,8 @@ int op_to_param(Op *op, Tensor *t)
     return as_input ? graph_add_input(g, v, (Bytes){0}) : 0;
 }
 
-int graph_remove_op_into_output(Op *op)
+int graph_remove_op_into_output(Op *op, Var *x)
 {
-    Var *x = op->n_inputs == 1 ? op->inputs[0] : NULL;
     Var *y = op->n_outputs == 1 ? op->outputs[0] : NULL;
     if (!x || !y || !x->producer || x->graph != op->graph || x->is_output ||
         y->graph != x->graph || y->is_input || y->param)
@@ -397,6 +469,46 @@ int graph_remove_op_into_output(Op *op)
     op->removed = true;
     y->producer = NULL;
     return var_take_over(y, x);
+}
+
+int var_rename(Var *v, const char *name)
+{
+    Graph *g = v->graph;
+    Model *m = g->model;
+    if (v->is_input || v->is_output || v->param || namemap_get(&g->by_name, name))
+        return -1;
+    const char *copy = arena_strdup(&m->arena, name);
+    if (!copy)
+        return -1;
+    if (namemap_get(&g->by_name, v->name) == v)
+        namemap_del(&g->by_name, v->name);
+    v->name = copy;
+    v->shadowed = false;
+    if (namemap_put(&g->by_name, copy, v) || namemap_put(&m->value_names, copy, v))
+        return -1;
+    if (v->producer)
+        mark_changed(v->producer);
+    for (size_t i = 0; i < v->n_uses; i++)
+        mark_changed(v->uses[i].op);
+    return 0;
+}
+
+int graph_replace_op(Op *op, Op *repl)
+{
+    if (repl->n_outputs || repl->graph != op->graph)
+        return -1;
+    for (size_t i = 0; i < op->n_outputs; i++) {
+        Var *v = op->outputs[i];
+        op->outputs[i] = NULL;
+        if (v)
+            v->producer = NULL;
+        if (op_append_output(repl, v))
+            return -1;
+    }
+    op_detach_inputs(op);
+    op->removed = true;
+    mark_changed(repl);
+    return 0;
 }
 
 int graph_drop_var(Var *v)

@@ -85,6 +85,7 @@ struct Var {
     bool is_input;    /* listed in the graph's inputs */
     bool is_output;   /* listed in the graph's outputs */
     bool dropped;     /* removed from the graph */
+    bool shadowed;    /* its name was written again by a later node (non-SSA input) */
     TypeInfo type;
 };
 
@@ -161,6 +162,11 @@ Graph *graph_new(Model *m, Graph *parent, Op *owner);
 Var *graph_find_var(const Graph *g, const char *name);
 /* Defines a new variable in g. Fails (NULL) if g already defines the name. */
 Var *graph_new_var(Graph *g, const char *name);
+/* Defines name again in g (a node writing a name already written): the
+ * earlier variable is marked shadowed and lookups find the new one. */
+Var *graph_shadow_var(Graph *g, const char *name);
+/* Renames a variable that is not part of the graph's interface. */
+int var_rename(Var *v, const char *name);
 /* A value name not used anywhere in the model: base, base_1, base_2, ... */
 const char *model_fresh_value_name(Model *m, const char *base);
 const char *model_fresh_node_name(Model *m, const char *base);
@@ -186,6 +192,16 @@ static inline bool var_is_used(const Var *v) { return v->n_uses > 0; }
 /* --- editing: each keeps producer and use lists exact --- */
 /* Turns v into a parameter of its graph holding t (appended to initializers). */
 Var *graph_add_param(Graph *g, const char *name, Tensor *t);
+/* A new parameter for passes: a fresh name from base; under IR < 4 also a
+ * main-graph input (NULL in a subgraph then, whose inputs are positional). */
+Var *graph_new_param(Graph *g, const char *base, Tensor *t);
+/* Gives parameter v a new value. */
+void param_set_value(Var *v, Tensor *t);
+/* Sets (replacing or adding) an attribute; the op is re-encoded. NULL when
+ * out of memory. */
+Attr *op_set_attr_int(Op *op, const char *name, int64_t v);
+Attr *op_set_attr_float(Op *op, const char *name, float v);
+Attr *op_set_attr_ints(Op *op, const char *name, const int64_t *v, size_t n);
 /* Points input slot of op at v (NULL: omitted input). */
 void op_set_input(Op *op, size_t slot, Var *v);
 /* Every use of from, in any scope, becomes a use of to. Graph outputs are
@@ -206,11 +222,16 @@ bool model_params_are_inputs(const Model *m);
  * also listed as an input of the main graph (fails in a subgraph, whose
  * inputs are positional). */
 int op_to_param(Op *op, Tensor *t);
-/* Removes a one-input, one-output op whose output is a graph output: the
- * producer of its input x writes the output directly, x's other uses move to
- * the output, and x is dropped. Fails (-1) unless x is produced by a node of
- * the same graph and is not itself a graph output. */
-int graph_remove_op_into_output(Op *op);
+/* Removes op (one output y) so that x, one of its inputs, becomes y: x's
+ * producer writes y directly, x's other uses move to y, x is dropped, and
+ * y keeps its name, uses and graph-output status. For an Identity this keeps
+ * a graph output name; for a fusion (Conv -> BN) the fused producer takes
+ * the name of the node it absorbed. Fails (-1, nothing changed) unless x is
+ * produced by a node of op's graph and is not itself a graph output. */
+int graph_remove_op_into_output(Op *op, Var *x);
+/* Replaces op by repl (a new op without outputs): repl takes over op's
+ * outputs with their names and uses, and op is removed. */
+int graph_replace_op(Op *op, Op *repl);
 /* Detaches every input of op and of the operations in its subgraphs. */
 void op_detach_inputs(Op *op);
 /* Removes a variable nothing produces or uses (and its value_info entry). */

@@ -197,7 +197,7 @@ static int verify_op(const Op *op, Diag *d)
         Var *v = op->inputs[s];
         if (!v)
             continue;
-        if (v->dropped || graph_find_var(op->graph, v->name) != v)
+        if (v->dropped || (!v->shadowed && graph_find_var(op->graph, v->name) != v))
             return diag_set(d, PPQ_EINTERNAL, "node '%s' input '%s' is not a visible value",
                             op->name, v->name);
         if (count_uses(v, op, s) != 1)
@@ -223,7 +223,7 @@ static int verify_var(const Var *v, Diag *d)
             return diag_set(d, PPQ_EINTERNAL, "value '%s' lists a stale use by '%s'", v->name,
                             u->op->name);
     }
-    if (namemap_get(&v->graph->by_name, v->name) != v)
+    if (!v->shadowed && namemap_get(&v->graph->by_name, v->name) != v)
         return diag_set(d, PPQ_EINTERNAL, "value '%s' is not found by its name", v->name);
     return 0;
 }

@@ -84,8 +84,6 @@ Tensor *tensor_share(Arena *a, const Tensor *src)
     if (!t)
         return NULL;
     *t = *src;
-    t->wire = (Bytes){0};
-    t->changed = true;
     return t;
 }
 

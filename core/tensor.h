@@ -52,7 +52,8 @@ int64_t dims_numel(const int64_t *dims, size_t ndims);
 int64_t tensor_numel(const Tensor *t);
 /* A new tensor with zeroed, arena-owned, writable data. */
 Tensor *tensor_new(Arena *a, int32_t dtype, size_t ndims, const int64_t *dims);
-/* A tensor with the same dtype, dims and data bytes (shared), no wire. */
+/* A copy sharing dtype, dims, data and original encoding: the writer emits
+ * the original bytes again under the new owner's name. */
 Tensor *tensor_share(Arena *a, const Tensor *t);
 /* Element i as a double (numeric dtypes with data only). */
 double tensor_get_f64(const Tensor *t, size_t i);

@@ -4,7 +4,17 @@
 #include <string.h>
 
 static const Pass PASSES[] = {
+    {"de-inplace", "rename values written by more than one node (restore SSA)", true,
+     pass_de_inplace},
     {"constant", "turn Constant nodes into initializers", true, pass_constant},
+    {"split-params", "give every use of a shared initializer its own copy", true,
+     pass_split_params},
+    {"fuse-bias", "fold Add(constant) after Conv/ConvTranspose/Gemm into the bias", true,
+     pass_fuse_bias},
+    {"fuse-bn", "fold BatchNormalization into the Conv/ConvTranspose/Gemm before it", true,
+     pass_fuse_bn},
+    {"bn-to-conv", "turn a remaining BatchNormalization into a depthwise 1x1 Conv", true,
+     pass_bn_to_conv},
     {"identity", "remove Identity nodes, rewiring their consumers", true, pass_identity},
     {"isolated", "remove nodes that reach no output, unused initializers and value_info", true,
      pass_isolated},

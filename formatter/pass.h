@@ -26,11 +26,55 @@ const Pass *pass_find(const char *name);
 /* Runs p over m and its subgraphs; with verify, checks the IR afterwards. */
 int pass_run(const Pass *p, Model *m, bool verify, Diag *d);
 
+int pass_de_inplace(Graph *g, Diag *d);
 int pass_constant(Graph *g, Diag *d);
+int pass_split_params(Graph *g, Diag *d);
+int pass_fuse_bias(Graph *g, Diag *d);
+int pass_fuse_bn(Graph *g, Diag *d);
+int pass_bn_to_conv(Graph *g, Diag *d);
 int pass_identity(Graph *g, Diag *d);
 int pass_isolated(Graph *g, Diag *d);
 
 /* Is op a standard ONNX operator of this type (default domain)? */
 bool op_is(const Op *op, const char *type);
+
+/* --- shared by the fusion passes (params.c) --- */
+bool dtype_is_float(int32_t dt);
+/* v's value when v is a parameter whose numeric bytes are in memory. */
+const Tensor *param_numeric(const Var *v);
+/* The one operation reading v, when v has one use and is no graph output. */
+Op *sole_consumer(const Var *v);
+/* Gives op's input slot the value t: in place when op is the parameter's only
+ * reader, else as a new parameter (named after the old one, or base). */
+int op_update_param(Op *op, size_t slot, Tensor *t, const char *base);
+/* Does t broadcast against a rank-`rank` output as one value per channel
+ * (axis 1) or one value for all? */
+bool per_channel_shape(const Tensor *t, int64_t channels, size_t rank);
+/* Element c of a per-channel tensor (element 0 if it holds one value). */
+double channel_value(const Tensor *t, int64_t c);
+/* Inference-form BatchNormalization: one used output, no training mode. */
+bool bn_inference_form(const Op *bn);
+/* y = scale * x + shift per channel, from BN's parameters and epsilon. */
+int bn_factors(Arena *a, const Op *bn, int64_t channels, double **scale, double **shift);
+/* "<node name><suffix>" as a base for a new parameter's name. */
+const char *param_base_name(const Op *op, const char *suffix);
+
+typedef enum { LIN_CONV = 1, LIN_CONV_TRANSPOSE, LIN_GEMM } LinearKind;
+/* A Conv, ConvTranspose or Gemm with a constant weight: what folding needs. */
+typedef struct Linear {
+    Op *op;
+    LinearKind kind;
+    const Tensor *w;
+    const Tensor *bias; /* Conv bias or Gemm C; NULL when absent */
+    int64_t channels;   /* output channels */
+    size_t rank;        /* output rank */
+    int64_t group;
+    bool trans_b;
+    float beta;
+} Linear;
+bool linear_producer(const Op *op, Linear *out);
+int64_t weight_channel(const Linear *l, size_t i);
+double linear_bias(const Linear *l, int64_t c);
+int linear_set_bias(const Linear *l, Tensor *bias);
 
 #endif

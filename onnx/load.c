@@ -208,17 +208,24 @@ static int load_node(Loader *L, Graph *g, Bytes wire)
         Var *v = NULL;
         if (!out)
             return -1;
-        if (*out && !(v = graph_new_var(g, out)))
-            return loader_error(L, "node '%s' (%s): output '%s' is already defined in graph '%s'",
-                                name, type, out, g->name);
+        Var *prev = *out ? namemap_get(&g->by_name, out) : NULL;
+        if (prev && !prev->producer)
+            return loader_error(L, "node '%s' (%s): output '%s' is already a graph input or "
+                                "initializer of graph '%s'", name, type, out, g->name);
+        /* A name written twice (in-place style) is kept as two variables;
+         * pass de-inplace renames the earlier one. */
+        if (*out && !(v = prev ? graph_shadow_var(g, out) : graph_new_var(g, out)))
+            return loader_oom(L);
         if (op_append_output(op, v))
             return loader_oom(L);
     }
     return 0;
 }
 
-/* Step 2 for a node: link its inputs to visible names. */
-static int link_inputs(Loader *L, Op *op)
+/* Step 2 for a node: link its inputs to visible names. In a graph where a
+ * name is written twice, `latest` maps each name to its definition so far in
+ * file order, so a reader sees the value written before it. */
+static int link_inputs(Loader *L, Op *op, NameMap *latest)
 {
     WireReader r = wire_reader(op->wire);
     WireField f;
@@ -228,7 +235,9 @@ static int link_inputs(Loader *L, Op *op)
         const char *in = loader_str(L, f.data);
         if (!in)
             return -1;
-        Var *v = *in ? graph_find_var(op->graph, in) : NULL;
+        Var *v = latest ? namemap_get(latest, in) : NULL;
+        if (!v && *in)
+            v = graph_find_var(op->graph, in);
         if (*in && !v)
             return loader_error(L,
                                 "node '%s' (%s): input '%s' is not produced by any node, "
@@ -237,7 +246,23 @@ static int link_inputs(Loader *L, Op *op)
         if (op_append_input(op, v))
             return loader_oom(L);
     }
+    for (size_t i = 0; latest && i < op->n_outputs; i++)
+        if (op->outputs[i] && namemap_put(latest, op->outputs[i]->name, op->outputs[i]))
+            return loader_oom(L);
     return 0;
+}
+
+static int link_graph(Loader *L, Graph *g)
+{
+    bool in_place = false;
+    for (size_t i = 0; i < g->n_vars && !in_place; i++)
+        in_place = g->vars[i]->shadowed;
+    NameMap latest = {0};
+    int rc = 0;
+    for (size_t i = 0; i < g->n_ops && !rc; i++)
+        rc = link_inputs(L, g->ops[i], in_place ? &latest : NULL);
+    namemap_free(&latest);
+    return rc;
 }
 
 static int load_input(Loader *L, Graph *g, Bytes wire)
@@ -338,9 +363,8 @@ static int load_graph(Loader *L, Graph *g)
     if (each_field(L, g, G_INPUT, load_input) || each_field(L, g, G_INITIALIZER, load_initializer) ||
         each_field(L, g, G_NODE, load_node))
         return -1;
-    for (size_t i = 0; i < g->n_ops; i++)
-        if (link_inputs(L, g->ops[i]))
-            return -1;
+    if (link_graph(L, g))
+        return -1;
     for (size_t i = 0; i < g->n_ops; i++)
         if (load_subgraphs(L, g->ops[i]))
             return -1;

@@ -1,0 +1,89 @@
+/* bn_to_conv.c - pass "bn-to-conv": a BatchNormalization left alone becomes a
+ * depthwise Conv with a 1x...x1 kernel (group = C), so the quantizer sees one
+ * kind of affine layer.
+ *
+ * The kernel rank follows the input's rank (N, C, d1..dk -> k ones), known
+ * from the input's declared type or, failing that, from a producing Conv's
+ * weight. When the rank is unknown, below 3 (Conv needs a spatial axis), or the
+ * dtype is not one Conv takes, the BN stays and the report says why. */
+#include "pass.h"
+
+/* Rank of v: declared, or the rank of a Conv/ConvTranspose producer's weight. */
+static int value_rank(const Var *v)
+{
+    Linear l;
+    if (v->type.rank >= 0)
+        return v->type.rank;
+    if (v->producer && linear_producer(v->producer, &l) && l.kind != LIN_GEMM)
+        return (int)l.rank;
+    return -1;
+}
+
+static Op *make_conv(Op *bn, int rank, int32_t dtype, const double *k, const double *s,
+                     int64_t channels)
+{
+    Graph *g = bn->graph;
+    Arena *a = &g->model->arena;
+    int64_t dims[8] = {channels, 1, 1, 1, 1, 1, 1, 1}, ones[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+    Tensor *w = tensor_new(a, dtype, (size_t)rank, dims), *b = tensor_new(a, dtype, 1, dims);
+    if (!w || !b)
+        return NULL;
+    for (int64_t c = 0; c < channels; c++) {
+        tensor_set_f64(w, (size_t)c, k[c]);
+        tensor_set_f64(b, (size_t)c, s[c]);
+    }
+    Var *wv = graph_new_param(g, param_base_name(bn, "_weight"), w);
+    Var *bv = graph_new_param(g, param_base_name(bn, "_bias"), b);
+    Op *conv = wv && bv ? graph_insert_op(g, bn, "Conv", bn->name) : NULL;
+    if (!conv || op_append_input(conv, bn->inputs[0]) || op_append_input(conv, wv) ||
+        op_append_input(conv, bv) || !op_set_attr_int(conv, "group", channels) ||
+        !op_set_attr_ints(conv, "kernel_shape", ones, (size_t)rank - 2))
+        return NULL;
+    return conv;
+}
+
+/* Why bn cannot become a Conv, or NULL when it can. */
+static const char *obstacle(const Op *bn, int rank, int32_t dtype)
+{
+    if (rank < 0)
+        return "the rank of its input is unknown";
+    if (rank < 3)
+        return "its input has no spatial axis (rank < 3)";
+    if (rank > 8)
+        return "its input rank is above 8";
+    if (dtype != DT_FLOAT && dtype != DT_DOUBLE && dtype != DT_FLOAT16)
+        return "Conv does not take its input's dtype";
+    if (bn->graph->parent && model_params_are_inputs(bn->graph->model))
+        return "IR version < 4 needs new initializers as inputs, impossible in a subgraph";
+    return NULL;
+}
+
+int pass_bn_to_conv(Graph *g, Diag *d)
+{
+    Model *m = g->model;
+    for (size_t i = 0; i < g->n_ops; i++) {
+        Op *bn = g->ops[i];
+        if (!op_is(bn, "BatchNormalization") || !bn_inference_form(bn) || !bn->inputs[0])
+            continue;
+        const Tensor *scale = param_numeric(bn->inputs[1]);
+        int rank = value_rank(bn->inputs[0]);
+        int32_t dtype = bn->inputs[0]->type.elem_type ? bn->inputs[0]->type.elem_type
+                        : scale                       ? scale->dtype
+                                                      : 0;
+        int64_t channels = scale ? tensor_numel(scale) : 0;
+        double *k, *s;
+        const char *why = obstacle(bn, rank, dtype);
+        if (!why && bn_factors(&m->arena, bn, channels, &k, &s))
+            why = "its parameters are not constant float values of one per channel";
+        if (why) {
+            model_warn(m, op_label(bn), "kept BatchNormalization: %s", why);
+            continue;
+        }
+        const char *label = op_label(bn);
+        Op *conv = make_conv(bn, rank, dtype, k, s, channels);
+        if (!conv || graph_replace_op(bn, conv))
+            return diag_set(d, PPQ_EINTERNAL, "pass bn-to-conv failed on node '%s'", label);
+        model_note(m, "converted", label);
+    }
+    return 0;
+}

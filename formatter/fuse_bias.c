@@ -1,0 +1,50 @@
+/* fuse_bias.c - pass "fuse-bias": Conv/ConvTranspose/Gemm -> Add(param) folds
+ * the addend into the bias.
+ *
+ * Only when the producer's output feeds nothing but the Add, and the addend
+ * broadcasts as one value per output channel (shape [1,C,1,1], [C,1,1], a
+ * single value, or [C] for Gemm; [C] after a Conv would broadcast over the
+ * last spatial axis, not the channels). An existing bias is summed with the
+ * addend. The Add's output name is then produced by the Conv/Gemm. */
+#include "pass.h"
+
+/* The constant operand of add that is not x, or NULL. */
+static const Tensor *addend(const Op *add, const Var *x)
+{
+    if (add->n_inputs != 2 || add->inputs[0] == add->inputs[1])
+        return NULL;
+    return param_numeric(add->inputs[add->inputs[0] == x ? 1 : 0]);
+}
+
+static int fold(const Linear *l, const Tensor *d, Arena *a)
+{
+    int64_t n = l->channels;
+    Tensor *bias = tensor_new(a, l->w->dtype, 1, &n);
+    if (!bias)
+        return -1;
+    for (int64_t c = 0; c < n; c++)
+        tensor_set_f64(bias, (size_t)c, linear_bias(l, c) + channel_value(d, c));
+    return linear_set_bias(l, bias);
+}
+
+int pass_fuse_bias(Graph *g, Diag *d)
+{
+    Model *m = g->model;
+    for (size_t i = 0; i < g->n_ops; i++) {
+        Linear l;
+        if (g->ops[i]->removed || !linear_producer(g->ops[i], &l))
+            continue;
+        Var *x = l.op->outputs[0];
+        Op *add = sole_consumer(x);
+        if (!add || !op_is(add, "Add") || add->graph != g || add->n_outputs != 1)
+            continue;
+        const Tensor *t = addend(add, x);
+        if (!t || t->dtype != l.w->dtype || !per_channel_shape(t, l.channels, l.rank))
+            continue;
+        const char *label = op_label(add);
+        if (fold(&l, t, &m->arena) || graph_remove_op_into_output(add, x))
+            return diag_set(d, PPQ_EINTERNAL, "pass fuse-bias failed on node '%s'", label);
+        model_note(m, "folded", label);
+    }
+    return 0;
+}

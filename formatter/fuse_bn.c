@@ -1,0 +1,55 @@
+/* fuse_bn.c - pass "fuse-bn": Conv/ConvTranspose/Gemm -> BatchNormalization
+ * folds into new weights and bias.
+ *
+ * BN computes y = k_c * x + s_c per output channel c (k = scale/sqrt(var+eps),
+ * s = B - mean*k). Scaling the weights that produce channel c by k_c and
+ * setting bias_c' = k_c * bias_c + s_c gives the same y. For ConvTranspose the
+ * channel of weight [i, j, ...] is group(i) * Cout/g + j; for Gemm it is B's
+ * column (row with transB), beta*C is folded into the new C and beta set to 1,
+ * alpha stays. Arithmetic is in double, results stored in the weight's dtype.
+ * Only inference-form BN whose input feeds nothing else is folded. */
+#include "pass.h"
+
+static int fold(const Linear *l, const double *k, const double *s, Arena *a)
+{
+    const Tensor *w = l->w;
+    Tensor *nw = tensor_new(a, w->dtype, w->ndims, w->dims);
+    int64_t n = l->channels;
+    Tensor *bias = tensor_new(a, w->dtype, 1, &n);
+    if (!nw || !bias)
+        return -1;
+    size_t count = (size_t)tensor_numel(w);
+    for (size_t i = 0; i < count; i++)
+        tensor_set_f64(nw, i, tensor_get_f64(w, i) * k[weight_channel(l, i)]);
+    for (int64_t c = 0; c < n; c++)
+        tensor_set_f64(bias, (size_t)c, k[c] * linear_bias(l, c) + s[c]);
+    if (op_update_param(l->op, 1, nw, param_base_name(l->op, "_weight")))
+        return -1;
+    return linear_set_bias(l, bias);
+}
+
+int pass_fuse_bn(Graph *g, Diag *d)
+{
+    Model *m = g->model;
+    for (size_t i = 0; i < g->n_ops; i++) {
+        Op *bn = g->ops[i];
+        if (!op_is(bn, "BatchNormalization") || !bn_inference_form(bn))
+            continue;
+        Var *x = bn->inputs[0];
+        Linear l;
+        if (!x || sole_consumer(x) != bn || !x->producer || x->producer->graph != g ||
+            !linear_producer(x->producer, &l))
+            continue;
+        double *k, *s;
+        if (bn_factors(&m->arena, bn, l.channels, &k, &s)) {
+            model_warn(m, op_label(bn), "not folded: its parameters are not %lld constant "
+                       "float values each", (long long)l.channels);
+            continue;
+        }
+        const char *label = op_label(bn);
+        if (fold(&l, k, s, &m->arena) || graph_remove_op_into_output(bn, x))
+            return diag_set(d, PPQ_EINTERNAL, "pass fuse-bn failed on node '%s'", label);
+        model_note(m, "folded", label);
+    }
+    return 0;
+}

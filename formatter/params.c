@@ -1,0 +1,194 @@
+/* params.c - helpers the fusion passes share: reading parameters, giving an
+ * operation new parameter values without touching other users, per-channel
+ * shapes, and the inference-form BatchNormalization factors. */
+#include <math.h>
+#include <string.h>
+
+#include "pass.h"
+
+bool dtype_is_float(int32_t dt)
+{
+    return dt == DT_FLOAT || dt == DT_DOUBLE || dt == DT_FLOAT16 || dt == DT_BFLOAT16;
+}
+
+const Tensor *param_numeric(const Var *v)
+{
+    if (!v || !v->param || !v->param->data || !dtype_size(v->param->dtype) ||
+        v->param->dtype == DT_STRING)
+        return NULL;
+    return v->param;
+}
+
+Op *sole_consumer(const Var *v)
+{
+    return v && v->n_uses == 1 && !v->is_output ? v->uses[0].op : NULL;
+}
+
+int op_update_param(Op *op, size_t slot, Tensor *t, const char *base)
+{
+    Var *v = slot < op->n_inputs ? op->inputs[slot] : NULL;
+    if (v && v->param && v->n_uses == 1 && !v->is_input && !v->is_output) {
+        param_set_value(v, t);
+        return 0;
+    }
+    /* Shared, absent or an input: a new parameter leaves other readers alone. */
+    Var *p = graph_new_param(op->graph, v ? v->name : base, t);
+    if (!p)
+        return -1;
+    while (op->n_inputs < slot)
+        if (op_append_input(op, NULL))
+            return -1;
+    if (slot == op->n_inputs)
+        return op_append_input(op, p);
+    op_set_input(op, slot, p);
+    return 0;
+}
+
+bool per_channel_shape(const Tensor *t, int64_t channels, size_t rank)
+{
+    if (t->ndims > rank)
+        return false;
+    int64_t n = tensor_numel(t);
+    if (n != 1 && n != channels)
+        return false;
+    for (size_t i = 0; i < t->ndims; i++) {
+        size_t axis = rank - t->ndims + i;
+        if (t->dims[i] != 1 && (axis != 1 || t->dims[i] != channels))
+            return false;
+    }
+    return true;
+}
+
+double channel_value(const Tensor *t, int64_t c)
+{
+    return tensor_numel(t) == 1 ? tensor_get_f64(t, 0) : tensor_get_f64(t, (size_t)c);
+}
+
+bool bn_inference_form(const Op *bn)
+{
+    if (bn->n_inputs != 5 || !bn->n_outputs || !bn->outputs[0])
+        return false;
+    for (size_t i = 1; i < bn->n_outputs; i++) /* legacy optional outputs */
+        if (bn->outputs[i] && (bn->outputs[i]->n_uses || bn->outputs[i]->is_output))
+            return false;
+    return op_attr_int(bn, "training_mode", 0) == 0 && op_attr_int(bn, "is_test", 1) != 0 &&
+           op_attr_int(bn, "spatial", 1) == 1;
+}
+
+int bn_factors(Arena *a, const Op *bn, int64_t channels, double **scale, double **shift)
+{
+    const Tensor *s = param_numeric(bn->inputs[1]), *b = param_numeric(bn->inputs[2]);
+    const Tensor *mean = param_numeric(bn->inputs[3]), *var = param_numeric(bn->inputs[4]);
+    if (!s || !b || !mean || !var || channels <= 0)
+        return -1;
+    const Tensor *all[] = {s, b, mean, var};
+    for (size_t i = 0; i < 4; i++)
+        if (tensor_numel(all[i]) != channels || !dtype_is_float(all[i]->dtype))
+            return -1;
+    double eps = op_attr_float(bn, "epsilon", 1e-5f);
+    *scale = arena_array(a, (size_t)channels, sizeof **scale);
+    *shift = arena_array(a, (size_t)channels, sizeof **shift);
+    if (!*scale || !*shift)
+        return -1;
+    for (int64_t c = 0; c < channels; c++) {
+        double k = tensor_get_f64(s, (size_t)c) / sqrt(tensor_get_f64(var, (size_t)c) + eps);
+        (*scale)[c] = k;
+        (*shift)[c] = tensor_get_f64(b, (size_t)c) - tensor_get_f64(mean, (size_t)c) * k;
+    }
+    return 0;
+}
+
+const char *param_base_name(const Op *op, const char *suffix)
+{
+    Arena *a = &op->graph->model->arena;
+    const char *stem = *op->name ? op->name : op->outputs[0] ? op->outputs[0]->name : op->type;
+    size_t n = strlen(stem) + strlen(suffix) + 1;
+    char *s = arena_alloc(a, n);
+    if (s) {
+        strcpy(s, stem);
+        strcat(s, suffix);
+    }
+    return s;
+}
+
+/* Conv weight [Cout, Cin/g, k...]; ConvTranspose weight [Cin, Cout/g, k...];
+ * Gemm B [K, N] or, with transB, [N, K]. */
+bool linear_producer(const Op *op, Linear *out)
+{
+    memset(out, 0, sizeof *out);
+    if (op_is(op, "Conv"))
+        out->kind = LIN_CONV;
+    else if (op_is(op, "ConvTranspose"))
+        out->kind = LIN_CONV_TRANSPOSE;
+    else if (op_is(op, "Gemm"))
+        out->kind = LIN_GEMM;
+    else
+        return false;
+    const Tensor *w = op->n_inputs >= 2 ? param_numeric(op->inputs[1]) : NULL;
+    if (!w || !dtype_is_float(w->dtype) || op->n_outputs != 1 || !op->outputs[0])
+        return false;
+    out->op = (Op *)op;
+    out->w = w;
+    if (out->kind == LIN_GEMM) {
+        out->trans_b = op_attr_int(op, "transB", 0) != 0;
+        out->rank = 2;
+        out->channels = w->ndims == 2 ? w->dims[out->trans_b ? 0 : 1] : 0;
+    } else {
+        int64_t group = op_attr_int(op, "group", 1);
+        out->rank = w->ndims;
+        out->group = group;
+        out->channels = w->ndims < 3 ? 0
+                        : out->kind == LIN_CONV ? w->dims[0]
+                                                : w->dims[1] * group;
+        if (group <= 0 || (out->kind == LIN_CONV_TRANSPOSE && w->dims[0] % group))
+            return false;
+    }
+    const Var *bias = op->n_inputs >= 3 ? op->inputs[2] : NULL;
+    out->bias = bias ? param_numeric(bias) : NULL;
+    if (bias && (!out->bias || out->bias->dtype != w->dtype))
+        return false; /* a computed or foreign bias: nothing to fold into */
+    /* Conv's bias is a [C] vector by definition; Gemm's C broadcasts. */
+    if (out->bias && (out->kind == LIN_GEMM ? !per_channel_shape(out->bias, out->channels, 2)
+                                            : out->bias->ndims != 1 ||
+                                                  out->bias->dims[0] != out->channels))
+        return false;
+    if (out->kind == LIN_GEMM)
+        out->beta = op_attr_float(op, "beta", 1.0f);
+    return out->channels > 0;
+}
+
+/* Output channel of weight element i (see linear_producer for layouts). */
+int64_t weight_channel(const Linear *l, size_t i)
+{
+    const int64_t *d = l->w->dims;
+    int64_t inner = 1;
+    for (size_t k = 2; k < l->w->ndims; k++)
+        inner *= d[k];
+    switch (l->kind) {
+    case LIN_CONV: return (int64_t)i / (d[1] * inner);
+    case LIN_CONV_TRANSPOSE: {
+        int64_t in_ch = (int64_t)i / (d[1] * inner), j = ((int64_t)i / inner) % d[1];
+        return in_ch / (d[0] / l->group) * d[1] + j;
+    }
+    default: return l->trans_b ? (int64_t)i / d[1] : (int64_t)i % d[1];
+    }
+}
+
+/* Current bias of channel c: Conv bias, or Gemm's beta * C; 0 when absent. */
+double linear_bias(const Linear *l, int64_t c)
+{
+    if (!l->bias)
+        return 0.0;
+    double b = channel_value(l->bias, c);
+    return l->kind == LIN_GEMM ? l->beta * b : b;
+}
+
+/* Installs a new [channels] bias; for Gemm beta becomes 1 (beta * C folded). */
+int linear_set_bias(const Linear *l, Tensor *bias)
+{
+    if (op_update_param(l->op, 2, bias, param_base_name(l->op, "_bias")))
+        return -1;
+    if (l->kind == LIN_GEMM && l->beta != 1.0f && !op_set_attr_float(l->op, "beta", 1.0f))
+        return -1;
+    return 0;
+}

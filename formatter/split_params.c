@@ -1,0 +1,54 @@
+/* split_params.c - pass "split-params": one parameter per use.
+ *
+ * A quantizer gives every weight its own scale, so a weight read by two nodes
+ * must become two weights. The first use keeps the parameter; every further
+ * use (a use inside a subgraph counts, as does a second slot of the same
+ * node) gets a copy named w_1, w_2, ... The copies share the bytes in memory
+ * and the writer emits each. An initializer that is also a graph input is a
+ * default value a user may override: copies would not see the override, so
+ * it stays shared and the report says so. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pass.h"
+
+static int split_one(Graph *g, Var *v)
+{
+    Model *m = g->model;
+    size_t n = v->n_uses;
+    Use *uses = malloc(n * sizeof *uses);
+    if (!uses)
+        return -1;
+    memcpy(uses, v->uses, n * sizeof *uses);
+    for (size_t i = 1; i < n; i++) {
+        Tensor *t = tensor_share(&m->arena, v->param);
+        Var *copy = t ? graph_new_param(g, v->name, t) : NULL;
+        if (!copy) {
+            model_warn(m, v->name, "kept shared: no copy can be added here (IR version %lld "
+                       "lists initializers as inputs)", (long long)m->ir_version);
+            break;
+        }
+        op_set_input(uses[i].op, uses[i].slot, copy);
+        model_note(m, "copied", copy->name);
+    }
+    free(uses);
+    return 0;
+}
+
+int pass_split_params(Graph *g, Diag *d)
+{
+    size_t n = g->n_params; /* copies are appended: do not visit them */
+    for (size_t i = 0; i < n; i++) {
+        Var *v = g->params[i];
+        if (v->n_uses < 2)
+            continue;
+        if (v->is_input) {
+            model_warn(g->model, v->name,
+                       "kept shared: it is a graph input a user may override");
+            continue;
+        }
+        if (split_one(g, v))
+            return diag_set(d, PPQ_EINTERNAL, "out of memory in pass split-params");
+    }
+    return 0;
+}

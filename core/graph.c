@@ -493,6 +493,24 @@ int var_rename(Var *v, const char *name)
     return 0;
 }
 
+int op_drop_outputs(Op *op, size_t n)
+{
+    for (size_t i = n; i < op->n_outputs; i++)
+        if (op->outputs[i] && (op->outputs[i]->n_uses || op->outputs[i]->is_output))
+            return -1;
+    for (size_t i = n; i < op->n_outputs; i++) {
+        Var *v = op->outputs[i];
+        if (v) {
+            v->producer = NULL;
+            graph_drop_var(v);
+        }
+    }
+    if (op->n_outputs > n)
+        op->n_outputs = n;
+    mark_changed(op);
+    return 0;
+}
+
 int graph_replace_op(Op *op, Op *repl)
 {
     if (repl->n_outputs || repl->graph != op->graph)

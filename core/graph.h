@@ -229,6 +229,8 @@ int op_to_param(Op *op, Tensor *t);
  * the name of the node it absorbed. Fails (-1, nothing changed) unless x is
  * produced by a node of op's graph and is not itself a graph output. */
 int graph_remove_op_into_output(Op *op, Var *x);
+/* Drops op's outputs from index n on (all unused, none a graph output). */
+int op_drop_outputs(Op *op, size_t n);
 /* Replaces op by repl (a new op without outputs): repl takes over op's
  * outputs with their names and uses, and op is removed. */
 int graph_replace_op(Op *op, Op *repl);

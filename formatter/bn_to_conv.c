@@ -81,7 +81,7 @@ int pass_bn_to_conv(Graph *g, Diag *d)
         }
         const char *label = op_label(bn);
         Op *conv = make_conv(bn, rank, dtype, k, s, channels);
-        if (!conv || graph_replace_op(bn, conv))
+        if (!conv || op_drop_outputs(bn, 1) || graph_replace_op(bn, conv))
             return diag_set(d, PPQ_EINTERNAL, "pass bn-to-conv failed on node '%s'", label);
         model_note(m, "converted", label);
     }

@@ -47,7 +47,8 @@ int pass_fuse_bn(Graph *g, Diag *d)
             continue;
         }
         const char *label = op_label(bn);
-        if (fold(&l, k, s, &m->arena) || graph_remove_op_into_output(bn, x))
+        if (fold(&l, k, s, &m->arena) || op_drop_outputs(bn, 1) ||
+            graph_remove_op_into_output(bn, x))
             return diag_set(d, PPQ_EINTERNAL, "pass fuse-bn failed on node '%s'", label);
         model_note(m, "folded", label);
     }

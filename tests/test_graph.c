@@ -619,7 +619,7 @@ static const char *check_remove_op_into_output(Model *m)
     output(in->graph, out(in));
     VERIFY(m);
 
-    EXPECT(graph_remove_op_into_output(id) == 0);
+    EXPECT(graph_remove_op_into_output(id, id->inputs[0]) == 0);
     VERIFY(m);
     /* A now writes y directly; the intermediate t is gone. */
     EXPECT(id->removed);
@@ -661,7 +661,7 @@ static const char *check_remove_op_into_output_refusals(Model *m)
     snap_take(then, &sub);
     Op *cases[] = {i1, i2, i3, i4};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        if (graph_remove_op_into_output(cases[i]) != -1)
+        if (graph_remove_op_into_output(cases[i], cases[i]->inputs[0]) != -1)
             return failf(__LINE__, "graph_remove_op_into_output(%s) did not refuse",
                          cases[i]->name);
         EXPECT_UNCHANGED(g, &s);

@@ -343,6 +343,37 @@ Attr *op_set_attr_ints(Op *op, const char *name, const int64_t *v, size_t n)
     return a;
 }
 
+Attr *op_set_attr_string(Op *op, const char *name, const char *v)
+{
+    Attr *a = attr_for_update(op, name, ATTR_STRING);
+    const char *copy = a ? arena_strdup(&op->graph->model->arena, v) : NULL;
+    if (!copy)
+        return NULL;
+    a->s = (Bytes){(const uint8_t *)copy, strlen(copy)};
+    return a;
+}
+
+void op_remove_attr(Op *op, const char *name)
+{
+    Attr *a = op_attr(op, name);
+    if (!a)
+        return;
+    size_t i = (size_t)(a - op->attrs);
+    memmove(op->attrs + i, op->attrs + i + 1, (op->n_attrs - i - 1) * sizeof *op->attrs);
+    op->n_attrs--;
+    mark_changed(op);
+}
+
+int op_set_type(Op *op, const char *type)
+{
+    const char *copy = arena_strdup(&op->graph->model->arena, type);
+    if (!copy)
+        return -1;
+    op->type = copy;
+    mark_changed(op);
+    return 0;
+}
+
 Var *graph_add_param(Graph *g, const char *name, Tensor *t)
 {
     Var *v = graph_new_var(g, name);

@@ -202,6 +202,11 @@ void param_set_value(Var *v, Tensor *t);
 Attr *op_set_attr_int(Op *op, const char *name, int64_t v);
 Attr *op_set_attr_float(Op *op, const char *name, float v);
 Attr *op_set_attr_ints(Op *op, const char *name, const int64_t *v, size_t n);
+Attr *op_set_attr_string(Op *op, const char *name, const char *v);
+/* Removes an attribute if present. */
+void op_remove_attr(Op *op, const char *name);
+/* Changes the operator type (a renamed operator with the same semantics). */
+int op_set_type(Op *op, const char *type);
 /* Points input slot of op at v (NULL: omitted input). */
 void op_set_input(Op *op, size_t slot, Var *v);
 /* Every use of from, in any scope, becomes a use of to. Graph outputs are

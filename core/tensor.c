@@ -153,6 +153,12 @@ void tensor_set_f64(Tensor *t, size_t i, double v)
     store_le(p, size, u);
 }
 
+void tensor_set_i64(Tensor *t, size_t i, int64_t v)
+{
+    size_t size = dtype_size(t->dtype);
+    store_le((uint8_t *)t->data + i * size, size, (uint64_t)v);
+}
+
 float half_to_float(uint16_t h)
 {
     uint32_t sign = (uint32_t)(h >> 15) << 31, exp = (h >> 10) & 0x1f, man = h & 0x3ff;

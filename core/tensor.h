@@ -59,6 +59,8 @@ Tensor *tensor_share(Arena *a, const Tensor *t);
 double tensor_get_f64(const Tensor *t, size_t i);
 /* Stores v into element i of a tensor made by tensor_new. */
 void tensor_set_f64(Tensor *t, size_t i, double v);
+/* Stores an integer exactly (doubles cannot hold every int64). */
+void tensor_set_i64(Tensor *t, size_t i, int64_t v);
 
 float half_to_float(uint16_t h);
 uint16_t float_to_half(float f);

@@ -30,12 +30,10 @@ static Tensor *scalar_or_list(Arena *a, int32_t dtype, const Attr *at, bool list
         return t;
     }
     for (int64_t i = 0; i < n; i++) {
-        double v = dtype == DT_FLOAT ? (list ? at->floats[i] : at->f)
-                                     : (double)(list ? at->ints[i] : at->i);
-        if (dtype == DT_INT64) /* doubles lose int64 precision: store bits directly */
-            memcpy((uint8_t *)t->data + 8 * i, list ? &at->ints[i] : &at->i, 8);
+        if (dtype == DT_INT64)
+            tensor_set_i64(t, (size_t)i, list ? at->ints[i] : at->i);
         else
-            tensor_set_f64(t, (size_t)i, v);
+            tensor_set_f64(t, (size_t)i, list ? at->floats[i] : at->f);
     }
     return t;
 }

@@ -32,6 +32,10 @@ int pass_split_params(Graph *g, Diag *d);
 int pass_fuse_bias(Graph *g, Diag *d);
 int pass_fuse_bn(Graph *g, Diag *d);
 int pass_bn_to_conv(Graph *g, Diag *d);
+int pass_slice(Graph *g, Diag *d);
+int pass_clip(Graph *g, Diag *d);
+int pass_pad(Graph *g, Diag *d);
+int pass_resize(Graph *g, Diag *d);
 int pass_identity(Graph *g, Diag *d);
 int pass_isolated(Graph *g, Diag *d);
 

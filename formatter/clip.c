@@ -1,0 +1,45 @@
+/* clip.c - pass "clip": Clip-6 (min/max attributes) becomes Clip-11, whose
+ * bounds are inputs: scalar initializers of the input's element type. An
+ * absent bound stays absent (an empty input name), instead of PPQ's +-2^31
+ * integers. Raises the model to opset 11 (see opset.h). */
+#include "opset.h"
+
+static const char *clip_check(const Op *op, int64_t from)
+{
+    (void)from;
+    if (!op_attr(op, "min") && !op_attr(op, "max"))
+        return NULL;
+    int32_t dt = op->n_inputs ? value_dtype(op->inputs[0]) : 0;
+    return dtype_is_float(dt) && dt != DT_BFLOAT16 ? NULL
+           : dt ? "Clip of a type Clip-11 does not take"
+                : "Clip whose input type is unknown";
+}
+
+static int clip_bounds_to_inputs(Op *op, int64_t from)
+{
+    (void)from;
+    int32_t dt = value_dtype(op->inputs[0]);
+    const char *names[2] = {"min", "max"};
+    Var *bound[2] = {NULL, NULL};
+    for (int i = 0; i < 2; i++) {
+        Attr *a = op_attr(op, names[i]);
+        double v = a ? a->f : 0;
+        if (a && !(bound[i] = new_float_param(op, i ? "_max" : "_min", dt, &v, 1, true)))
+            return -1;
+    }
+    op_remove_attr(op, "min");
+    op_remove_attr(op, "max");
+    for (size_t i = op->n_inputs; i > 1; i--) /* drop any stray inputs first */
+        op_set_input(op, i - 1, NULL);
+    op->n_inputs = 1;
+    if (!bound[0] && !bound[1])
+        return 0;
+    return op_append_input(op, bound[0]) || (bound[1] && op_append_input(op, bound[1])) ? -1 : 0;
+}
+
+const Upgrade UPGRADE_CLIP = {"Clip", clip_check, clip_bounds_to_inputs};
+
+int pass_clip(Graph *g, Diag *d)
+{
+    return opset_upgrade_for(g, "Clip", d);
+}

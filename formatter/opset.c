@@ -1,0 +1,246 @@
+/* opset.c - the opset 7..10 -> 11 upgrade: the rule table, the all-or-nothing
+ * driver, and the operators adapted on the way that are not a pass's own.
+ *
+ * Every default-domain operator whose version changes between opset 7 and 11
+ * was checked against the ONNX operator changelog. Those not listed here only
+ * gained types, negative axes or indices, or new attributes whose defaults
+ * keep the old behaviour, so their nodes stay as they are. Models below
+ * opset 7 are not upgraded (their element-wise operators used the legacy
+ * broadcast/consumed_inputs attributes). */
+#include "opset.h"
+
+#include <string.h>
+
+/* --- operators adapted on the way --- */
+
+static int topk_k_to_input(Op *op, int64_t from)
+{
+    if (from >= 10) /* TopK-10 already takes k as an input */
+        return 0;
+    int64_t k = op_attr_int(op, "k", 0);
+    Var *kv = new_int64_param(op, "_k", &k, 1);
+    if (!kv)
+        return -1;
+    op_remove_attr(op, "k");
+    return op_append_input(op, kv);
+}
+
+static const char *topk_check(const Op *op, int64_t from)
+{
+    return from < 10 && !op_attr(op, "k") ? "TopK has no k attribute" : NULL;
+}
+
+/* BatchNormalization-9 dropped `spatial` (1 = per channel, the only kind
+ * that remains). */
+static const char *bn_check(const Op *op, int64_t from)
+{
+    (void)from;
+    return op_attr_int(op, "spatial", 1) != 1 ? "BatchNormalization with spatial=0" : NULL;
+}
+
+static int bn_drop_spatial(Op *op, int64_t from)
+{
+    (void)from;
+    op_remove_attr(op, "spatial");
+    return 0;
+}
+
+/* Dropout-10's mask output became bool; an unused mask can simply go. */
+static const char *dropout_check(const Op *op, int64_t from)
+{
+    const Var *mask = op->n_outputs > 1 ? op->outputs[1] : NULL;
+    if (from < 10 && mask && (mask->n_uses || mask->is_output))
+        return "Dropout whose mask output is used (its type changes in opset 10)";
+    return NULL;
+}
+
+static int dropout_drop_mask(Op *op, int64_t from)
+{
+    return from < 10 ? op_drop_outputs(op, 1) : 0;
+}
+
+/* Scatter-9 is deprecated in opset 11; ScatterElements-11 is the same
+ * operator under its new name. */
+static int scatter_rename(Op *op, int64_t from)
+{
+    (void)from;
+    return op_set_type(op, "ScatterElements");
+}
+
+/* Scan-8 has a batch axis and sequence_lens that Scan-9 removed. */
+static const char *scan_check(const Op *op, int64_t from)
+{
+    (void)op;
+    return from < 9 ? "Scan-8 (its signature changed in opset 9)" : NULL;
+}
+
+static const Upgrade TOPK = {"TopK", topk_check, topk_k_to_input};
+static const Upgrade BN = {"BatchNormalization", bn_check, bn_drop_spatial};
+static const Upgrade DROPOUT = {"Dropout", dropout_check, dropout_drop_mask};
+static const Upgrade SCATTER = {"Scatter", NULL, scatter_rename};
+static const Upgrade SCAN = {"Scan", scan_check, NULL};
+
+static const Upgrade *const RULES[] = {
+    &UPGRADE_CLIP, &UPGRADE_PAD, &UPGRADE_SLICE, &UPGRADE_RESIZE, &UPGRADE_UPSAMPLE,
+    &TOPK,         &BN,          &DROPOUT,       &SCATTER,        &SCAN,
+};
+
+static const Upgrade *rule_for(const Op *op)
+{
+    if (*op->domain && strcmp(op->domain, "ai.onnx") != 0)
+        return NULL;
+    for (size_t i = 0; i < sizeof RULES / sizeof *RULES; i++)
+        if (strcmp(RULES[i]->op, op->type) == 0)
+            return RULES[i];
+    return NULL;
+}
+
+/* --- helpers for the rules --- */
+
+int64_t model_opset(const Model *m)
+{
+    for (size_t i = 0; i < m->n_opsets; i++)
+        if (!*m->opsets[i].domain || strcmp(m->opsets[i].domain, "ai.onnx") == 0)
+            return m->opsets[i].version;
+    return 0;
+}
+
+/* Operators whose output has the element type of their first input. */
+static bool keeps_dtype(const Op *op)
+{
+    static const char *const SAME[] = {
+        "Abs", "Add", "AveragePool", "BatchNormalization", "Ceil", "Clip", "Concat", "Conv",
+        "ConvTranspose", "DepthToSpace", "Div", "Dropout", "Elu", "Exp", "Expand", "Flatten",
+        "Floor", "Gather", "Gemm", "GlobalAveragePool", "GlobalMaxPool", "HardSigmoid",
+        "Identity", "InstanceNormalization", "LRN", "LeakyRelu", "Log", "LogSoftmax",
+        "MatMul", "Max", "MaxPool", "Mean", "Min", "Mul", "Neg", "PRelu", "Pad", "Pow",
+        "Reciprocal", "ReduceMax", "ReduceMean", "ReduceMin", "ReduceSum", "Relu", "Reshape",
+        "Resize", "Selu", "Sigmoid", "Slice", "Softmax", "Softplus", "SpaceToDepth", "Split",
+        "Sqrt", "Squeeze", "Sub", "Sum", "Tanh", "Tile", "Transpose", "Unsqueeze", "Upsample",
+    };
+    for (size_t i = 0; i < sizeof SAME / sizeof *SAME; i++)
+        if (op_is(op, SAME[i]))
+            return true;
+    return false;
+}
+
+int32_t value_dtype(const Var *v)
+{
+    for (int depth = 0; v && depth < 10000; depth++) {
+        if (v->type.elem_type)
+            return v->type.elem_type;
+        if (v->param)
+            return v->param->dtype;
+        const Op *p = v->producer;
+        if (!p || !keeps_dtype(p) || !p->n_inputs)
+            return 0;
+        v = p->inputs[0];
+    }
+    return 0;
+}
+
+Var *new_float_param(Op *op, const char *suffix, int32_t dtype, const double *v, size_t n,
+                     bool scalar)
+{
+    int64_t dims[1] = {(int64_t)n};
+    Tensor *t = tensor_new(&op->graph->model->arena, dtype, scalar ? 0 : 1, dims);
+    if (!t)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        tensor_set_f64(t, i, v[i]);
+    return graph_new_param(op->graph, param_base_name(op, suffix), t);
+}
+
+Var *new_int64_param(Op *op, const char *suffix, const int64_t *v, size_t n)
+{
+    int64_t dims[1] = {(int64_t)n};
+    Tensor *t = tensor_new(&op->graph->model->arena, DT_INT64, 1, dims);
+    if (!t)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        tensor_set_i64(t, i, v[i]);
+    return graph_new_param(op->graph, param_base_name(op, suffix), t);
+}
+
+/* --- the driver --- */
+
+typedef struct Walk {
+    int64_t from;
+    const char *type; /* does the model hold this op? */
+    bool found;
+    const Op *blocker; /* the first node that cannot be adapted */
+    const char *why;
+    Op **todo;         /* nodes with a rule, gathered before anything changes */
+    size_t n, cap;
+    bool oom;
+} Walk;
+
+static int gather(Graph *g, void *ctx)
+{
+    Walk *w = ctx;
+    for (size_t i = 0; i < g->n_ops; i++) {
+        Op *op = g->ops[i];
+        const Upgrade *u = op->removed ? NULL : rule_for(op);
+        w->found |= op_is(op, w->type);
+        if (!u)
+            continue;
+        const char *why = !w->blocker && u->check ? u->check(op, w->from) : NULL;
+        if (why) {
+            w->blocker = op;
+            w->why = why;
+        }
+        if (arena_grow(&g->model->arena, (void **)&w->todo, &w->cap, w->n + 1, sizeof *w->todo))
+            w->oom = true;
+        else
+            w->todo[w->n++] = op;
+    }
+    return 0;
+}
+
+static void raise_versions(Model *m)
+{
+    for (size_t i = 0; i < m->n_opsets; i++)
+        if (!*m->opsets[i].domain || strcmp(m->opsets[i].domain, "ai.onnx") == 0)
+            m->opsets[i].version = OPSET_TARGET;
+    if (m->ir_version < IR_FOR_OPSET_TARGET)
+        m->ir_version = IR_FOR_OPSET_TARGET;
+    m->changed = true;
+}
+
+int opset_upgrade_for(Graph *g, const char *type, Diag *d)
+{
+    Model *m = g->model;
+    int64_t from = model_opset(m);
+    if (g->parent || from >= OPSET_TARGET || from == 0)
+        return 0;
+    Walk w = {.from = from, .type = type};
+    graph_walk_post(g, gather, &w);
+    if (w.oom)
+        return diag_set(d, PPQ_EINTERNAL, "out of memory upgrading to opset %d", OPSET_TARGET);
+    if (!w.found)
+        return 0;
+    if (from < 7) {
+        model_warn(m, type, "legacy form kept: opset %lld is older than 7, which ppqfmt "
+                   "does not upgrade", (long long)from);
+        return 0;
+    }
+    if (w.blocker) {
+        model_warn(m, op_label(w.blocker), "legacy forms kept at opset %lld: %s cannot be "
+                   "adapted to opset %d", (long long)from, w.why, OPSET_TARGET);
+        return 0;
+    }
+    /* New parameters follow IR >= 4 rules from here on (not graph inputs). */
+    raise_versions(m);
+    for (size_t i = 0; i < w.n; i++) {
+        Op *op = w.todo[i];
+        const Upgrade *u = rule_for(op);
+        const char *label = op_label(op);
+        if (!u->apply)
+            continue;
+        if (u->apply(op, from))
+            return diag_set(d, PPQ_EINTERNAL, "out of memory upgrading node '%s'", label);
+        if (op->changed || op->removed)
+            model_note(m, "upgraded", label);
+    }
+    return 0;
+}

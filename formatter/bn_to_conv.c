@@ -3,19 +3,44 @@
  * kind of affine layer.
  *
  * The kernel rank follows the input's rank (N, C, d1..dk -> k ones), known
- * from the input's declared type or, failing that, from a producing Conv's
- * weight. When the rank is unknown, below 3 (Conv needs a spatial axis), or the
+ * from the input's declared type or, failing that, traced back through
+ * rank-keeping producers to a declared type or a Conv's weight. When the rank is unknown, below 3 (Conv needs a spatial axis), or the
  * dtype is not one Conv takes, the BN stays and the report says why. */
 #include "pass.h"
 
-/* Rank of v: declared, or the rank of a Conv/ConvTranspose producer's weight. */
+/* Operators whose output has the rank of their first input. */
+static bool keeps_rank(const Op *op)
+{
+    static const char *const SAME[] = {
+        "Abs", "AveragePool", "BatchNormalization", "Cast", "Clip", "Concat", "Conv",
+        "ConvTranspose", "DepthToSpace", "Dropout", "Elu", "Erf", "Exp", "GlobalAveragePool",
+        "GlobalMaxPool", "HardSigmoid", "HardSwish", "Identity", "InstanceNormalization", "LRN",
+        "LeakyRelu", "Log", "LpNormalization", "MaxPool", "Neg", "Pad", "Relu", "Resize",
+        "Selu", "Sigmoid", "Slice", "Softmax", "Softplus", "SpaceToDepth", "Split", "Sqrt",
+        "Tanh", "Transpose", "Upsample",
+    };
+    for (size_t i = 0; i < sizeof SAME / sizeof *SAME; i++)
+        if (op_is(op, SAME[i]))
+            return true;
+    return false;
+}
+
+/* Rank of v: declared; a Conv's weight rank; or carried through operators
+ * that keep the rank of their first input. -1 when it cannot be told. */
 static int value_rank(const Var *v)
 {
-    Linear l;
-    if (v->type.rank >= 0)
-        return v->type.rank;
-    if (v->producer && linear_producer(v->producer, &l) && l.kind != LIN_GEMM)
-        return (int)l.rank;
+    for (int depth = 0; v && depth < 10000; depth++) {
+        if (v->type.rank >= 0)
+            return v->type.rank;
+        const Op *p = v->producer;
+        if (!p || !keeps_rank(p) || !p->n_inputs)
+            return -1;
+        const Var *w = p->n_inputs > 1 ? p->inputs[1] : NULL;
+        if ((op_is(p, "Conv") || op_is(p, "ConvTranspose")) && w)
+            if (w->param || w->type.rank >= 0)
+                return w->param ? (int)w->param->ndims : w->type.rank;
+        v = p->inputs[0];
+    }
     return -1;
 }
 

@@ -68,8 +68,9 @@ bool bn_inference_form(const Op *bn)
 {
     if (bn->n_inputs != 5 || !bn->n_outputs || !bn->outputs[0])
         return false;
-    for (size_t i = 1; i < bn->n_outputs; i++) /* legacy optional outputs */
-        if (bn->outputs[i] && (bn->outputs[i]->n_uses || bn->outputs[i]->is_output))
+    /* Up to opset 13 the number of outputs selects training mode. */
+    for (size_t i = 1; i < bn->n_outputs; i++)
+        if (bn->outputs[i])
             return false;
     return op_attr_int(bn, "training_mode", 0) == 0 && op_attr_int(bn, "is_test", 1) != 0 &&
            op_attr_int(bn, "spatial", 1) == 1;

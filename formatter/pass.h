@@ -56,7 +56,7 @@ int op_update_param(Op *op, size_t slot, Tensor *t, const char *base);
 bool per_channel_shape(const Tensor *t, int64_t channels, size_t rank);
 /* Element c of a per-channel tensor (element 0 if it holds one value). */
 double channel_value(const Tensor *t, int64_t c);
-/* Inference-form BatchNormalization: one used output, no training mode. */
+/* Inference-form BatchNormalization: one output, no training mode. */
 bool bn_inference_form(const Op *bn);
 /* y = scale * x + shift per channel, from BN's parameters and epsilon. */
 int bn_factors(Arena *a, const Op *bn, int64_t channels, double **scale, double **shift);

@@ -8,7 +8,9 @@ docstring of its builder says what it tests and what ppqfmt must produce.
 Everything is deterministic: fixed names, fixed producer fields, and weights
 from a numpy RandomState seeded from the model name, so running the script
 twice gives the same bytes.  Every model must pass
-onnx.checker.check_model(full_check=True) before it is written.
+onnx.checker.check_model(full_check=True) before it is written, except the
+de-inplace models registered with ssa=False (deliberately not SSA): for them
+an SSA-renamed copy must pass.
 
 Run with Debian's python (/usr/bin/python3, python3-onnx 1.12: IR <= 8,
 opset <= 17).  Most models use opset 13 (value_float & co. need opset >= 12).
@@ -29,10 +31,18 @@ FLOAT = TP.FLOAT
 BUILDERS = []
 
 
-def model(name):
-    """Register a builder for testdata/<name>.onnx."""
+NON_SSA = set()
+
+
+def model(name, ssa=True):
+    """Register a builder for testdata/<name>.onnx.  ssa=False marks a model
+    that is deliberately not SSA (a name written by two nodes, for the
+    de-inplace pass): onnx.checker refuses it, so main() checks an
+    SSA-renamed copy of it instead."""
     def register(fn):
         BUILDERS.append((name, fn))
+        if not ssa:
+            NON_SSA.add(name)
         return fn
     return register
 
@@ -549,6 +559,859 @@ def _(r):
 
 
 # ---------------------------------------------------------------------------
+# helpers for the split-params, fuse-bias, fuse-bn, bn-to-conv and de-inplace
+# models
+# ---------------------------------------------------------------------------
+
+F16 = TP.FLOAT16
+
+
+def f16vi(name, shape):
+    return vi(name, F16, shape)
+
+
+def bn_inits(r, prefix, c, dtype=np.float32):
+    """Inference BatchNormalization parameters with non-trivial statistics:
+    scale ~U(0.5,1.5), bias ~N(0,0.5), mean ~N(0,0.5), var ~U(0.5,2), so a
+    wrong fold shows in the numbers.  Names: <prefix>_scale/_bias/_mean/_var."""
+    return [raw_tensor(prefix + "_scale", r.uniform(0.5, 1.5, c).astype(dtype)),
+            raw_tensor(prefix + "_bias", r.normal(0.0, 0.5, c).astype(dtype)),
+            raw_tensor(prefix + "_mean", r.normal(0.0, 0.5, c).astype(dtype)),
+            raw_tensor(prefix + "_var", r.uniform(0.5, 2.0, c).astype(dtype))]
+
+
+def bn(x, y, name, prefix, outputs=None, **attrs):
+    """BatchNormalization node reading the <prefix>_* parameters of bn_inits."""
+    return node("BatchNormalization",
+                [x, prefix + "_scale", prefix + "_bias", prefix + "_mean", prefix + "_var"],
+                outputs or [y], name, **attrs)
+
+
+# ---------------------------------------------------------------------------
+# split-params: a parameter with more than one use gets one copy per use
+# ---------------------------------------------------------------------------
+
+@model("splitparams_two_convs")
+def _(r):
+    """conv0 and conv1 both read W and B (X -> conv0 -> relu0 -> conv1 -> Y).
+    Expect: conv0 keeps W and B; conv1 reads distinct copies (same dtype,
+    dims, values); 4 initializers, none used twice."""
+    w = raw_tensor("W", rand(r, 4, 4, 3, 3))
+    b = raw_tensor("B", rand(r, 4))
+    return finish(graph(
+        [node("Conv", ["X", "W", "B"], ["c0"], "conv0", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+         node("Relu", ["c0"], ["r"], "relu0"),
+         node("Conv", ["r", "W", "B"], ["Y"], "conv1", kernel_shape=[3, 3], pads=[1, 1, 1, 1])],
+        "splitparams_two_convs", [fvi("X", [1, 4, 6, 6])], [fvi("Y", [1, 4, 6, 6])],
+        inits=[w, b]))
+
+
+@model("splitparams_same_node")
+def _(r):
+    """Y = Mul(Sum(X, s, s), s): sum0 reads s twice, mul0 once (3 uses).
+    Expect: sum0 input 1 keeps s; sum0 input 2 and mul0 input 1 read
+    distinct copies; 3 initializers, none used twice."""
+    s = raw_tensor("s", rand(r, 2, 3))
+    return finish(graph(
+        [node("Sum", ["X", "s", "s"], ["a"], "sum0"),
+         node("Mul", ["a", "s"], ["Y"], "mul0")],
+        "splitparams_same_node", [fvi("X", [2, 3])], [fvi("Y", [2, 3])], inits=[s]))
+
+
+@model("splitparams_main_and_if")
+def _(r):
+    """Main-graph initializer W is read by conv0 (main graph, first) and by
+    then_conv inside the If then branch (outer-scope use).
+    Expect: conv0 keeps W; then_conv reads a distinct copy in scope (in the
+    branch or the main graph); no initializer used twice."""
+    w = raw_tensor("W", rand(r, 4, 4, 3, 3))
+    then_g = graph([node("Conv", ["c", "W"], ["then_out"], "then_conv",
+                         kernel_shape=[3, 3], pads=[1, 1, 1, 1])],
+                   "then_branch", [], [fvi("then_out", [1, 4, 6, 6])])
+    else_g = graph([node("Relu", ["c"], ["else_out"], "else_relu")],
+                   "else_branch", [], [fvi("else_out", [1, 4, 6, 6])])
+    return finish(graph(
+        [node("Conv", ["X", "W"], ["c"], "conv0", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+         if_node("if0", "cond", ["Y"], then_g, else_g)],
+        "splitparams_main_and_if", [vi("cond", TP.BOOL, []), fvi("X", [1, 4, 6, 6])],
+        [fvi("Y", [1, 4, 6, 6])], inits=[w]))
+
+
+@model("splitparams_if_branches")
+def _(r):
+    """Main-graph initializer K is read only inside the If: by then_add and
+    by else_mul (two subgraph uses).
+    Expect: the two uses read distinct initializers equal to K, one of them
+    still called K."""
+    k = raw_tensor("K", rand(r, 2, 3))
+    then_g = graph([node("Add", ["X", "K"], ["then_out"], "then_add")],
+                   "then_branch", [], [fvi("then_out", [2, 3])])
+    else_g = graph([node("Mul", ["X", "K"], ["else_out"], "else_mul")],
+                   "else_branch", [], [fvi("else_out", [2, 3])])
+    return finish(graph(
+        [if_node("if0", "cond", ["Y"], then_g, else_g)],
+        "splitparams_if_branches", [vi("cond", TP.BOOL, []), fvi("X", [2, 3])],
+        [fvi("Y", [2, 3])], inits=[k]))
+
+
+@model("splitparams_initializer_input")
+def _(r):
+    """Old IR style (ir 3, opset 9): initializer W_in is also a graph input
+    (a user may override it), read by add0 and mul0.
+    Expect: not split (a copy would ignore an overriding feed): both still
+    read W_in, 1 initializer; a warning naming W_in."""
+    w = raw_tensor("W_in", rand(r, 2, 3))
+    return finish(graph(
+        [node("Add", ["X", "W_in"], ["a"], "add0"),
+         node("Mul", ["a", "W_in"], ["Y"], "mul0")],
+        "splitparams_initializer_input", [fvi("X", [2, 3]), fvi("W_in", [2, 3])],
+        [fvi("Y", [2, 3])], inits=[w]), opset=9, ir=3)
+
+
+@model("splitparams_single_uses")
+def _(r):
+    """Every initializer (W, B, M) has exactly one use.
+    Expect: nothing changes: 3 initializers with their names and values."""
+    w = raw_tensor("W", rand(r, 4, 3, 3, 3))
+    b = raw_tensor("B", rand(r, 4))
+    m = raw_tensor("M", rand(r, 1, 4, 1, 1))
+    return finish(graph(
+        [node("Conv", ["X", "W", "B"], ["c"], "conv0", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+         node("Mul", ["c", "M"], ["Y"], "mul0")],
+        "splitparams_single_uses", [fvi("X", [1, 3, 6, 6])], [fvi("Y", [1, 4, 6, 6])],
+        inits=[w, b, m]))
+
+
+# ---------------------------------------------------------------------------
+# fuse-bias: Conv/ConvTranspose/Gemm -> Add(per-channel param) folds the add
+# ---------------------------------------------------------------------------
+
+@model("fusebias_conv_nobias")
+def _(r):
+    """Conv without bias -> Add(A [1,4,1,1]) -> Relu.
+    Expect: no Add; conv0 writes a, has bias = A; relu0 reads a."""
+    w = raw_tensor("W", rand(r, 4, 3, 3, 3))
+    a = raw_tensor("A", rand(r, 1, 4, 1, 1))
+    return finish(graph(
+        [node("Conv", ["X", "W"], ["c"], "conv0", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+         node("Add", ["c", "A"], ["a"], "add0"),
+         node("Relu", ["a"], ["Y"], "relu0")],
+        "fusebias_conv_nobias", [fvi("X", [1, 3, 6, 6])], [fvi("Y", [1, 4, 6, 6])],
+        inits=[w, a]))
+
+
+@model("fusebias_conv_bias")
+def _(r):
+    """Conv with bias B -> Add(A [4,1,1]) -> graph output Y.
+    Expect: no Add; conv0 writes Y with bias B + A (summed, not replaced)."""
+    w = raw_tensor("W", rand(r, 4, 3, 3, 3))
+    b = raw_tensor("B", rand(r, 4))
+    a = raw_tensor("A", rand(r, 4, 1, 1))
+    return finish(graph(
+        [node("Conv", ["X", "W", "B"], ["c"], "conv0", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+         node("Add", ["c", "A"], ["Y"], "add0")],
+        "fusebias_conv_bias", [fvi("X", [1, 3, 6, 6])], [fvi("Y", [1, 4, 6, 6])],
+        inits=[w, b, a]))
+
+
+@model("fusebias_addend_first")
+def _(r):
+    """Add(A [1,4,1,1], conv_out): the parameter is the Add's first operand.
+    Expect: fused as if commuted: no Add; conv0 writes Y, bias B + A."""
+    w = raw_tensor("W", rand(r, 4, 3, 3, 3))
+    b = raw_tensor("B", rand(r, 4))
+    a = raw_tensor("A", rand(r, 1, 4, 1, 1))
+    return finish(graph(
+        [node("Conv", ["X", "W", "B"], ["c"], "conv0", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+         node("Add", ["A", "c"], ["Y"], "add0")],
+        "fusebias_addend_first", [fvi("X", [1, 3, 6, 6])], [fvi("Y", [1, 4, 6, 6])],
+        inits=[w, b, a]))
+
+
+@model("fusebias_conv_scalar")
+def _(r):
+    """Conv with bias -> Add(A [1]) (one value for every channel).
+    Expect: no Add; conv0 writes Y with bias B + A[0]."""
+    w = raw_tensor("W", rand(r, 4, 3, 3, 3))
+    b = raw_tensor("B", rand(r, 4))
+    a = raw_tensor("A", rand(r, 1))
+    return finish(graph(
+        [node("Conv", ["X", "W", "B"], ["c"], "conv0", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+         node("Add", ["c", "A"], ["Y"], "add0")],
+        "fusebias_conv_scalar", [fvi("X", [1, 3, 6, 6])], [fvi("Y", [1, 4, 6, 6])],
+        inits=[w, b, a]))
+
+
+@model("fusebias_conv1d")
+def _(r):
+    """Conv1d (W [4,3,3]) without bias -> Add(A [1,4,1]).
+    Expect: no Add; conv0 writes Y with bias = A."""
+    w = raw_tensor("W", rand(r, 4, 3, 3))
+    a = raw_tensor("A", rand(r, 1, 4, 1))
+    return finish(graph(
+        [node("Conv", ["X", "W"], ["c"], "conv0", kernel_shape=[3]),
+         node("Add", ["c", "A"], ["Y"], "add0")],
+        "fusebias_conv1d", [fvi("X", [1, 3, 10])], [fvi("Y", [1, 4, 8])],
+        inits=[w, a]))
+
+
+@model("fusebias_convtranspose")
+def _(r):
+    """ConvTranspose (group 2, W [4,3,3,3], B [6], stride 2) -> Add(A [1,6,1,1]).
+    Expect: no Add; convt0 writes Y with bias B + A."""
+    w = raw_tensor("W", rand(r, 4, 3, 3, 3))
+    b = raw_tensor("B", rand(r, 6))
+    a = raw_tensor("A", rand(r, 1, 6, 1, 1))
+    return finish(graph(
+        [node("ConvTranspose", ["X", "W", "B"], ["c"], "convt0", group=2, strides=[2, 2]),
+         node("Add", ["c", "A"], ["Y"], "add0")],
+        "fusebias_convtranspose", [fvi("X", [1, 4, 3, 3])], [fvi("Y", [1, 6, 7, 7])],
+        inits=[w, b, a]))
+
+
+@model("fusebias_gemm")
+def _(r):
+    """Gemm (transB 1, alpha 0.5, beta 2, C [4]) -> Add(A [4]).
+    Expect: no Add; gemm0 writes Y; its effective bias beta*C equals
+    2*C + A and its effective weight alpha*B' is unchanged."""
+    w = raw_tensor("W", rand(r, 4, 5))
+    c = raw_tensor("C", rand(r, 4))
+    a = raw_tensor("A", rand(r, 4))
+    return finish(graph(
+        [node("Gemm", ["X", "W", "C"], ["g"], "gemm0", transB=1, alpha=0.5, beta=2.0),
+         node("Add", ["g", "A"], ["Y"], "add0")],
+        "fusebias_gemm", [fvi("X", [2, 5])], [fvi("Y", [2, 4])], inits=[w, c, a]))
+
+
+@model("fusebias_gemm_noc")
+def _(r):
+    """Gemm (transB 0, no C) -> Add(A [1,4]) -> Relu.
+    Expect: no Add; gemm0 writes a with effective bias beta*C = A."""
+    w = raw_tensor("W", rand(r, 5, 4))
+    a = raw_tensor("A", rand(r, 1, 4))
+    return finish(graph(
+        [node("Gemm", ["X", "W"], ["g"], "gemm0"),
+         node("Add", ["g", "A"], ["a"], "add0"),
+         node("Relu", ["a"], ["Y"], "relu0")],
+        "fusebias_gemm_noc", [fvi("X", [2, 5])], [fvi("Y", [2, 4])], inits=[w, a]))
+
+
+@model("fusebias_gemm_scalar")
+def _(r):
+    """Gemm (transB 1, alpha 1.5, beta 0.5, C [4]) -> Add(A scalar []).
+    Expect: no Add; gemm0 writes Y; effective bias beta*C = 0.5*C + A."""
+    w = raw_tensor("W", rand(r, 4, 5))
+    c = raw_tensor("C", rand(r, 4))
+    a = raw_tensor("A", np.array(r.uniform(-1, 1), np.float32))
+    return finish(graph(
+        [node("Gemm", ["X", "W", "C"], ["g"], "gemm0", transB=1, alpha=1.5, beta=0.5),
+         node("Add", ["g", "A"], ["Y"], "add0")],
+        "fusebias_gemm_scalar", [fvi("X", [2, 5])], [fvi("Y", [2, 4])], inits=[w, c, a]))
+
+
+@model("fusebias_conv_vector")
+def _(r):
+    """Conv2d (out [1,4,6,4]) -> Add(A [4]): A broadcasts over the WIDTH
+    (last axis), not over the channels.
+    Expect: not fused: add0 kept, conv0 and its B unchanged."""
+    w = raw_tensor("W", rand(r, 4, 3, 3, 3))
+    b = raw_tensor("B", rand(r, 4))
+    a = raw_tensor("A", rand(r, 4))
+    return finish(graph(
+        [node("Conv", ["X", "W", "B"], ["c"], "conv0", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+         node("Add", ["c", "A"], ["Y"], "add0")],
+        "fusebias_conv_vector", [fvi("X", [1, 3, 6, 4])], [fvi("Y", [1, 4, 6, 4])],
+        inits=[w, b, a]))
+
+
+@model("fusebias_spatial")
+def _(r):
+    """Conv -> Add(A [1,4,6,6]): the addend varies over space.
+    Expect: not fused: add0 kept, conv0 unchanged."""
+    w = raw_tensor("W", rand(r, 4, 3, 3, 3))
+    b = raw_tensor("B", rand(r, 4))
+    a = raw_tensor("A", rand(r, 1, 4, 6, 6))
+    return finish(graph(
+        [node("Conv", ["X", "W", "B"], ["c"], "conv0", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+         node("Add", ["c", "A"], ["Y"], "add0")],
+        "fusebias_spatial", [fvi("X", [1, 3, 6, 6])], [fvi("Y", [1, 4, 6, 6])],
+        inits=[w, b, a]))
+
+
+@model("fusebias_rank_raising")
+def _(r):
+    """Conv2d (out [1,4,6,6]) -> Add(A [1,1,4,1,1]): per-channel values, but
+    the Add's output has rank 5 ([1,1,4,6,6]).
+    Expect: not fused (the Conv can't make a rank-5 value): add0 kept."""
+    w = raw_tensor("W", rand(r, 4, 3, 3, 3))
+    a = raw_tensor("A", rand(r, 1, 1, 4, 1, 1))
+    return finish(graph(
+        [node("Conv", ["X", "W"], ["c"], "conv0", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+         node("Add", ["c", "A"], ["Y"], "add0")],
+        "fusebias_rank_raising", [fvi("X", [1, 3, 6, 6])], [fvi("Y", [1, 1, 4, 6, 6])],
+        inits=[w, a]))
+
+
+@model("fusebias_addend_input")
+def _(r):
+    """Conv -> Add(A) where A [1,4,1,1] is a graph input, not a parameter.
+    Expect: not fused: add0 kept, conv0 unchanged."""
+    w = raw_tensor("W", rand(r, 4, 3, 3, 3))
+    b = raw_tensor("B", rand(r, 4))
+    return finish(graph(
+        [node("Conv", ["X", "W", "B"], ["c"], "conv0", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+         node("Add", ["c", "A"], ["Y"], "add0")],
+        "fusebias_addend_input", [fvi("X", [1, 3, 6, 6]), fvi("A", [1, 4, 1, 1])],
+        [fvi("Y", [1, 4, 6, 6])], inits=[w, b]))
+
+
+@model("fusebias_two_consumers")
+def _(r):
+    """Conv output c feeds Add(A [1,4,1,1]) -> Y and Relu -> Z.
+    Expect: not fused (Z needs c without A): add0 kept, conv0 unchanged."""
+    w = raw_tensor("W", rand(r, 4, 3, 3, 3))
+    b = raw_tensor("B", rand(r, 4))
+    a = raw_tensor("A", rand(r, 1, 4, 1, 1))
+    return finish(graph(
+        [node("Conv", ["X", "W", "B"], ["c"], "conv0", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+         node("Add", ["c", "A"], ["Y"], "add0"),
+         node("Relu", ["c"], ["Z"], "relu0")],
+        "fusebias_two_consumers", [fvi("X", [1, 3, 6, 6])],
+        [fvi("Y", [1, 4, 6, 6]), fvi("Z", [1, 4, 6, 6])], inits=[w, b, a]))
+
+
+@model("fusebias_conv_output")
+def _(r):
+    """Conv output c is a graph output and also feeds Add(A [1,4,1,1]) -> Y.
+    Expect: not fused: add0 kept, conv0 unchanged, c still made by conv0."""
+    w = raw_tensor("W", rand(r, 4, 3, 3, 3))
+    b = raw_tensor("B", rand(r, 4))
+    a = raw_tensor("A", rand(r, 1, 4, 1, 1))
+    return finish(graph(
+        [node("Conv", ["X", "W", "B"], ["c"], "conv0", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+         node("Add", ["c", "A"], ["Y"], "add0")],
+        "fusebias_conv_output", [fvi("X", [1, 3, 6, 6])],
+        [fvi("c", [1, 4, 6, 6]), fvi("Y", [1, 4, 6, 6])], inits=[w, b, a]))
+
+
+# ---------------------------------------------------------------------------
+# fuse-bn: Conv/ConvTranspose/Gemm -> BatchNormalization folds into the weights
+# ---------------------------------------------------------------------------
+
+@model("fusebn_conv_bias")
+def _(r):
+    """Conv (bias) -> BN (epsilon 0.1) -> Relu.
+    Expect: no BN; conv0 writes b (BN's output), weight W*s and bias
+    (B-mean)*s+beta with s = scale/sqrt(var+eps); relu0 reads b."""
+    w = raw_tensor("W", rand(r, 4, 3, 3, 3))
+    b = raw_tensor("B", rand(r, 4))
+    return finish(graph(
+        [node("Conv", ["X", "W", "B"], ["c"], "conv0", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+         bn("c", "b", "bn0", "bn0", epsilon=0.1),
+         node("Relu", ["b"], ["Y"], "relu0")],
+        "fusebn_conv_bias", [fvi("X", [1, 3, 6, 6])], [fvi("Y", [1, 4, 6, 6])],
+        inits=[w, b] + bn_inits(r, "bn0", 4)))
+
+
+@model("fusebn_conv_nobias")
+def _(r):
+    """Conv (no bias, stride 2) -> BN -> graph output Y.
+    Expect: no BN; conv0 writes Y, now with a bias."""
+    w = raw_tensor("W", rand(r, 4, 3, 3, 3))
+    return finish(graph(
+        [node("Conv", ["X", "W"], ["c"], "conv0", kernel_shape=[3, 3], strides=[2, 2]),
+         bn("c", "Y", "bn0", "bn0")],
+        "fusebn_conv_nobias", [fvi("X", [1, 3, 7, 7])], [fvi("Y", [1, 4, 3, 3])],
+        inits=[w] + bn_inits(r, "bn0", 4)))
+
+
+@model("fusebn_conv_grouped")
+def _(r):
+    """Grouped Conv (group 2, W [6,2,3,3]) -> BN.
+    Expect: no BN; conv0 (group 2 kept) writes Y with folded weights."""
+    w = raw_tensor("W", rand(r, 6, 2, 3, 3))
+    b = raw_tensor("B", rand(r, 6))
+    return finish(graph(
+        [node("Conv", ["X", "W", "B"], ["c"], "conv0", kernel_shape=[3, 3], group=2,
+              pads=[1, 1, 1, 1]),
+         bn("c", "Y", "bn0", "bn0")],
+        "fusebn_conv_grouped", [fvi("X", [1, 4, 5, 5])], [fvi("Y", [1, 6, 5, 5])],
+        inits=[w, b] + bn_inits(r, "bn0", 6)))
+
+
+@model("fusebn_conv_depthwise")
+def _(r):
+    """Depthwise Conv (group 4, W [4,1,3,3], bias) -> BN.
+    Expect: no BN; conv0 (group 4 kept) writes Y with folded weights."""
+    w = raw_tensor("W", rand(r, 4, 1, 3, 3))
+    b = raw_tensor("B", rand(r, 4))
+    return finish(graph(
+        [node("Conv", ["X", "W", "B"], ["c"], "conv0", kernel_shape=[3, 3], group=4,
+              pads=[1, 1, 1, 1]),
+         bn("c", "Y", "bn0", "bn0")],
+        "fusebn_conv_depthwise", [fvi("X", [1, 4, 5, 5])], [fvi("Y", [1, 4, 5, 5])],
+        inits=[w, b] + bn_inits(r, "bn0", 4)))
+
+
+@model("fusebn_conv1d")
+def _(r):
+    """Conv1d (W [5,3,3], no bias) -> BN on a rank-3 value.
+    Expect: no BN; conv0 writes Y with folded weights and a bias."""
+    w = raw_tensor("W", rand(r, 5, 3, 3))
+    return finish(graph(
+        [node("Conv", ["X", "W"], ["c"], "conv0", kernel_shape=[3]),
+         bn("c", "Y", "bn0", "bn0")],
+        "fusebn_conv1d", [fvi("X", [1, 3, 10])], [fvi("Y", [1, 5, 8])],
+        inits=[w] + bn_inits(r, "bn0", 5)))
+
+
+@model("fusebn_conv3d")
+def _(r):
+    """Conv3d (W [3,2,3,3,3], bias) -> BN on a rank-5 value.
+    Expect: no BN; conv0 writes Y with folded weights."""
+    w = raw_tensor("W", rand(r, 3, 2, 3, 3, 3))
+    b = raw_tensor("B", rand(r, 3))
+    return finish(graph(
+        [node("Conv", ["X", "W", "B"], ["c"], "conv0", kernel_shape=[3, 3, 3],
+              pads=[1, 1, 1, 1, 1, 1]),
+         bn("c", "Y", "bn0", "bn0")],
+        "fusebn_conv3d", [fvi("X", [1, 2, 3, 4, 4])], [fvi("Y", [1, 3, 3, 4, 4])],
+        inits=[w, b] + bn_inits(r, "bn0", 3)))
+
+
+@model("fusebn_convtranspose")
+def _(r):
+    """ConvTranspose (group 2, W [4,3,3,3] = [Cin, Cout/group, k, k], B [6],
+    stride 2) -> BN over its 6 output channels.
+    Expect: no BN; convt0 writes Y; W[i, j] scaled by s[g*3+j] (g = group
+    of input channel i), bias folded."""
+    w = raw_tensor("W", rand(r, 4, 3, 3, 3))
+    b = raw_tensor("B", rand(r, 6))
+    return finish(graph(
+        [node("ConvTranspose", ["X", "W", "B"], ["c"], "convt0", group=2, strides=[2, 2]),
+         bn("c", "Y", "bn0", "bn0")],
+        "fusebn_convtranspose", [fvi("X", [1, 4, 3, 3])], [fvi("Y", [1, 6, 7, 7])],
+        inits=[w, b] + bn_inits(r, "bn0", 6)))
+
+
+@model("fusebn_convtranspose_nobias")
+def _(r):
+    """ConvTranspose (group 1, W [3,5,2,2], no bias) -> BN -> Relu.
+    Expect: no BN; convt0 writes b with folded weights and a bias."""
+    w = raw_tensor("W", rand(r, 3, 5, 2, 2))
+    return finish(graph(
+        [node("ConvTranspose", ["X", "W"], ["c"], "convt0"),
+         bn("c", "b", "bn0", "bn0"),
+         node("Relu", ["b"], ["Y"], "relu0")],
+        "fusebn_convtranspose_nobias", [fvi("X", [1, 3, 4, 4])], [fvi("Y", [1, 5, 5, 5])],
+        inits=[w] + bn_inits(r, "bn0", 5)))
+
+
+@model("fusebn_gemm_transb1")
+def _(r):
+    """Gemm (transB 1, W [4,5], C [4], alpha 0.5, beta 2) -> BN on [2,4].
+    Expect: no BN; gemm0 writes Y; effective weight alpha*B' scaled per
+    output column, effective bias beta*C folded (alpha/beta honoured)."""
+    w = raw_tensor("W", rand(r, 4, 5))
+    c = raw_tensor("C", rand(r, 4))
+    return finish(graph(
+        [node("Gemm", ["X", "W", "C"], ["g"], "gemm0", transB=1, alpha=0.5, beta=2.0),
+         bn("g", "Y", "bn0", "bn0")],
+        "fusebn_gemm_transb1", [fvi("X", [2, 5])], [fvi("Y", [2, 4])],
+        inits=[w, c] + bn_inits(r, "bn0", 4)))
+
+
+@model("fusebn_gemm_transb0")
+def _(r):
+    """Gemm (transB 0, W [5,4], no C, alpha 1.5) -> BN.
+    Expect: no BN; gemm0 writes Y with folded weight and a bias."""
+    w = raw_tensor("W", rand(r, 5, 4))
+    return finish(graph(
+        [node("Gemm", ["X", "W"], ["g"], "gemm0", alpha=1.5),
+         bn("g", "Y", "bn0", "bn0")],
+        "fusebn_gemm_transb0", [fvi("X", [2, 5])], [fvi("Y", [2, 4])],
+        inits=[w] + bn_inits(r, "bn0", 4)))
+
+
+@model("fusebn_gemm_c2d")
+def _(r):
+    """Gemm (transA 1, transB 0, W [5,4], C [1,4], beta 0.25) -> BN -> Relu.
+    Expect: no BN; gemm0 writes b with folded weight and bias."""
+    w = raw_tensor("W", rand(r, 5, 4))
+    c = raw_tensor("C", rand(r, 1, 4))
+    return finish(graph(
+        [node("Gemm", ["X", "W", "C"], ["g"], "gemm0", transA=1, beta=0.25),
+         bn("g", "b", "bn0", "bn0"),
+         node("Relu", ["b"], ["Y"], "relu0")],
+        "fusebn_gemm_c2d", [fvi("X", [5, 2])], [fvi("Y", [2, 4])],
+        inits=[w, c] + bn_inits(r, "bn0", 4)))
+
+
+@model("fusebn_float16")
+def _(r):
+    """float16 throughout: Conv (W, B float16) -> BN (float16 parameters).
+    Expect: no BN; conv0 writes Y; its weight and bias stay float16 and hold
+    the fold (computed in double, rounded to float16)."""
+    w = raw_tensor("W", rand(r, 4, 3, 3, 3).astype(np.float16))
+    b = raw_tensor("B", rand(r, 4).astype(np.float16))
+    return finish(graph(
+        [node("Conv", ["X", "W", "B"], ["c"], "conv0", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+         bn("c", "Y", "bn0", "bn0")],
+        "fusebn_float16", [f16vi("X", [1, 3, 5, 5])], [f16vi("Y", [1, 4, 5, 5])],
+        inits=[w, b] + bn_inits(r, "bn0", 4, np.float16)))
+
+
+@model("fusebn_in_if")
+def _(r):
+    """Inside the If then branch: then_conv (branch initializers Wt, Bt) ->
+    then_bn (branch BN parameters) -> then_out.  else: else_conv (We).
+    Expect: then_bn removed; then_conv writes then_out with folded weights;
+    else branch untouched."""
+    wt = raw_tensor("Wt", rand(r, 4, 3, 3, 3))
+    bt = raw_tensor("Bt", rand(r, 4))
+    we = raw_tensor("We", rand(r, 4, 3, 3, 3))
+    then_g = graph([node("Conv", ["X", "Wt", "Bt"], ["tc"], "then_conv",
+                         kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+                    bn("tc", "then_out", "then_bn", "tbn")],
+                   "then_branch", [], [fvi("then_out", [1, 4, 5, 5])],
+                   inits=[wt, bt] + bn_inits(r, "tbn", 4))
+    else_g = graph([node("Conv", ["X", "We"], ["else_out"], "else_conv",
+                         kernel_shape=[3, 3], pads=[1, 1, 1, 1])],
+                   "else_branch", [], [fvi("else_out", [1, 4, 5, 5])], inits=[we])
+    return finish(graph(
+        [if_node("if0", "cond", ["Y"], then_g, else_g)],
+        "fusebn_in_if", [vi("cond", TP.BOOL, []), fvi("X", [1, 3, 5, 5])],
+        [fvi("Y", [1, 4, 5, 5])]))
+
+
+@model("fusebn_two_consumers")
+def _(r):
+    """Conv output c feeds BN -> Y and Relu -> Z (no value_info anywhere).
+    Expect with fuse-bn: not fused (Z needs c): bn0 kept, conv0 unchanged.
+    With the default passes: bn-to-conv turns bn0 into a depthwise 1x1 Conv
+    (rank 4, known from conv0's weight) writing Y from c."""
+    w = raw_tensor("W", rand(r, 4, 3, 3, 3))
+    b = raw_tensor("B", rand(r, 4))
+    return finish(graph(
+        [node("Conv", ["X", "W", "B"], ["c"], "conv0", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+         bn("c", "Y", "bn0", "bn0"),
+         node("Relu", ["c"], ["Z"], "relu0")],
+        "fusebn_two_consumers", [fvi("X", [1, 3, 5, 5])],
+        [fvi("Y", [1, 4, 5, 5]), fvi("Z", [1, 4, 5, 5])],
+        inits=[w, b] + bn_inits(r, "bn0", 4)))
+
+
+@model("fusebn_conv_output")
+def _(r):
+    """Conv output c is a graph output and feeds BN -> Y.
+    Expect with fuse-bn: not fused: bn0 kept, conv0 unchanged.  Default:
+    bn-to-conv makes bn0 a depthwise 1x1 Conv writing Y."""
+    w = raw_tensor("W", rand(r, 4, 3, 3, 3))
+    return finish(graph(
+        [node("Conv", ["X", "W"], ["c"], "conv0", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+         bn("c", "Y", "bn0", "bn0")],
+        "fusebn_conv_output", [fvi("X", [1, 3, 5, 5])],
+        [fvi("c", [1, 4, 5, 5]), fvi("Y", [1, 4, 5, 5])],
+        inits=[w] + bn_inits(r, "bn0", 4)))
+
+
+@model("fusebn_weight_input")
+def _(r):
+    """Conv whose weight W is a graph input (not a parameter) -> BN.
+    Expect with fuse-bn: not fused: bn0 kept, conv0 unchanged.  Default:
+    bn-to-conv makes bn0 a depthwise 1x1 Conv writing Y."""
+    return finish(graph(
+        [node("Conv", ["X", "W"], ["c"], "conv0", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+         bn("c", "Y", "bn0", "bn0")],
+        "fusebn_weight_input", [fvi("X", [1, 3, 5, 5]), fvi("W", [4, 3, 3, 3])],
+        [fvi("Y", [1, 4, 5, 5])], inits=bn_inits(r, "bn0", 4)))
+
+
+@model("fusebn_training_mode")
+def _(r):
+    """Opset 15: Conv -> BN with training_mode=1 and outputs Y, running_mean,
+    running_var (all graph outputs).
+    Expect: neither fused nor turned into a Conv (training BN uses the batch
+    statistics): bn0 kept with its 3 outputs, conv0 unchanged."""
+    w = raw_tensor("W", rand(r, 4, 3, 3, 3))
+    b = raw_tensor("B", rand(r, 4))
+    return finish(graph(
+        [node("Conv", ["X", "W", "B"], ["c"], "conv0", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+         bn("c", None, "bn0", "bn0", outputs=["Y", "running_mean", "running_var"],
+            training_mode=1)],
+        "fusebn_training_mode", [fvi("X", [2, 3, 5, 5])],
+        [fvi("Y", [2, 4, 5, 5]), fvi("running_mean", [4]), fvi("running_var", [4])],
+        inits=[w, b] + bn_inits(r, "bn0", 4)), opset=15)
+
+
+@model("fusebn_extra_outputs")
+def _(r):
+    """Opset 13 (BatchNormalization-9): Conv -> BN with all 5 outputs (Y,
+    mean, var, saved_mean, saved_var: the training form); Y -> Relu.
+    Expect: not fused and not turned into a Conv: bn0 kept with its 5
+    outputs, conv0 unchanged."""
+    w = raw_tensor("W", rand(r, 4, 3, 3, 3))
+    return finish(graph(
+        [node("Conv", ["X", "W"], ["c"], "conv0", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+         bn("c", None, "bn0", "bn0", outputs=["b", "bn_mean", "bn_var", "bn_saved_mean",
+                                               "bn_saved_var"]),
+         node("Relu", ["b"], ["Y"], "relu0")],
+        "fusebn_extra_outputs", [fvi("X", [2, 3, 5, 5])], [fvi("Y", [2, 4, 5, 5])],
+        inits=[w] + bn_inits(r, "bn0", 4)))
+
+
+@model("fusebn_shared_weight")
+def _(r):
+    """conv0 and conv1 share W, each followed by its own BN:
+    X -> conv0 -> bn0 -> relu0 -> conv1 -> bn1 -> Y.
+    Expect with fuse-bn alone: the same function (folding bn0 into the
+    shared W must not change conv1): the numbers decide.  Default (after
+    split-params): no BN; conv0 holds W folded with bn0, conv1 holds W
+    folded with bn1; no initializer used twice."""
+    w = raw_tensor("W", rand(r, 4, 4, 3, 3))
+    return finish(graph(
+        [node("Conv", ["X", "W"], ["c0"], "conv0", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+         bn("c0", "b0", "bn0", "bn0"),
+         node("Relu", ["b0"], ["r"], "relu0"),
+         node("Conv", ["r", "W"], ["c1"], "conv1", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+         bn("c1", "Y", "bn1", "bn1")],
+        "fusebn_shared_weight", [fvi("X", [1, 4, 5, 5])], [fvi("Y", [1, 4, 5, 5])],
+        inits=[w] + bn_inits(r, "bn0", 4) + bn_inits(r, "bn1", 4)))
+
+
+# ---------------------------------------------------------------------------
+# bn-to-conv: an isolated BN becomes a depthwise 1x...x1 Conv (group = C)
+# ---------------------------------------------------------------------------
+
+@model("bntoconv_rank3")
+def _(r):
+    """BN on graph input X [2,3,7] (rank 3).
+    Expect: no BN; Y made by a Conv reading X, group 3, kernel_shape [1],
+    weight [3,1,1] = s, bias = beta - mean*s."""
+    return finish(graph(
+        [bn("X", "Y", "bn0", "bn0")],
+        "bntoconv_rank3", [fvi("X", [2, 3, 7])], [fvi("Y", [2, 3, 7])],
+        inits=bn_inits(r, "bn0", 3)))
+
+
+@model("bntoconv_rank4")
+def _(r):
+    """BN (epsilon 0.1) on graph input X [1,4,5,5] -> Relu.
+    Expect: no BN; b made by a Conv reading X, group 4, kernel_shape [1,1];
+    relu0 reads b."""
+    return finish(graph(
+        [bn("X", "b", "bn0", "bn0", epsilon=0.1),
+         node("Relu", ["b"], ["Y"], "relu0")],
+        "bntoconv_rank4", [fvi("X", [1, 4, 5, 5])], [fvi("Y", [1, 4, 5, 5])],
+        inits=bn_inits(r, "bn0", 4)))
+
+
+@model("bntoconv_rank5")
+def _(r):
+    """BN on graph input X [1,3,2,4,4] (rank 5).
+    Expect: no BN; Y made by a Conv, group 3, kernel_shape [1,1,1]."""
+    return finish(graph(
+        [bn("X", "Y", "bn0", "bn0")],
+        "bntoconv_rank5", [fvi("X", [1, 3, 2, 4, 4])], [fvi("Y", [1, 3, 2, 4, 4])],
+        inits=bn_inits(r, "bn0", 3)))
+
+
+@model("bntoconv_symbolic")
+def _(r):
+    """BN on graph input X [N,3,H,W] (symbolic dims, rank 4 known).
+    Expect: no BN; Y made by a Conv, group 3, kernel_shape [1,1]."""
+    return finish(graph(
+        [bn("X", "Y", "bn0", "bn0")],
+        "bntoconv_symbolic", [fvi("X", ["N", 3, "H", "W"])], [fvi("Y", ["N", 3, "H", "W"])],
+        inits=bn_inits(r, "bn0", 3)))
+
+
+@model("bntoconv_value_info")
+def _(r):
+    """X [1,3,4,4] -> Reshape(shape [1,3,16]) -> t -> BN -> Y; the rank of t
+    is declared only by value_info t [1,3,16].
+    Expect: no BN; Y made by a Conv reading t, group 3, kernel_shape [1]."""
+    shp = raw_tensor("shape", np.array([1, 3, 16], np.int64))
+    return finish(graph(
+        [node("Reshape", ["X", "shape"], ["t"], "reshape0"),
+         bn("t", "Y", "bn0", "bn0")],
+        "bntoconv_value_info", [fvi("X", [1, 3, 4, 4])], [fvi("Y", [1, 3, 16])],
+        inits=[shp] + bn_inits(r, "bn0", 3), value_info=[fvi("t", [1, 3, 16])]))
+
+
+@model("bntoconv_unknown_rank")
+def _(r):
+    """BN on the output u of an If whose branches give rank 3 (then: Reshape
+    to [1,3,16]) or rank 4 (else: Relu of X [1,3,4,4]): u's rank can't be
+    known; BN -> bn_out -> Flatten -> Y [1,48].
+    Expect: bn0 kept (a warning naming it); flatten0 reads bn_out."""
+    shp = raw_tensor("shape", np.array([1, 3, 16], np.int64))
+    then_g = graph([node("Reshape", ["X", "shape"], ["then_out"], "then_reshape")],
+                   "then_branch", [], [fvi("then_out", None)])
+    else_g = graph([node("Relu", ["X"], ["else_out"], "else_relu")],
+                   "else_branch", [], [fvi("else_out", None)])
+    return finish(graph(
+        [if_node("if0", "cond", ["u"], then_g, else_g),
+         bn("u", "bn_out", "bn0", "bn0"),
+         node("Flatten", ["bn_out"], ["Y"], "flatten0", axis=1)],
+        "bntoconv_unknown_rank", [vi("cond", TP.BOOL, []), fvi("X", [1, 3, 4, 4])],
+        [fvi("Y", [1, 48])], inits=[shp] + bn_inits(r, "bn0", 3)))
+
+
+@model("bntoconv_rank2")
+def _(r):
+    """BN on graph input X [3,4] (rank 2: no Conv form).
+    Expect: bn0 kept (a warning naming it)."""
+    return finish(graph(
+        [bn("X", "Y", "bn0", "bn0")],
+        "bntoconv_rank2", [fvi("X", [3, 4])], [fvi("Y", [3, 4])],
+        inits=bn_inits(r, "bn0", 4)))
+
+
+@model("bntoconv_float16")
+def _(r):
+    """float16 BN on graph input X [1,3,4,4].
+    Expect: no BN; Y made by a depthwise 1x1 Conv whose weight and bias
+    are float16."""
+    return finish(graph(
+        [bn("X", "Y", "bn0", "bn0")],
+        "bntoconv_float16", [f16vi("X", [1, 3, 4, 4])], [f16vi("Y", [1, 3, 4, 4])],
+        inits=bn_inits(r, "bn0", 3, np.float16)))
+
+
+@model("bntoconv_in_if")
+def _(r):
+    """then branch: then_bn (branch parameters) on outer X [1,3,4,4] ->
+    then_out.  else: Neg.
+    Expect: no BN; then_out made by a depthwise 1x1 Conv (group 3) reading X
+    inside the then branch."""
+    then_g = graph([bn("X", "then_out", "then_bn", "tbn")],
+                   "then_branch", [], [fvi("then_out", [1, 3, 4, 4])],
+                   inits=bn_inits(r, "tbn", 3))
+    else_g = graph([node("Neg", ["X"], ["else_out"], "else_neg")],
+                   "else_branch", [], [fvi("else_out", [1, 3, 4, 4])])
+    return finish(graph(
+        [if_node("if0", "cond", ["Y"], then_g, else_g)],
+        "bntoconv_in_if", [vi("cond", TP.BOOL, []), fvi("X", [1, 3, 4, 4])],
+        [fvi("Y", [1, 3, 4, 4])]))
+
+
+# ---------------------------------------------------------------------------
+# de-inplace: a name written by more than one node is versioned.  These models
+# are NOT valid ONNX (not SSA): @model(..., ssa=False) skips the checker for
+# them (main() checks an SSA-renamed copy instead).
+# ---------------------------------------------------------------------------
+
+@model("deinplace_chain", ssa=False)
+def _(r):
+    """relu0: x = Relu(X); sig0: x = Sigmoid(x); neg0: Y = Neg(x).
+    Expect: SSA; relu0 writes a fresh name read by sig0; sig0 (the last
+    writer) writes x; neg0 reads x.  Y = -sigmoid(relu(X))."""
+    return finish(graph(
+        [node("Relu", ["X"], ["x"], "relu0"),
+         node("Sigmoid", ["x"], ["x"], "sig0"),
+         node("Neg", ["x"], ["Y"], "neg0")],
+        "deinplace_chain", [fvi("X", [2, 3])], [fvi("Y", [2, 3])]))
+
+
+@model("deinplace_output", ssa=False)
+def _(r):
+    """relu0: Y = Relu(X); tanh0: Y = Tanh(Y); Y is the graph output.
+    Expect: tanh0 still writes Y (the output keeps its name), reading
+    relu0's renamed output.  Y = tanh(relu(X))."""
+    return finish(graph(
+        [node("Relu", ["X"], ["Y"], "relu0"),
+         node("Tanh", ["Y"], ["Y"], "tanh0")],
+        "deinplace_output", [fvi("X", [2, 3])], [fvi("Y", [2, 3])]))
+
+
+@model("deinplace_readers", ssa=False)
+def _(r):
+    """relu0: x = Relu(X); neg0: a = Neg(x); sig0: x = Sigmoid(x);
+    add0: Y = Add(a, x).
+    Expect: neg0 and sig0 read relu0's (renamed) output; sig0 writes x;
+    add0 reads a and x.  Y = -relu(X) + sigmoid(relu(X))."""
+    return finish(graph(
+        [node("Relu", ["X"], ["x"], "relu0"),
+         node("Neg", ["x"], ["a"], "neg0"),
+         node("Sigmoid", ["x"], ["x"], "sig0"),
+         node("Add", ["a", "x"], ["Y"], "add0")],
+        "deinplace_readers", [fvi("X", [2, 3])], [fvi("Y", [2, 3])]))
+
+
+@model("deinplace_three_writes", ssa=False)
+def _(r):
+    """relu0: x = Relu(X); neg0: x = Neg(x); mul0: m = Mul(x, x);
+    sig0: x = Sigmoid(x); add0: Y = Add(m, x).
+    Expect: three distinct names; neg0 reads relu0's, mul0 reads neg0's
+    (twice), sig0 reads neg0's and writes x; add0 reads m and x.
+    Y = relu(X)^2 + sigmoid(-relu(X))."""
+    return finish(graph(
+        [node("Relu", ["X"], ["x"], "relu0"),
+         node("Neg", ["x"], ["x"], "neg0"),
+         node("Mul", ["x", "x"], ["m"], "mul0"),
+         node("Sigmoid", ["x"], ["x"], "sig0"),
+         node("Add", ["m", "x"], ["Y"], "add0")],
+        "deinplace_three_writes", [fvi("X", [2, 3])], [fvi("Y", [2, 3])]))
+
+
+@model("deinplace_multi_output", ssa=False)
+def _(r):
+    """split0: a, b = Split(X, axis 1); add0: b = Add(a, b); relu0: Y = Relu(b).
+    Expect: split0's second output renamed, read by add0; add0 writes b;
+    relu0 reads b.  Y = relu(X[:, :2] + X[:, 2:])."""
+    return finish(graph(
+        [node("Split", ["X"], ["a", "b"], "split0", axis=1),
+         node("Add", ["a", "b"], ["b"], "add0"),
+         node("Relu", ["b"], ["Y"], "relu0")],
+        "deinplace_multi_output", [fvi("X", [2, 4])], [fvi("Y", [2, 2])]))
+
+
+@model("deinplace_in_if", ssa=False)
+def _(r):
+    """then branch: t = Relu(X); t = Neg(t); then_out = Sigmoid(t).
+    else branch: else_out = Neg(X).
+    Expect: the then branch is SSA; then_neg reads then_relu's renamed
+    output and writes t; then_sig reads t.  Y = sigmoid(-relu(X)) if cond
+    else -X."""
+    then_g = graph([node("Relu", ["X"], ["t"], "then_relu"),
+                    node("Neg", ["t"], ["t"], "then_neg"),
+                    node("Sigmoid", ["t"], ["then_out"], "then_sig")],
+                   "then_branch", [], [fvi("then_out", [2, 3])])
+    else_g = graph([node("Neg", ["X"], ["else_out"], "else_neg")],
+                   "else_branch", [], [fvi("else_out", [2, 3])])
+    return finish(graph(
+        [if_node("if0", "cond", ["Y"], then_g, else_g)],
+        "deinplace_in_if", [vi("cond", TP.BOOL, []), fvi("X", [2, 3])],
+        [fvi("Y", [2, 3])]))
+
+
+# ---------------------------------------------------------------------------
+# mixed: several rules in one model (default pipeline only)
+# ---------------------------------------------------------------------------
+
+@model("mixed_conv_add_bn_shared")
+def _(r):
+    """X -> conv0(W) -> add0(A [1,4,1,1]) -> bn0 -> relu0 -> conv1(W, B1) ->
+    bn1 -> Y; conv0 and conv1 share W.
+    Expect (default passes): no Add, no BN; 2 Conv + 1 Relu; conv0 writes
+    b0 with W folded with A then bn0; conv1 writes Y with W, B1 folded with
+    bn1; no initializer used twice."""
+    w = raw_tensor("W", rand(r, 4, 4, 3, 3))
+    a = raw_tensor("A", rand(r, 1, 4, 1, 1))
+    b1 = raw_tensor("B1", rand(r, 4))
+    return finish(graph(
+        [node("Conv", ["X", "W"], ["c0"], "conv0", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+         node("Add", ["c0", "A"], ["a0"], "add0"),
+         bn("a0", "b0", "bn0", "bn0"),
+         node("Relu", ["b0"], ["r"], "relu0"),
+         node("Conv", ["r", "W", "B1"], ["c1"], "conv1", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+         bn("c1", "Y", "bn1", "bn1")],
+        "mixed_conv_add_bn_shared", [fvi("X", [1, 4, 6, 6])], [fvi("Y", [1, 4, 6, 6])],
+        inits=[w, a, b1] + bn_inits(r, "bn0", 4) + bn_inits(r, "bn1", 4)))
+
+
+# ---------------------------------------------------------------------------
 # sample.onnx: for `make run`
 # ---------------------------------------------------------------------------
 
@@ -573,6 +1436,46 @@ def _(r):
         inits=[unused]))
 
 
+def _is_ssa(g, outer=()):
+    """True if no name in g (or its subgraphs) is defined twice."""
+    seen = set(outer) | {i.name for i in g.input} | {t.name for t in g.initializer}
+    for n in g.node:
+        for o in n.output:
+            if o in seen:
+                return False
+            seen.add(o)
+        for a in n.attribute:
+            if a.type == onnx.AttributeProto.GRAPH and not _is_ssa(a.g, seen):
+                return False
+    return True
+
+
+def _ssa_copy(m):
+    """A copy of m with every re-definition of a name renamed (name__vN) and
+    its later readers (and graph outputs) following: only to prove that a
+    non-SSA test model is otherwise valid ONNX."""
+    m = onnx.ModelProto.FromString(m.SerializeToString())
+
+    def fix(g, cur):
+        cur = dict(cur)
+        count = {}
+        for n in g.node:
+            for i, x in enumerate(n.input):
+                n.input[i] = cur.get(x, x)
+            for a in n.attribute:
+                if a.type == onnx.AttributeProto.GRAPH:
+                    fix(a.g, cur)
+            for i, o in enumerate(n.output):
+                k = count.get(o, 0)
+                count[o] = k + 1
+                cur[o] = n.output[i] = o if k == 0 else "%s__v%d" % (o, k)
+        for o in g.output:
+            o.name = cur.get(o.name, o.name)
+
+    fix(m.graph, {})
+    return m
+
+
 def main(argv):
     here = os.path.dirname(os.path.abspath(__file__))
     outdir = argv[1] if len(argv) > 1 else os.path.join(here, "..", "testdata")
@@ -580,7 +1483,12 @@ def main(argv):
     for name, build in BUILDERS:
         m = build(rng(name))
         m.graph.doc_string = (build.__doc__ or "").strip()
-        onnx.checker.check_model(m, full_check=True)
+        if name in NON_SSA:
+            assert not _is_ssa(m.graph), "%s is marked ssa=False but is SSA" % name
+            # valid apart from the repeated names
+            onnx.checker.check_model(_ssa_copy(m), full_check=True)
+        else:
+            onnx.checker.check_model(m, full_check=True)
         data = m.SerializeToString()
         # the test runner expects these to round-trip byte for byte
         assert onnx.load_from_string(data).SerializeToString() == data, name

@@ -15,8 +15,8 @@ LIB_OBJ := $(SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/onnx.pb-c.o
 CLI_OBJ := $(patsubst %.c,$(B)/obj/%.o,$(wildcard cli/*.c))
 TESTS_C := $(wildcard tests/*.c)
 
-.PHONY: all deps run test test-unit test-passes test-fidelity test-conformance check-asan \
-        check-valgrind clean
+.PHONY: all deps deps-models run test test-unit test-passes test-fidelity test-conformance \
+        test-models test-models-quick check-asan check-valgrind clean
 
 SAN     := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
@@ -24,6 +24,10 @@ all: deps $(B)/ppqfmt
 
 deps:
 	@scripts/install_deps.sh
+
+# torch and torchvision, only for exporting real networks (test-models).
+deps-models: deps
+	@scripts/install_model_deps.sh
 
 $(B)/gen/onnx.pb-c.c $(B)/gen/onnx.pb-c.h: $(PROTO)
 	@mkdir -p $(B)/gen
@@ -82,6 +86,15 @@ test-fidelity: all
 
 test-conformance: all
 	$(PYTHON) tests/backend_conformance.py
+
+# torchvision networks exported at opsets 11, 13 and 17 (into build/models),
+# formatted and checked: full checker, no BN/Constant/Identity/shared
+# parameter/dead node left, onnxruntime-equivalent. -quick: the CI subset.
+test-models: all deps-models
+	$(PYTHON) tests/test_models.py
+
+test-models-quick: all deps-models
+	$(PYTHON) tests/test_models.py --quick
 
 clean:
 	rm -rf $(B) tests/tmp

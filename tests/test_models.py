@@ -1,0 +1,496 @@
+#!/usr/bin/python3
+"""Real networks through ppqfmt: torchvision exports, formatted with the default passes.
+
+Usage: tests/test_models.py [--quick] [--models a,b] [--opsets 11,13,17] [--dir DIR]
+                            [--keep OUTDIR] [--ppqfmt-args ARGS]
+
+Exports the models with scripts/export_torchvision.py into DIR (default build/models) when
+they are missing or older than that script (torch comes from Debian: run
+scripts/install_model_deps.sh once), then runs ppqfmt (build/ppqfmt, or $PPQFMT) with the
+default passes and --report=json on every model and checks:
+  run      ppqfmt exits 0 (time recorded);
+  checker  onnx.checker.check_model(output, full_check=True) passes (the original is checked
+           too; if the original itself fails, that is reported and the output's verdict is
+           shown but not counted);
+  left     no BatchNormalization, Constant or Identity node is left (subgraphs included); for
+           a BatchNormalization left, ppqfmt's report warnings about it are printed;
+  shared   no initializer is an input of more than one node (uses inside subgraphs count);
+  dead     every node reaches a graph output (walking backwards from the outputs; a name used
+           inside a node's subgraph counts as an input of that node);
+  equiv    onnxruntime gives the same outputs on the original and the output
+           (scripts/ortcheck.py: same random inputs, tolerance 1e-5 + 1e-3*max|ref|).
+A model passes if every check passes. The result is a markdown table (nodes and
+BatchNormalization nodes before -> after, timings), the details of every failure, and the
+last line `test_models: N passed, M failed[, K skipped]` (K: model/opset combinations torch
+cannot export; the reason is printed). The exit status is 1 if any model failed.
+
+--quick is the small CI subset: resnet18 and mobilenet_v2 at opset 13, r3d_18 at opset 11.
+--models/--opsets choose from the full set (default: all models, opsets 11, 13 and 17), and
+restrict --quick when given with it. --keep OUTDIR keeps the formatted models.
+Run with Debian's /usr/bin/python3 (python3-onnx, python3-numpy).
+"""
+import argparse
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+
+import onnx
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(REPO, 'scripts'))
+import ortcheck  # noqa: E402
+
+EXPORT = os.path.join(REPO, 'scripts', 'export_torchvision.py')
+PPQFMT = os.environ.get('PPQFMT', os.path.join(REPO, 'build', 'ppqfmt'))
+PPQFMT_TIMEOUT = 600
+
+ALL_MODELS = ['resnet18', 'resnet50', 'mobilenet_v2', 'mobilenet_v3_large', 'efficientnet_b0',
+              'densenet121', 'shufflenet_v2_x1_0', 'regnet_y_400mf', 'convnext_tiny', 'r3d_18',
+              'deeplabv3_mobilenet_v3_large', 'vit_b_16']
+ALL_OPSETS = [11, 13, 17]
+QUICK = [('resnet18', 13), ('mobilenet_v2', 13), ('r3d_18', 11)]
+LEFTOVER_OPS = ('BatchNormalization', 'Constant', 'Identity')
+
+
+# ---------------------------------------------------------------------------
+# graph walks (subgraphs included)
+# ---------------------------------------------------------------------------
+
+def subgraphs(node):
+    for a in node.attribute:
+        if a.type == onnx.AttributeProto.GRAPH:
+            yield a.name, a.g
+        elif a.type == onnx.AttributeProto.GRAPHS:
+            for i, g in enumerate(a.graphs):
+                yield '%s[%d]' % (a.name, i), g
+
+
+def graphs(g, path='main'):
+    """(path, graph) for g and every graph nested in it."""
+    yield path, g
+    for n in g.node:
+        for label, sg in subgraphs(n):
+            yield from graphs(sg, '%s/%s.%s' % (path, n.name or n.op_type, label))
+
+
+def all_nodes(m):
+    return [(p, n) for p, g in graphs(m.graph) for n in g.node]
+
+
+def names_used_inside(node):
+    """Every name a node's subgraphs read (over-approximates the outer-scope ones)."""
+    used = set()
+    for _, sg in subgraphs(node):
+        for _, g in graphs(sg):
+            for n in g.node:
+                used.update(x for x in n.input if x)
+            used.update(o.name for o in g.output)
+    return used
+
+
+def op_counts(m):
+    return Counter(n.op_type for _, n in all_nodes(m))
+
+
+def leftovers(m):
+    """{op type: [node names]} for the op types no default-pipeline output may contain."""
+    left = defaultdict(list)
+    for p, n in all_nodes(m):
+        if n.op_type in LEFTOVER_OPS:
+            left[n.op_type].append(n.name if p == 'main' else '%s/%s' % (p, n.name))
+    return dict(left)
+
+
+def shared_params(m):
+    """{initializer name: number of distinct nodes that read it}, for those read by more than
+    one node. A read by a node inside a subgraph of an outer initializer counts (names are
+    matched without regard to shadowing, which these exports do not use)."""
+    inits = {t.name for _, g in graphs(m.graph) for t in g.initializer}
+    readers = defaultdict(set)
+    for p, g in graphs(m.graph):
+        for k, n in enumerate(g.node):
+            for x in set(n.input):
+                if x in inits:
+                    readers[x].add((p, k))
+    return {x: len(r) for x, r in readers.items() if len(r) > 1}
+
+
+def dead_nodes(g, path='main'):
+    """Names of nodes in g (and, recursively, its subgraphs) from which no output of their own
+    graph can be reached."""
+    producer = {}
+    for k, n in enumerate(g.node):
+        for o in n.output:
+            if o:
+                producer[o] = k
+    live, todo = set(), [o.name for o in g.output]
+    seen = set()
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        k = producer.get(name)
+        if k is None or k in live:
+            continue
+        live.add(k)
+        n = g.node[k]
+        todo.extend(x for x in n.input if x)
+        todo.extend(names_used_inside(n))
+    dead = []
+    for k, n in enumerate(g.node):
+        label = n.name or '#%d %s' % (k, n.op_type)
+        if k not in live:
+            dead.append(label if path == 'main' else '%s/%s' % (path, label))
+        for sl, sg in subgraphs(n):
+            dead.extend(dead_nodes(sg, '%s/%s.%s' % (path, label, sl)))
+    return dead
+
+
+def checker(path):
+    """None if the full checker accepts the model file, else its message (one line)."""
+    try:
+        onnx.checker.check_model(path, full_check=True)
+        return None
+    except Exception as e:  # ValidationError, InferenceError, DecodeError, ...
+        return ' '.join(('%s: %s' % (type(e).__name__, e)).split())[:500]
+
+
+def short(items, n=4):
+    items = list(items)
+    more = ' (+%d more)' % (len(items) - n) if len(items) > n else ''
+    return ', '.join(map(str, items[:n])) + more
+
+
+# ---------------------------------------------------------------------------
+# export
+# ---------------------------------------------------------------------------
+
+def model_paths(d, name, opset):
+    base = os.path.join(d, '%s_op%d' % (name, opset))
+    return base + '.onnx', base + '.json'
+
+
+def fresh(path):
+    return os.path.exists(path) and os.path.getmtime(path) > os.path.getmtime(EXPORT)
+
+
+def needs_export(d, name, opset):
+    onnx_path, json_path = model_paths(d, name, opset)
+    if not fresh(json_path):
+        return True
+    if fresh(onnx_path):
+        return False
+    try:
+        with open(json_path) as f:
+            return not json.load(f).get('skipped')
+    except (OSError, ValueError):
+        return True
+
+
+def export(d, pairs):
+    """Export what is missing; returns (seconds spent, error text or None)."""
+    by_opset = defaultdict(list)
+    for name, opset in pairs:
+        if needs_export(d, name, opset):
+            by_opset[opset].append(name)
+    t0 = time.time()
+    for opset, names in sorted(by_opset.items()):
+        cmd = [sys.executable, EXPORT, d, '--opsets', str(opset), '--models', ','.join(names)]
+        print('# exporting: %s' % ' '.join(cmd[1:]))
+        sys.stdout.flush()
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        out = p.stdout.decode('utf-8', 'replace')
+        for line in out.splitlines():
+            print('#   ' + line)
+        if p.returncode != 0:
+            hint = ''
+            if 'No module named' in out and 'torch' in out:
+                hint = ' (torch missing: run scripts/install_model_deps.sh)'
+            return time.time() - t0, 'export_torchvision.py exit %d%s: %s' % (
+                p.returncode, hint, ' | '.join(out.strip().splitlines()[-2:]))
+    return time.time() - t0, None
+
+
+# ---------------------------------------------------------------------------
+# one model
+# ---------------------------------------------------------------------------
+
+def run_ppqfmt(src, dst, extra):
+    cmd = [PPQFMT] + extra + ['--report=json', src, '-o', dst]
+    t0 = time.time()
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                           timeout=PPQFMT_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        return time.time() - t0, None, 'ppqfmt timed out after %ds' % PPQFMT_TIMEOUT
+    secs = time.time() - t0
+    err = p.stderr.decode('utf-8', 'replace')
+    report = None
+    for line in reversed(err.splitlines()):
+        if line.startswith('{'):
+            try:
+                report = json.loads(line)
+            except ValueError:
+                pass
+            break
+    if p.returncode != 0:
+        return secs, report, 'ppqfmt exit %d: %s' % (
+            p.returncode, ' | '.join(err.strip().splitlines()[-3:]) or '(no stderr)')
+    if not os.path.exists(dst):
+        return secs, report, 'ppqfmt exit 0 but wrote no output'
+    return secs, report, None
+
+
+def warnings_about(report, names):
+    """Report warnings whose subject is, or whose message mentions, one of names."""
+    out = []
+    for p in (report or {}).get('passes', []):
+        for w in p.get('warnings', []):
+            subj, msg = w.get('subject') or '', w.get('message') or ''
+            if subj in names or any(x and x in msg for x in names):
+                out.append('%s: %s: %s' % (p.get('name'), subj, msg))
+    return out
+
+
+def test_model(name, opset, d, workdir, extra):
+    """Returns a result dict; r['fails'] lists (check, message)."""
+    src, meta_path = model_paths(d, name, opset)
+    r = {'model': name, 'opset': opset, 'fails': [], 'notes': [], 'checks': {}}
+    t_model = time.time()
+    try:
+        with open(meta_path) as f:
+            meta = json.load(f)
+    except (OSError, ValueError) as e:
+        meta = {'skipped': True, 'reason': 'no export record: %s' % e}
+    r['export_s'] = meta.get('export_seconds')
+    r['bytes'] = meta.get('bytes')
+    if meta.get('skipped') or not os.path.exists(src):
+        r['skipped'] = meta.get('reason') or 'not exported'
+        return r
+
+    def fail(check, msg):
+        r['checks'][check] = 'FAIL'
+        r['fails'].append((check, msg))
+
+    orig = onnx.load(src)
+    before = op_counts(orig)
+    r['nodes'] = [sum(before.values()), None]
+    r['bn'] = [before['BatchNormalization'], None]
+    r['orig_checker'] = checker(src)
+    if r['orig_checker']:
+        r['notes'].append('the ORIGINAL export fails the checker: %s' % r['orig_checker'])
+
+    dst = os.path.join(workdir, os.path.basename(src))
+    r['ppqfmt_s'], report, err = run_ppqfmt(src, dst, extra)
+    if err:
+        fail('run', err)
+        for k in ('checker', 'left', 'shared', 'dead', 'equiv'):
+            r['checks'][k] = '-'
+        return r
+    r['checks']['run'] = 'ok'
+
+    out = onnx.load(dst)
+    after = op_counts(out)
+    r['nodes'][1] = sum(after.values())
+    r['bn'][1] = after['BatchNormalization']
+
+    msg = checker(dst)
+    if msg is None:
+        r['checks']['checker'] = 'ok'
+    elif r['orig_checker']:
+        r['checks']['checker'] = 'n/a'
+        r['notes'].append('output fails the checker too (not counted): %s' % msg)
+    else:
+        fail('checker', msg)
+
+    left = leftovers(out)
+    r['left'] = {op: len(v) for op, v in left.items()}
+    if left:
+        fail('left', '; '.join('%d %s: %s' % (len(v), op, short(v)) for op, v in left.items()))
+        bn = set(left.get('BatchNormalization', []))
+        if bn:
+            ws = warnings_about(report, bn)
+            r['bn_warnings'] = ws or ['(ppqfmt gave no warning about any of them)']
+    else:
+        r['checks']['left'] = 'ok'
+
+    shared = shared_params(out)
+    r['shared'] = len(shared)
+    if shared:
+        fail('shared', '%d initializers read by several nodes: %s' % (
+            len(shared), short('%s x%d' % kv for kv in sorted(shared.items()))))
+    else:
+        r['checks']['shared'] = 'ok'
+
+    dead = dead_nodes(out.graph)
+    r['dead'] = len(dead)
+    if dead:
+        fail('dead', '%d nodes reach no output: %s' % (len(dead), short(dead)))
+    else:
+        r['checks']['dead'] = 'ok'
+
+    t0 = time.time()
+    try:
+        ok, msg = ortcheck.equiv(src, dst, seed=0)
+    except Exception as e:  # the oracle must not take the runner down
+        ok, msg = False, '%s: %s' % (type(e).__name__, e)
+    r['ort_s'] = time.time() - t0
+    r['check_s'] = time.time() - t_model - r['ort_s'] - r['ppqfmt_s']
+    if ok:
+        r['checks']['equiv'] = 'ok'
+    else:
+        fail('equiv', msg)
+    return r
+
+
+# ---------------------------------------------------------------------------
+# report
+# ---------------------------------------------------------------------------
+
+def fmt_s(x):
+    return '-' if x is None else '%.1f' % x
+
+
+def table(results):
+    lines = ['| model | opset | nodes before→after | BN before→after | checker | leftovers '
+             '| shared params | dead | equiv | export s | ppqfmt s | ORT s |',
+             '|---|---|---|---|---|---|---|---|---|---|---|---|']
+    for r in results:
+        if r.get('skipped'):
+            lines.append('| %s | %d | skipped: %s | | | | | | | | | |' % (
+                r['model'], r['opset'], r['skipped'][:120].replace('|', '/')))
+            continue
+        n, bn, c = r.get('nodes', [None, None]), r.get('bn', [None, None]), r['checks']
+
+        def arrow(v):
+            return '%s→%s' % tuple('-' if x is None else x for x in v)
+        left = r.get('left')
+        left_s = c.get('left', '-') if not left else ', '.join(
+            '%s %d' % ({'BatchNormalization': 'BN'}.get(k, k), v) for k, v in sorted(left.items()))
+        shared_s = c.get('shared', '-') if not r.get('shared') else '%d' % r['shared']
+        dead_s = c.get('dead', '-') if not r.get('dead') else '%d' % r['dead']
+        checker_s = c.get('checker', '-')
+        if r.get('orig_checker'):
+            checker_s += ' (orig FAIL)'
+        lines.append('| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |' % (
+            r['model'], r['opset'], arrow(n), arrow(bn), checker_s, left_s, shared_s, dead_s,
+            c.get('equiv', '-'), fmt_s(r.get('export_s')), fmt_s(r.get('ppqfmt_s')),
+            fmt_s(r.get('ort_s'))))
+    return '\n'.join(lines)
+
+
+def parse_list(text, allowed, what, conv=str):
+    try:
+        items = [conv(x.strip()) for x in text.split(',') if x.strip()]
+    except ValueError:
+        raise SystemExit('bad %s list: %s' % (what, text))
+    bad = [x for x in items if allowed is not None and x not in allowed]
+    if bad:
+        raise SystemExit('unknown %s: %s (known: %s)' % (what, short(bad, 10),
+                                                       ', '.join(map(str, allowed))))
+    return items
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('--quick', action='store_true', help='the small CI subset')
+    ap.add_argument('--models', help='comma-separated (default: all)')
+    ap.add_argument('--opsets', help='comma-separated (default: 11,13,17)')
+    ap.add_argument('--dir', default=os.path.join(REPO, 'build', 'models'),
+                    help='where the exported models live (default build/models)')
+    ap.add_argument('--keep', help='keep the formatted models in this directory')
+    ap.add_argument('--ppqfmt-args', default='', help='extra ppqfmt arguments')
+    args = ap.parse_args(argv)
+
+    models = parse_list(args.models, ALL_MODELS, 'model') if args.models else None
+    opsets = parse_list(args.opsets, None, 'opset', int) if args.opsets else None
+    if args.quick:
+        pairs = [(m, o) for m, o in QUICK
+                 if (models is None or m in models) and (opsets is None or o in opsets)]
+    else:
+        pairs = [(m, o) for m in (models or ALL_MODELS) for o in (opsets or ALL_OPSETS)]
+    if not pairs:
+        raise SystemExit('nothing to test')
+    if not os.access(PPQFMT, os.X_OK):
+        print('FAIL setup: no ppqfmt binary at %s (run make)' % PPQFMT)
+        print('test_models: 0 passed, 1 failed')
+        return 1
+
+    t_start = time.time()
+    os.makedirs(args.dir, exist_ok=True)
+    export_s, err = export(args.dir, pairs)
+    if err:
+        print('FAIL export: %s' % err)
+        print('test_models: 0 passed, %d failed' % len(pairs))
+        return 1
+
+    if args.keep:
+        os.makedirs(args.keep, exist_ok=True)
+        workdir = args.keep
+    else:
+        workdir = tempfile.mkdtemp(prefix='ppqfmt_models_')
+    extra = shlex.split(args.ppqfmt_args)
+    results = []
+    try:
+        for name, opset in pairs:
+            label = '%s_op%d' % (name, opset)
+            try:
+                r = test_model(name, opset, args.dir, workdir, extra)
+            except Exception as e:  # an unreadable model etc.: a failure, not a crash
+                r = {'model': name, 'opset': opset, 'checks': {}, 'notes': [],
+                     'fails': [('runner', '%s: %s' % (type(e).__name__, e))]}
+            results.append(r)
+            if r.get('skipped'):
+                print('skip %s: %s' % (label, r['skipped']))
+            elif r['fails']:
+                print('FAIL %s: %s' % (label, '; '.join(
+                    '%s: %s' % (c, ' '.join(m.split())[:300]) for c, m in r['fails'])))
+            else:
+                print('ok %s' % label)
+            sys.stdout.flush()
+            if not args.keep:
+                out = os.path.join(workdir, '%s.onnx' % label)
+                if os.path.exists(out):
+                    os.remove(out)
+    finally:
+        if not args.keep:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+    print()
+    print(table(results))
+    print()
+    for r in results:
+        label = '%s_op%d' % (r['model'], r['opset'])
+        if r['fails'] or r['notes'] or r.get('bn_warnings'):
+            print('### %s' % label)
+            for c, m in r['fails']:
+                print('- FAIL %s: %s' % (c, ' '.join(m.split())[:1000]))
+            for w in r.get('bn_warnings', []):
+                print('  - ppqfmt warning: %s' % w)
+            for n in r['notes']:
+                print('- note: %s' % n)
+    skipped = [r for r in results if r.get('skipped')]
+    failed = [r for r in results if not r.get('skipped') and r['fails']]
+    passed = len(results) - len(skipped) - len(failed)
+    ran = [r for r in results if not r.get('skipped')]
+    total_bytes = sum(r.get('bytes') or 0 for r in ran)
+    print()
+    print('# time: %.1fs total; export %.1fs (this run); ppqfmt %.1fs; onnxruntime %.1fs; '
+          'load and checker %.1fs; models %.0f MB in %s' % (
+              time.time() - t_start, export_s, sum(r.get('ppqfmt_s') or 0 for r in ran),
+              sum(r.get('ort_s') or 0 for r in ran), sum(r.get('check_s') or 0 for r in ran),
+              total_bytes / 1e6, args.dir))
+    print('test_models: %d passed, %d failed%s' % (
+        passed, len(failed), (', %d skipped' % len(skipped)) if skipped else ''))
+    return 1 if failed else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))

@@ -33,6 +33,8 @@ void model_free(Model *m)
         return;
     for (size_t i = 0; i < m->n_all_graphs; i++)
         namemap_free(&m->all_graphs[i]->by_name);
+    if (m->release)
+        m->release(m->release_ctx);
     namemap_free(&m->value_names);
     namemap_free(&m->node_names);
     arena_free(&m->arena);

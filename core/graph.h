@@ -152,6 +152,10 @@ typedef struct Model {
     Graph **all_graphs; /* every graph ever created, so model_free reaches them */
     size_t n_all_graphs, cap_all_graphs;
     ChangeLog log;
+    /* Resources the loader holds for the model's lifetime (mapped external
+     * data files); model_free calls release(release_ctx). */
+    void (*release)(void *ctx);
+    void *release_ctx;
 } Model;
 
 /* --- building (used by the loader and by passes) --- */

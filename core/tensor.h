@@ -38,6 +38,7 @@ typedef struct Tensor {
     Bytes *strings;   /* DT_STRING elements */
     size_t n_strings;
     bool external;    /* data_location = EXTERNAL: bytes live in another file */
+    const char *location; /* that file, relative to the model's folder */
     const char *name; /* the name stored in the TensorProto */
     bool changed;     /* dtype, dims or data differ from wire */
     Bytes wire;       /* encoded TensorProto; empty for new tensors */

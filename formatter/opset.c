@@ -4,14 +4,90 @@
  * Every default-domain operator whose version changes between opset 7 and 11
  * was checked against the ONNX operator changelog. Those not listed here only
  * gained types, negative axes or indices, or new attributes whose defaults
- * keep the old behaviour, so their nodes stay as they are. Models below
- * opset 7 are not upgraded (their element-wise operators used the legacy
- * broadcast/consumed_inputs attributes). */
+ * keep the old behaviour, so their nodes stay as they are. Opset 6 models are
+ * upgraded too (legacy broadcast, is_test); older ones are not. */
 #include "opset.h"
 
 #include <string.h>
 
 /* --- operators adapted on the way --- */
+
+/* Before opset 7, BatchNormalization and Dropout chose training or test mode
+ * with is_test (default 0: training). Only test mode has an inference form. */
+static const char *is_test_check(const Op *op, int64_t from)
+{
+    if (from < 7 && op_attr_int(op, "is_test", 0) != 1)
+        return "a training-mode (is_test=0) node from before opset 7";
+    return NULL;
+}
+
+static void drop_legacy_attrs(Op *op)
+{
+    op_remove_attr(op, "is_test");
+    op_remove_attr(op, "consumed_inputs");
+}
+
+/* Before opset 7, binary operators broadcast only with broadcast=1, aligning
+ * B to A at `axis`. Numpy-style broadcasting (opset 7) aligns trailing axes, so
+ * an explicit axis is rewritten by giving a constant B trailing ones. */
+static const char *broadcast_check(const Op *op, int64_t from)
+{
+    if (from >= 7 || op_attr_int(op, "broadcast", 0) == 0 || !op_attr(op, "axis"))
+        return NULL;
+    const Var *a = op->inputs[0], *b = op->n_inputs > 1 ? op->inputs[1] : NULL;
+    if (!b || !b->param || a->type.rank < 0)
+        return "a legacy broadcast with axis whose operand is not a constant of known rank";
+    int64_t axis = op_attr_int(op, "axis", 0);
+    axis = axis < 0 ? axis + a->type.rank : axis;
+    if (axis < 0 || axis + (int64_t)b->param->ndims > a->type.rank)
+        return "a legacy broadcast whose axis does not fit its operands";
+    return NULL;
+}
+
+static int broadcast_to_numpy(Op *op, int64_t from)
+{
+    if (from >= 7)
+        return 0;
+    if (op_attr_int(op, "broadcast", 0) != 0 && op_attr(op, "axis")) {
+        const Var *a = op->inputs[0];
+        const Tensor *b = op->inputs[1]->param;
+        int64_t axis = op_attr_int(op, "axis", 0);
+        axis = axis < 0 ? axis + a->type.rank : axis;
+        size_t rank = (size_t)(a->type.rank - axis);
+        Tensor *t = tensor_share(&op->graph->model->arena, b);
+        int64_t *dims = t ? arena_array(&op->graph->model->arena, rank, sizeof *dims) : NULL;
+        if (!dims && rank)
+            return -1;
+        for (size_t i = 0; i < rank; i++)
+            dims[i] = i < b->ndims ? b->dims[i] : 1;
+        t->dims = dims;
+        t->ndims = rank;
+        t->changed = true;
+        t->wire = (Bytes){0};
+        if (op_update_param(op, 1, t, param_base_name(op, "_b")))
+            return -1;
+    }
+    op_remove_attr(op, "broadcast");
+    op_remove_attr(op, "axis");
+    drop_legacy_attrs(op);
+    return 0;
+}
+
+static const char *prelu_check(const Op *op, int64_t from)
+{
+    const Var *slope = op->n_inputs > 1 ? op->inputs[1] : NULL;
+    if (from < 7 && !(slope && slope->param && tensor_numel(slope->param) == 1))
+        return "PRelu from before opset 7 with a non-scalar slope";
+    return NULL;
+}
+
+static int gemm_drop_broadcast(Op *op, int64_t from)
+{
+    (void)from;
+    op_remove_attr(op, "broadcast");
+    return 0;
+}
+
 
 static int topk_k_to_input(Op *op, int64_t from)
 {
@@ -34,7 +110,9 @@ static const char *topk_check(const Op *op, int64_t from)
  * that remains). */
 static const char *bn_check(const Op *op, int64_t from)
 {
-    (void)from;
+    const char *why = is_test_check(op, from);
+    if (why)
+        return why;
     return op_attr_int(op, "spatial", 1) != 1 ? "BatchNormalization with spatial=0" : NULL;
 }
 
@@ -42,12 +120,15 @@ static int bn_drop_spatial(Op *op, int64_t from)
 {
     (void)from;
     op_remove_attr(op, "spatial");
+    drop_legacy_attrs(op);
     return 0;
 }
 
 /* Dropout-10's mask output became bool; an unused mask can simply go. */
 static const char *dropout_check(const Op *op, int64_t from)
 {
+    if (is_test_check(op, from))
+        return is_test_check(op, from);
     const Var *mask = op->n_outputs > 1 ? op->outputs[1] : NULL;
     if (from < 10 && mask && (mask->n_uses || mask->is_output))
         return "Dropout whose mask output is used (its type changes in opset 10)";
@@ -56,6 +137,7 @@ static const char *dropout_check(const Op *op, int64_t from)
 
 static int dropout_drop_mask(Op *op, int64_t from)
 {
+    drop_legacy_attrs(op);
     return from < 10 ? op_drop_outputs(op, 1) : 0;
 }
 
@@ -80,10 +162,18 @@ static const Upgrade DROPOUT = {"Dropout", dropout_check, dropout_drop_mask};
 static const Upgrade SCATTER = {"Scatter", NULL, scatter_rename};
 static const Upgrade SCAN = {"Scan", scan_check, NULL};
 
+static const Upgrade GEMM = {"Gemm", NULL, gemm_drop_broadcast};
+static const Upgrade PRELU = {"PRelu", prelu_check, NULL};
+static const Upgrade BROADCAST = {"(binary)", broadcast_check, broadcast_to_numpy};
+
 static const Upgrade *const RULES[] = {
-    &UPGRADE_CLIP, &UPGRADE_PAD, &UPGRADE_SLICE, &UPGRADE_RESIZE, &UPGRADE_UPSAMPLE,
-    &TOPK,         &BN,          &DROPOUT,       &SCATTER,        &SCAN,
+    &UPGRADE_CLIP, &UPGRADE_PAD, &UPGRADE_SLICE, &UPGRADE_RESIZE, &UPGRADE_UPSAMPLE, &TOPK,
+    &BN,           &DROPOUT,     &SCATTER,       &SCAN,           &GEMM,             &PRELU,
 };
+
+/* Binary operators whose broadcast/axis attributes went away in opset 7. */
+static const char *const BINARY[] = {"Add", "Sub",   "Mul",     "Div",  "And", "Or",
+                                     "Xor", "Equal", "Greater", "Less", "Pow"};
 
 static const Upgrade *rule_for(const Op *op)
 {
@@ -92,10 +182,36 @@ static const Upgrade *rule_for(const Op *op)
     for (size_t i = 0; i < sizeof RULES / sizeof *RULES; i++)
         if (strcmp(RULES[i]->op, op->type) == 0)
             return RULES[i];
+    for (size_t i = 0; i < sizeof BINARY / sizeof *BINARY; i++)
+        if (strcmp(BINARY[i], op->type) == 0)
+            return &BROADCAST;
     return NULL;
 }
 
 /* --- helpers for the rules --- */
+
+/* The element type an operator gives output `slot`, when it does not simply
+ * follow its first input: 0 = follows input `*from` (set), -1 = unknown. */
+static int32_t fixed_output_dtype(const Op *op, size_t slot, size_t *from)
+{
+    static const char *const INDEX[] = {"ArgMax", "ArgMin", "NonZero", "Shape", "Size"};
+    static const char *const BOOLEAN[] = {"And", "Equal", "Greater", "IsInf", "IsNaN",
+                                          "Less", "Not", "Or", "Xor"};
+    *from = 0;
+    if (op_is(op, "Cast"))
+        return (int32_t)op_attr_int(op, "to", -1);
+    if (op_is(op, "TopK") && slot == 1)
+        return DT_INT64;
+    if (op_is(op, "Where"))
+        *from = 1;
+    for (size_t i = 0; i < sizeof INDEX / sizeof *INDEX; i++)
+        if (op_is(op, INDEX[i]))
+            return DT_INT64;
+    for (size_t i = 0; i < sizeof BOOLEAN / sizeof *BOOLEAN; i++)
+        if (op_is(op, BOOLEAN[i]))
+            return DT_BOOL;
+    return 0;
+}
 
 int64_t model_opset(const Model *m)
 {
@@ -105,7 +221,7 @@ int64_t model_opset(const Model *m)
     return 0;
 }
 
-/* Operators whose output has the element type of their first input. */
+/* Operators whose output type is known from their inputs or attributes. */
 static bool keeps_dtype(const Op *op)
 {
     static const char *const SAME[] = {
@@ -115,8 +231,12 @@ static bool keeps_dtype(const Op *op)
         "Identity", "InstanceNormalization", "LRN", "LeakyRelu", "Log", "LogSoftmax",
         "MatMul", "Max", "MaxPool", "Mean", "Min", "Mul", "Neg", "PRelu", "Pad", "Pow",
         "Reciprocal", "ReduceMax", "ReduceMean", "ReduceMin", "ReduceSum", "Relu", "Reshape",
-        "Resize", "Selu", "Sigmoid", "Slice", "Softmax", "Softplus", "SpaceToDepth", "Split",
-        "Sqrt", "Squeeze", "Sub", "Sum", "Tanh", "Tile", "Transpose", "Unsqueeze", "Upsample",
+        "Resize", "Scatter", "ScatterElements", "ScatterND", "Selu", "Sigmoid", "Slice",
+        "Softmax", "Softplus", "SpaceToDepth", "Split", "Sqrt", "Squeeze", "Sub", "Sum",
+        "Tanh", "Tile", "TopK", "Transpose", "Unsqueeze", "Upsample", "Where", "GatherElements",
+        "GatherND", "Compress", "ReverseSequence", "Cast", "ArgMax", "ArgMin", "NonZero",
+        "Shape", "Size", "And", "Equal", "Greater", "IsInf", "IsNaN", "Less", "Not", "Or",
+        "Xor",
     };
     for (size_t i = 0; i < sizeof SAME / sizeof *SAME; i++)
         if (op_is(op, SAME[i]))
@@ -132,9 +252,15 @@ int32_t value_dtype(const Var *v)
         if (v->param)
             return v->param->dtype;
         const Op *p = v->producer;
-        if (!p || !keeps_dtype(p) || !p->n_inputs)
+        if (!p || !keeps_dtype(p))
             return 0;
-        v = p->inputs[0];
+        size_t from;
+        int32_t fixed = fixed_output_dtype(p, v->producer_slot, &from);
+        if (fixed)
+            return fixed > 0 ? fixed : 0;
+        if (from >= p->n_inputs)
+            return 0;
+        v = p->inputs[from];
     }
     return 0;
 }
@@ -219,8 +345,8 @@ int opset_upgrade_for(Graph *g, const char *type, Diag *d)
         return diag_set(d, PPQ_EINTERNAL, "out of memory upgrading to opset %d", OPSET_TARGET);
     if (!w.found)
         return 0;
-    if (from < 7) {
-        model_warn(m, type, "legacy form kept: opset %lld is older than 7, which ppqfmt "
+    if (from < 6) {
+        model_warn(m, type, "legacy form kept: opset %lld is older than 6, which ppqfmt "
                    "does not upgrade", (long long)from);
         return 0;
     }

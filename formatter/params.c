@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "pass.h"
+#include "opset.h"
 
 bool dtype_is_float(int32_t dt)
 {
@@ -72,7 +72,9 @@ bool bn_inference_form(const Op *bn)
     for (size_t i = 1; i < bn->n_outputs; i++)
         if (bn->outputs[i])
             return false;
-    return op_attr_int(bn, "training_mode", 0) == 0 && op_attr_int(bn, "is_test", 1) != 0 &&
+    /* Before opset 7, is_test (default 0, training) chose the mode. */
+    int64_t is_test = op_attr_int(bn, "is_test", model_opset(bn->graph->model) < 7 ? 0 : 1);
+    return op_attr_int(bn, "training_mode", 0) == 0 && is_test != 0 &&
            op_attr_int(bn, "spatial", 1) == 1;
 }
 

@@ -8,6 +8,7 @@
  * is byte-identical, and unknown fields survive edits. */
 #include "encode.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "proto.h"
@@ -19,7 +20,12 @@ enum {
     A_NAME = 1, A_F = 2, A_I = 3, A_S = 4, A_T = 5, A_G = 6, A_FLOATS = 7, A_INTS = 8,
     A_STRINGS = 9, A_TENSORS = 10, A_GRAPHS = 11, A_TYPE = 20,
 };
-enum { T_DIMS = 1, T_DATA_TYPE = 2, T_STRING_DATA = 6, T_NAME = 8, T_RAW_DATA = 9 };
+enum {
+    T_DIMS = 1, T_DATA_TYPE = 2, T_FLOAT_DATA = 4, T_INT32_DATA = 5, T_STRING_DATA = 6,
+    T_INT64_DATA = 7, T_NAME = 8, T_RAW_DATA = 9, T_DOUBLE_DATA = 10, T_UINT64_DATA = 11,
+    T_EXTERNAL_DATA = 13, T_DATA_LOCATION = 14,
+};
+enum { EXTERNAL_ALIGN = 4096 }; /* data offsets a reader can map directly */
 enum { VI_NAME = 1 };
 
 typedef void (*EmitFn)(Out *o, uint32_t field, const void *ctx);
@@ -101,9 +107,75 @@ static void emit_tensor_field(Out *o, uint32_t field, const void *vctx)
     }
 }
 
-void encode_tensor(Out *o, const Tensor *t, const char *name)
+/* Will this initializer move to the external data file? */
+static bool moves_out(const Tensor *t, const EncodeOptions *opt)
+{
+    return opt && opt->data && t->data && t->dtype != DT_STRING && t->nbytes >= opt->threshold;
+}
+
+static void entry(Out *o, const char *key, const char *value)
+{
+    Out kv;
+    out_child(&kv, o);
+    out_string_field(&kv, 1, key);
+    out_string_field(&kv, 2, value);
+    out_message_field(o, T_EXTERNAL_DATA, &kv);
+}
+
+typedef struct ExternalCtx {
+    const Tensor *t;
+    const char *name;
+    size_t offset;
+} ExternalCtx;
+
+static void emit_external_field(Out *o, uint32_t field, const void *vctx)
+{
+    const ExternalCtx *c = vctx;
+    char num[32];
+    switch (field) {
+    case T_DIMS: case T_DATA_TYPE:
+        if (!c->t->wire.len)
+            emit_tensor_field(o, field, &(TensorCtx){c->t, c->name});
+        break;
+    case T_NAME: out_string_field(o, T_NAME, c->name); break;
+    case T_EXTERNAL_DATA:
+        entry(o, "location", o->opt->location);
+        snprintf(num, sizeof num, "%zu", c->offset);
+        entry(o, "offset", num);
+        snprintf(num, sizeof num, "%zu", c->t->nbytes);
+        entry(o, "length", num);
+        break;
+    case T_DATA_LOCATION: out_varint_field(o, T_DATA_LOCATION, 1); break;
+    }
+}
+
+/* Appends t's bytes to the data file (page-aligned) and writes a TensorProto
+ * that points there; the original's other fields (doc_string, ...) stay. */
+static void encode_external(Out *o, const Tensor *t, const char *name)
+{
+    Out *data = o->opt->data;
+    static const uint8_t zeros[EXTERNAL_ALIGN];
+    out_copy(data, zeros, (EXTERNAL_ALIGN - data->size % EXTERNAL_ALIGN) % EXTERNAL_ALIGN);
+    ExternalCtx c = {t, name, data->size};
+    out_ref(data, t->data, t->nbytes);
+    static const uint32_t from_wire[] = {T_FLOAT_DATA, T_INT32_DATA, T_INT64_DATA, T_NAME,
+                                         T_RAW_DATA, T_DOUBLE_DATA, T_UINT64_DATA,
+                                         T_EXTERNAL_DATA, T_DATA_LOCATION};
+    static const uint32_t fresh[] = {T_DIMS, T_DATA_TYPE, T_NAME, T_EXTERNAL_DATA,
+                                     T_DATA_LOCATION};
+    if (t->wire.len && !t->changed)
+        emit_merged(o, t->wire, from_wire, 9, emit_external_field, &c);
+    else
+        emit_merged(o, (Bytes){0}, fresh, 5, emit_external_field, &c);
+}
+
+void encode_tensor(Out *o, const Tensor *t, const char *name, bool initializer)
 {
     TensorCtx c = {t, name};
+    if (initializer && moves_out(t, o->opt)) {
+        encode_external(o, t, name);
+        return;
+    }
     if (t->wire.len && !t->changed) {
         if (strcmp(t->name, name) == 0) {
             out_ref(o, t->wire.ptr, t->wire.len);
@@ -117,19 +189,20 @@ void encode_tensor(Out *o, const Tensor *t, const char *name)
     emit_merged(o, (Bytes){0}, all, 5, emit_tensor_field, &c);
 }
 
-static void tensor_field(Out *o, uint32_t num, const Tensor *t, const char *name)
+static void tensor_field(Out *o, uint32_t num, const Tensor *t, const char *name,
+                         bool initializer)
 {
     Out child;
-    out_init(&child, o->arena);
-    encode_tensor(&child, t, name);
+    out_child(&child, o);
+    encode_tensor(&child, t, name, initializer);
     out_message_field(o, num, &child);
 }
 
 /* --- dirtiness: does a subtree need re-encoding? --- */
 
-static bool graph_dirty(const Graph *g);
+static bool graph_dirty(const Graph *g, const EncodeOptions *opt);
 
-static bool attr_dirty(const Attr *a)
+static bool attr_dirty(const Attr *a, const EncodeOptions *opt)
 {
     if (!a->wire.len)
         return true;
@@ -137,31 +210,32 @@ static bool attr_dirty(const Attr *a)
         if (a->tensors[i]->changed)
             return true;
     for (size_t i = 0; a->graphs && i < a->n; i++)
-        if (graph_dirty(a->graphs[i]))
+        if (graph_dirty(a->graphs[i], opt))
             return true;
     return false;
 }
 
-static bool op_dirty(const Op *op)
+static bool op_dirty(const Op *op, const EncodeOptions *opt)
 {
     if (op->changed || !op->wire.len)
         return true;
     for (size_t i = 0; i < op->n_attrs; i++)
-        if (attr_dirty(&op->attrs[i]))
+        if (attr_dirty(&op->attrs[i], opt))
             return true;
     return false;
 }
 
-static bool graph_dirty(const Graph *g)
+static bool graph_dirty(const Graph *g, const EncodeOptions *opt)
 {
     if (g->changed)
         return true;
     for (size_t i = 0; i < g->n_ops; i++)
-        if (!g->ops[i]->removed && op_dirty(g->ops[i]))
+        if (!g->ops[i]->removed && op_dirty(g->ops[i], opt))
             return true;
     for (size_t i = 0; i < g->n_params; i++) {
         const Var *v = g->params[i];
-        if (v->param->changed || strcmp(v->param->name, v->name) != 0)
+        if (v->param->changed || strcmp(v->param->name, v->name) != 0 ||
+            moves_out(v->param, opt))
             return true;
     }
     return false;
@@ -195,12 +269,12 @@ static void emit_attr_field(Out *o, uint32_t field, const void *vctx)
     case A_T: case A_TENSORS:
         if ((a->type == ATTR_TENSOR) == (field == A_T) && a->tensors)
             for (size_t i = 0; i < a->n; i++)
-                tensor_field(o, field, a->tensors[i], a->tensors[i]->name);
+                tensor_field(o, field, a->tensors[i], a->tensors[i]->name, false);
         break;
     case A_G: case A_GRAPHS:
         if ((a->type == ATTR_GRAPH) == (field == A_G) && a->graphs)
             for (size_t i = 0; i < a->n; i++) {
-                out_init(&child, o->arena);
+                out_child(&child, o);
                 encode_graph(&child, a->graphs[i]);
                 out_message_field(o, field, &child);
             }
@@ -226,7 +300,7 @@ static void emit_attr_field(Out *o, uint32_t field, const void *vctx)
 
 static void encode_attr(Out *o, const Attr *a)
 {
-    if (!attr_dirty(a)) {
+    if (!attr_dirty(a, o->opt)) {
         out_ref(o, a->wire.ptr, a->wire.len);
         return;
     }
@@ -260,7 +334,7 @@ static void emit_node_field(Out *o, uint32_t field, const void *vctx)
     case N_OP_TYPE: out_string_field(o, N_OP_TYPE, op->type); break;
     case N_ATTRIBUTE:
         for (size_t i = 0; i < op->n_attrs; i++) {
-            out_init(&child, o->arena);
+            out_child(&child, o);
             encode_attr(&child, &op->attrs[i]);
             out_message_field(o, N_ATTRIBUTE, &child);
         }
@@ -274,7 +348,7 @@ static void emit_node_field(Out *o, uint32_t field, const void *vctx)
 
 static void encode_node(Out *o, const Op *op)
 {
-    if (!op_dirty(op)) {
+    if (!op_dirty(op, o->opt)) {
         out_ref(o, op->wire.ptr, op->wire.len);
         return;
     }
@@ -305,14 +379,14 @@ static void emit_graph_field(Out *o, uint32_t field, const void *vctx)
         for (size_t i = 0; i < g->n_ops; i++) {
             if (g->ops[i]->removed)
                 continue;
-            out_init(&child, o->arena);
+            out_child(&child, o);
             encode_node(&child, g->ops[i]);
             out_message_field(o, G_NODE, &child);
         }
         break;
     case G_INITIALIZER:
         for (size_t i = 0; i < g->n_params; i++)
-            tensor_field(o, G_INITIALIZER, g->params[i]->param, g->params[i]->name);
+            tensor_field(o, G_INITIALIZER, g->params[i]->param, g->params[i]->name, true);
         break;
     case G_INPUT: emit_value_infos(o, G_INPUT, g->inputs, g->n_inputs); break;
     case G_OUTPUT: emit_value_infos(o, G_OUTPUT, g->outputs, g->n_outputs); break;
@@ -322,7 +396,7 @@ static void emit_graph_field(Out *o, uint32_t field, const void *vctx)
 
 static void encode_graph(Out *o, const Graph *g)
 {
-    if (!graph_dirty(g)) {
+    if (!graph_dirty(g, o->opt)) {
         out_ref(o, g->wire.ptr, g->wire.len);
         return;
     }
@@ -337,7 +411,7 @@ static void emit_model_field(Out *o, uint32_t field, const void *vctx)
     switch (field) {
     case M_IR_VERSION: out_varint_field(o, M_IR_VERSION, (uint64_t)m->ir_version); break;
     case M_GRAPH:
-        out_init(&child, o->arena);
+        out_child(&child, o);
         encode_graph(&child, m->graph);
         out_message_field(o, M_GRAPH, &child);
         break;
@@ -348,14 +422,9 @@ static void emit_model_field(Out *o, uint32_t field, const void *vctx)
     }
 }
 
-bool model_dirty(const Model *m)
-{
-    return m->changed || graph_dirty(m->graph);
-}
-
 int onnx_encode(const Model *m, Out *o)
 {
-    if (!model_dirty(m)) {
+    if (!m->changed && !graph_dirty(m->graph, o->opt)) {
         out_ref(o, m->wire.ptr, m->wire.len);
     } else if (m->changed) {
         static const uint32_t managed[] = {M_IR_VERSION, M_GRAPH, M_OPSET};

@@ -5,10 +5,16 @@
 #include "../core/graph.h"
 #include "wire.h"
 
-/* Appends the encoded model to o; -1 when out of memory. */
+/* Where initializers move when --external-data is given. */
+typedef struct EncodeOptions {
+    Out *data;            /* the external data file's contents; NULL: keep inline */
+    const char *location; /* its name, relative to the model's folder */
+    size_t threshold;     /* initializers of at least this many bytes move */
+} EncodeOptions;
+
+/* Appends the encoded model to o (o->opt may be NULL); -1 when out of memory. */
 int onnx_encode(const Model *m, Out *o);
-/* Does writing m need anything but a copy of its input? */
-bool model_dirty(const Model *m);
-void encode_tensor(Out *o, const Tensor *t, const char *name);
+/* Encodes t under name; only initializers move to the external data file. */
+void encode_tensor(Out *o, const Tensor *t, const char *name, bool initializer);
 
 #endif

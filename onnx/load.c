@@ -404,12 +404,12 @@ static int load_model_fields(Loader *L, Bytes bytes, bool *has_graph)
     return rc < 0 ? loader_error(L, "not an ONNX model: malformed protobuf") : 0;
 }
 
-int onnx_load(Bytes bytes, Model **out, Diag *d)
+int onnx_load(Bytes bytes, const char *dir, Model **out, Diag *d)
 {
     Model *m = model_new();
     if (!m)
         return diag_set(d, PPQ_EINTERNAL, "out of memory");
-    Loader L = {m, d, 0};
+    Loader L = {m, d, 0, dir, NULL};
     bool has_graph = false;
     m->wire = bytes;
     if (load_model_fields(&L, bytes, &has_graph) == 0 && !has_graph)

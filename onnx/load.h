@@ -11,13 +11,18 @@
 #include "../core/graph.h"
 #include "wire.h"
 
-int onnx_load(Bytes bytes, Model **out, Diag *d);
+/* dir: the model's folder, where external data files are looked up; NULL
+ * when the model came from standard input (external data is then refused). */
+int onnx_load(Bytes bytes, const char *dir, Model **out, Diag *d);
 
 /* Shared by the loader's files. */
+typedef struct External External;
 typedef struct Loader {
     Model *m;
     Diag *d;
     int depth; /* subgraph nesting, bounded against hostile recursion */
+    const char *dir;
+    External *ext; /* mapped external data files, owned by the model */
 } Loader;
 
 int loader_error(Loader *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -25,5 +30,7 @@ int loader_oom(Loader *L);
 /* An arena copy of a protobuf string; NULL (with an error) if it holds a NUL. */
 const char *loader_str(Loader *L, Bytes b);
 int load_tensor(Loader *L, Bytes wire, Tensor **out);
+/* Maps the external bytes of t (declared by its external_data entries). */
+int load_external(Loader *L, Tensor *t, Bytes wire);
 
 #endif

@@ -163,8 +163,10 @@ int load_tensor(Loader *L, Bytes wire, Tensor **out)
     *out = t;
     int64_t numel = tensor_numel(t);
     size_t size = dtype_size(t->dtype);
-    if (t->external || segmented)
-        return 0; /* bytes live elsewhere: kept as they are */
+    if (segmented)
+        return 0; /* a segment of a larger tensor: kept as it is */
+    if (t->external)
+        return load_external(L, t, wire);
     if (t->dtype == DT_STRING)
         return read_strings(L, t, wire, numel);
     if (!size)

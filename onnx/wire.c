@@ -71,6 +71,12 @@ void out_init(Out *o, Arena *a)
     o->arena = a;
 }
 
+void out_child(Out *child, const Out *o)
+{
+    out_init(child, o->arena);
+    child->opt = o->opt;
+}
+
 static void push_seg(Out *o, const uint8_t *p, size_t n)
 {
     if (!n || o->failed)

@@ -48,9 +48,12 @@ typedef struct Out {
     uint8_t *tail; /* free room in the last owned chunk */
     size_t tail_left;
     bool failed; /* out of memory: the output is unusable */
+    const struct EncodeOptions *opt; /* the encoder's settings, passed to children */
 } Out;
 
 void out_init(Out *o, Arena *a);
+/* An empty output for a submessage, sharing o's arena and settings. */
+void out_child(Out *child, const Out *o);
 /* Appends a copy of n bytes (for small, short-lived data). */
 void out_copy(Out *o, const void *p, size_t n);
 /* Appends a reference to n bytes that stay valid until the output is written. */

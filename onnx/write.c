@@ -12,11 +12,13 @@
 #include <unistd.h>
 
 #include "encode.h"
+#include "external.h"
 
-static int encode(const Model *m, Arena *a, Out *o, Diag *d)
+static int encode(const Model *m, Arena *a, Out *o, const EncodeOptions *opt, Diag *d)
 {
     out_init(o, a);
-    if (onnx_encode(m, o))
+    o->opt = opt;
+    if (onnx_encode(m, o) || (opt && opt->data && opt->data->failed))
         return diag_set(d, PPQ_EINTERNAL, "out of memory while encoding the model");
     return 0;
 }
@@ -58,8 +60,7 @@ static int write_stdout(const Out *o, Diag *d)
     return 0;
 }
 
-/* dirname() without modifying its argument. */
-static void folder_of(const char *path, char *dir, size_t size)
+void path_folder(const char *path, char *dir, size_t size)
 {
     const char *slash = strrchr(path, '/');
     if (!slash)
@@ -95,7 +96,7 @@ static int write_file(const Out *o, const char *path, Diag *d)
     /* Replace the file a symlink points to, not the symlink. */
     if (stat(path, &st) == 0 && realpath(path, real))
         path = real;
-    folder_of(path, dir, sizeof dir);
+    path_folder(path, dir, sizeof dir);
     snprintf(tmp, sizeof tmp, "%s/.ppqfmt-XXXXXX", dir);
     int fd = mkstemp(tmp);
     if (fd < 0)
@@ -125,13 +126,48 @@ int check_output_is_not_input(const char *path, const Source *src, Diag *d)
     return 0;
 }
 
-int onnx_write(const Model *m, const char *path, Diag *d)
+/* protobuf refuses messages of 2 GiB and more. */
+static int check_size(const Out *o, const char *path, bool external, Diag *d)
+{
+    if (o->size <= INT32_MAX)
+        return 0;
+    return diag_set(d, PPQ_EOUTPUT,
+                    "%s: the model would be %zu bytes, over protobuf's 2 GiB limit; %s", path,
+                    o->size, external ? "lower --size-threshold"
+                                      : "add --external-data=FILE to store weights beside it");
+}
+
+static int write_model(const Out *o, const WriteOptions *wo, Diag *d)
+{
+    if (check_size(o, wo->path, wo->external_data != NULL, d))
+        return d->code;
+    return strcmp(wo->path, "-") == 0 ? write_stdout(o, d) : write_file(o, wo->path, d);
+}
+
+int onnx_write(const Model *m, const WriteOptions *wo, Diag *d)
 {
     Arena a = {0};
-    Out o;
-    int rc = encode(m, &a, &o, d);
+    Out o, data;
+    char dir[PATH_MAX], data_path[2 * PATH_MAX];
+    EncodeOptions opt = {NULL, wo->external_data, wo->size_threshold};
+    int rc = 0;
+    path_folder(wo->path, dir, sizeof dir);
+    if (wo->external_data) {
+        out_init(&data, &a);
+        opt.data = &data;
+        rc = external_name_ok(wo->external_data, d);
+        snprintf(data_path, sizeof data_path, "%s/%s", dir, wo->external_data);
+    }
     if (!rc)
-        rc = strcmp(path, "-") == 0 ? write_stdout(&o, d) : write_file(&o, path, d);
+        rc = encode(m, &a, &o, &opt, d);
+    if (!rc)
+        rc = external_check_target(m, wo, &opt, d);
+    if (!rc && wo->external_data)
+        rc = write_file(&data, data_path, d);
+    if (!rc)
+        rc = external_copy_beside(m, wo, &opt, dir, d);
+    if (!rc)
+        rc = write_model(&o, wo, d);
     arena_free(&a);
     return rc;
 }
@@ -140,7 +176,7 @@ int onnx_write_mem(const Model *m, uint8_t **buf, size_t *len, Diag *d)
 {
     Arena a = {0};
     Out o;
-    int rc = encode(m, &a, &o, d);
+    int rc = encode(m, &a, &o, NULL, d);
     if (!rc && !(*buf = malloc(o.size ? o.size : 1)))
         rc = diag_set(d, PPQ_EINTERNAL, "out of memory");
     if (!rc) {

@@ -1,18 +1,30 @@
 /* write.h - put an encoded model into a file or onto standard output.
  *
  * A file is written to a temporary name in the target's folder and renamed
- * over the target once complete, so a failure never leaves a partial file. */
+ * over the target once complete, so a failure never leaves a partial file.
+ * Tensors stored as external data stay where they are: when the output goes
+ * to another folder, the data files they name are copied beside it (with
+ * copy_file_range), so the model keeps working. --external-data moves large
+ * initializers into one new data file beside the output instead. */
 #ifndef PPQ_WRITE_H
 #define PPQ_WRITE_H
 
 #include "../core/graph.h"
 #include "source.h"
 
-/* path "-" means standard output (refused when it is a terminal). */
-int onnx_write(const Model *m, const char *path, Diag *d);
+typedef struct WriteOptions {
+    const char *path;          /* "-": standard output (refused on a terminal) */
+    const char *in_dir;        /* the input model's folder; NULL for standard input */
+    const char *external_data; /* move initializers into this file; NULL: keep */
+    size_t size_threshold;     /* ... those of at least this many bytes */
+} WriteOptions;
+
+int onnx_write(const Model *m, const WriteOptions *o, Diag *d);
 /* The encoded model in one malloc'd buffer (for tests and fuzzing). */
 int onnx_write_mem(const Model *m, uint8_t **buf, size_t *len, Diag *d);
 /* Refuses an output path that names the input file itself. */
 int check_output_is_not_input(const char *path, const Source *src, Diag *d);
+/* The folder part of path ("." when there is none). */
+void path_folder(const char *path, char *dir, size_t size);
 
 #endif

@@ -1,0 +1,341 @@
+/* external.c - external data: safe loading by mapping, and copying beside the
+ * output. */
+#include "external.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+enum { T_EXTERNAL_DATA = 13, KV_KEY = 1, KV_VALUE = 2 };
+
+typedef struct Mapped {
+    char *real;  /* resolved path */
+    Bytes bytes; /* the whole file, mapped */
+} Mapped;
+
+struct External {
+    char real_dir[PATH_MAX];
+    Mapped *files;
+    size_t n, cap;
+};
+
+static void external_release(void *ctx)
+{
+    External *x = ctx;
+    for (size_t i = 0; i < x->n; i++) {
+        if (x->files[i].bytes.len)
+            munmap((void *)x->files[i].bytes.ptr, x->files[i].bytes.len);
+        free(x->files[i].real);
+    }
+    free(x->files);
+    free(x);
+}
+
+static External *registry(Loader *L)
+{
+    if (L->ext)
+        return L->ext;
+    External *x = calloc(1, sizeof *x);
+    if (!x || !realpath(L->dir, x->real_dir)) {
+        free(x);
+        return NULL;
+    }
+    L->ext = x;
+    L->m->release = external_release;
+    L->m->release_ctx = x;
+    return x;
+}
+
+/* A location must name a file inside the model's folder. */
+static int check_location(Loader *L, const Tensor *t, const char *loc)
+{
+    if (!*loc)
+        return loader_error(L, "tensor '%s': external data has no location", t->name);
+    if (loc[0] == '/')
+        return loader_error(L, "tensor '%s': external data location '%s' is an absolute path",
+                            t->name, loc);
+    for (const char *p = loc; *p;) {
+        size_t n = strcspn(p, "/");
+        if (n == 2 && p[0] == '.' && p[1] == '.')
+            return loader_error(L, "tensor '%s': external data location '%s' leaves the "
+                                "model's folder", t->name, loc);
+        p += n + (p[n] == '/');
+    }
+    return 0;
+}
+
+static int map_file(Loader *L, External *x, const Tensor *t, const char *real, Bytes *out)
+{
+    for (size_t i = 0; i < x->n; i++)
+        if (strcmp(x->files[i].real, real) == 0) {
+            *out = x->files[i].bytes;
+            return 0;
+        }
+    int fd = open(real, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+        int e = fd < 0 ? errno : EINVAL;
+        if (fd >= 0)
+            close(fd);
+        return loader_error(L, "tensor '%s': cannot read external data file '%s': %s", t->name,
+                            t->location, strerror(e));
+    }
+    void *p = st.st_size ? mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
+    close(fd);
+    if (p == MAP_FAILED)
+        return loader_error(L, "tensor '%s': cannot map '%s': %s", t->name, t->location,
+                            strerror(errno));
+    Mapped f = {strdup(real), {p ? p : (const uint8_t *)"", (size_t)st.st_size}};
+    Mapped *files = x->n == x->cap ? realloc(x->files, (x->cap * 2 + 4) * sizeof f) : x->files;
+    if (!f.real || !files) {
+        free(f.real);
+        if (p)
+            munmap(p, (size_t)st.st_size);
+        return loader_oom(L);
+    }
+    if (x->n == x->cap)
+        x->cap = x->cap * 2 + 4;
+    x->files = files;
+    x->files[x->n++] = f;
+    *out = f.bytes;
+    return 0;
+}
+
+static int parse_number(Loader *L, const Tensor *t, const char *key, const char *v, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long n = strtoull(v, &end, 10);
+    if (!*v || *end || errno || v[0] == '-')
+        return loader_error(L, "tensor '%s': external data %s '%s' is not a number", t->name,
+                            key, v);
+    *out = n;
+    return 0;
+}
+
+/* Reads the location/offset/length entries of t's external_data. */
+static int read_entries(Loader *L, Tensor *t, Bytes wire, uint64_t *offset, uint64_t *length,
+                        bool *has_length)
+{
+    WireReader r = wire_reader(wire);
+    WireField f;
+    t->location = "";
+    while (wire_next(&r, &f) == 1) {
+        if (f.num != T_EXTERNAL_DATA || f.wt != WT_LEN)
+            continue;
+        const char *key = "", *value = "";
+        WireReader kr = wire_reader(f.data);
+        WireField kv;
+        while (wire_next(&kr, &kv) == 1) {
+            const char **dst = kv.num == KV_KEY ? &key : kv.num == KV_VALUE ? &value : NULL;
+            if (dst && kv.wt == WT_LEN && !(*dst = loader_str(L, kv.data)))
+                return -1;
+        }
+        if (strcmp(key, "location") == 0)
+            t->location = value;
+        else if (strcmp(key, "offset") == 0 && parse_number(L, t, key, value, offset))
+            return -1;
+        else if (strcmp(key, "length") == 0) {
+            if (parse_number(L, t, key, value, length))
+                return -1;
+            *has_length = true;
+        }
+    }
+    return 0;
+}
+
+int load_external(Loader *L, Tensor *t, Bytes wire)
+{
+    uint64_t offset = 0, length = 0;
+    bool has_length = false;
+    if (read_entries(L, t, wire, &offset, &length, &has_length) ||
+        check_location(L, t, t->location))
+        return -1;
+    if (!L->dir)
+        return loader_error(L, "tensor '%s': external data needs the model's folder; read the "
+                            "model from a file, not standard input", t->name);
+    External *x = registry(L);
+    char path[2 * PATH_MAX], real[PATH_MAX];
+    if (!x)
+        return loader_error(L, "cannot resolve the model's folder '%s'", L->dir);
+    snprintf(path, sizeof path, "%s/%s", L->dir, t->location);
+    if (!realpath(path, real))
+        return loader_error(L, "tensor '%s': external data file '%s': %s", t->name,
+                            t->location, strerror(errno));
+    size_t dl = strlen(x->real_dir);
+    if (strncmp(real, x->real_dir, dl) != 0 || (real[dl] != '/' && strcmp(x->real_dir, "/")))
+        return loader_error(L, "tensor '%s': external data file '%s' leads out of the model's "
+                            "folder", t->name, t->location);
+    Bytes file = {0};
+    if (map_file(L, x, t, real, &file))
+        return -1;
+    if (offset > file.len || (has_length && length > file.len - offset))
+        return loader_error(L, "tensor '%s': external data range %llu+%llu is past the end of "
+                            "'%s' (%zu bytes)", t->name, (unsigned long long)offset,
+                            (unsigned long long)length, t->location, file.len);
+    if (!has_length)
+        length = file.len - offset;
+    int64_t numel = tensor_numel(t);
+    size_t size = dtype_size(t->dtype);
+    if (size && (uint64_t)numel * size != length)
+        return loader_error(L, "tensor '%s': external data has %llu bytes, dims declare %lld x "
+                            "%zu", t->name, (unsigned long long)length, (long long)numel, size);
+    t->data = file.ptr + offset;
+    t->nbytes = (size_t)length;
+    return 0;
+}
+
+/* --- writing --- */
+
+int external_name_ok(const char *name, Diag *d)
+{
+    if (!*name || name[0] == '/' || strstr(name, "..") || strchr(name, '/'))
+        return diag_set(d, PPQ_EUSAGE, "--external-data takes a file name, written beside the "
+                        "output ('%s' is not one)", name);
+    return 0;
+}
+
+typedef struct Refs {
+    const EncodeOptions *opt;
+    const char **locations; /* distinct files the output still names */
+    size_t n, cap;
+    Arena *arena;
+    bool oom;
+} Refs;
+
+static void add_location(Refs *r, const Tensor *t, bool initializer)
+{
+    bool moves = initializer && r->opt && r->opt->data && t->data && t->dtype != DT_STRING &&
+                 t->nbytes >= r->opt->threshold;
+    if (!t->external || !t->wire.len || t->changed || moves)
+        return;
+    for (size_t i = 0; i < r->n; i++)
+        if (strcmp(r->locations[i], t->location) == 0)
+            return;
+    if (arena_grow(r->arena, (void **)&r->locations, &r->cap, r->n + 1, sizeof *r->locations))
+        r->oom = true;
+    else
+        r->locations[r->n++] = t->location;
+}
+
+static int collect(Graph *g, void *ctx)
+{
+    Refs *r = ctx;
+    for (size_t i = 0; i < g->n_params; i++)
+        add_location(r, g->params[i]->param, true);
+    for (size_t i = 0; i < g->n_ops; i++)
+        for (size_t k = 0; !g->ops[i]->removed && k < g->ops[i]->n_attrs; k++) {
+            const Attr *a = &g->ops[i]->attrs[k];
+            for (size_t j = 0; a->tensors && j < a->n; j++)
+                add_location(r, a->tensors[j], false);
+        }
+    return 0;
+}
+
+static int referenced_files(const Model *m, const EncodeOptions *opt, Arena *a, Refs *r, Diag *d)
+{
+    *r = (Refs){opt, NULL, 0, 0, a, false};
+    graph_walk_post(m->graph, collect, r);
+    return r->oom ? diag_set(d, PPQ_EINTERNAL, "out of memory") : 0;
+}
+
+int external_check_target(const Model *m, const WriteOptions *wo, const EncodeOptions *opt,
+                          Diag *d)
+{
+    Arena a = {0};
+    Refs r;
+    int rc = referenced_files(m, opt, &a, &r, d);
+    if (!rc && strcmp(wo->path, "-") == 0 && (r.n || wo->external_data))
+        rc = diag_set(d, PPQ_EUSAGE, "the model uses external data files, which cannot go to "
+                      "standard output; use -o FILE");
+    arena_free(&a);
+    return rc;
+}
+
+static int copy_fd(int in, int out)
+{
+    for (;;) {
+        ssize_t n = copy_file_range(in, NULL, out, NULL, 1 << 30, 0);
+        if (n == 0)
+            return 0;
+        if (n > 0)
+            continue;
+        if (errno == EINTR)
+            continue;
+        if (errno != EXDEV && errno != ENOSYS && errno != EINVAL && errno != EOPNOTSUPP)
+            return -1;
+        break; /* not supported between these files: plain copy */
+    }
+    char buf[1 << 16];
+    for (;;) {
+        ssize_t n = read(in, buf, sizeof buf);
+        if (n == 0)
+            return 0;
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -1;
+        for (ssize_t off = 0; off < n;) {
+            ssize_t w = write(out, buf + off, (size_t)(n - off));
+            if (w < 0 && errno != EINTR)
+                return -1;
+            off += w > 0 ? w : 0;
+        }
+    }
+}
+
+/* Copies src to dst through a temporary file in dst's folder. */
+static int copy_file(const char *src, const char *dst, Diag *d)
+{
+    char dir[PATH_MAX], tmp[PATH_MAX + 32];
+    path_folder(dst, dir, sizeof dir);
+    snprintf(tmp, sizeof tmp, "%s/.ppqfmt-XXXXXX", dir);
+    int in = open(src, O_RDONLY | O_CLOEXEC);
+    if (in < 0)
+        return diag_set(d, PPQ_EOUTPUT, "%s: cannot read: %s", src, strerror(errno));
+    int out = mkstemp(tmp);
+    int rc = 0;
+    if (out < 0)
+        rc = diag_set(d, PPQ_EOUTPUT, "%s: cannot create a file in '%s': %s", dst, dir,
+                      strerror(errno));
+    else if (fchmod(out, 0644) || copy_fd(in, out) || close(out) || rename(tmp, dst))
+        rc = diag_set(d, PPQ_EOUTPUT, "%s: cannot copy external data: %s", dst, strerror(errno));
+    if (rc && out >= 0)
+        unlink(tmp);
+    close(in);
+    return rc;
+}
+
+int external_copy_beside(const Model *m, const WriteOptions *wo, const EncodeOptions *opt,
+                         const char *out_dir, Diag *d)
+{
+    char in_real[PATH_MAX], out_real[PATH_MAX], src[2 * PATH_MAX], dst[2 * PATH_MAX];
+    Arena a = {0};
+    Refs r;
+    int rc = referenced_files(m, opt, &a, &r, d);
+    if (rc || !r.n || strcmp(wo->path, "-") == 0) {
+        arena_free(&a);
+        return rc;
+    }
+    if (!wo->in_dir || !realpath(wo->in_dir, in_real) || !realpath(out_dir, out_real))
+        rc = diag_set(d, PPQ_EOUTPUT, "cannot resolve the input or output folder");
+    for (size_t i = 0; !rc && i < r.n && strcmp(in_real, out_real) != 0; i++) {
+        if (strchr(r.locations[i], '/')) { /* keep the layout simple and contained */
+            rc = diag_set(d, PPQ_EOUTPUT, "external data '%s' is in a subfolder; write the "
+                          "output into the input's folder or use --external-data",
+                          r.locations[i]);
+            break;
+        }
+        snprintf(src, sizeof src, "%s/%s", in_real, r.locations[i]);
+        snprintf(dst, sizeof dst, "%s/%s", out_real, r.locations[i]);
+        rc = copy_file(src, dst, d);
+    }
+    arena_free(&a);
+    return rc;
+}

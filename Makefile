@@ -8,6 +8,8 @@ WARN    := -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -MMD -MP
 LDLIBS  := -lprotobuf-c -lm
 PROTO   ?= /usr/include/onnx/onnx.proto
 PYTHON  ?= /usr/bin/python3
+PREFIX  ?= /usr/local
+MANDIR  ?= $(PREFIX)/share/man
 
 B       := build
 SRC     := $(wildcard core/*.c onnx/*.c formatter/*.c)
@@ -16,7 +18,7 @@ CLI_OBJ := $(patsubst %.c,$(B)/obj/%.o,$(wildcard cli/*.c))
 TESTS_C := $(wildcard tests/*.c)
 
 .PHONY: all deps deps-models run test test-unit test-passes test-fidelity test-conformance \
-        test-models test-models-quick check-asan check-valgrind clean
+        test-models test-models-quick test-cli check-asan check-valgrind install uninstall clean
 
 SAN     := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
@@ -81,6 +83,9 @@ test-unit: all $(TESTS_C:%.c=$(B)/%)
 test-passes: all
 	$(PYTHON) tests/test_passes.py
 
+test-cli: all
+	$(PYTHON) tests/test_cli.py
+
 test-fidelity: all
 	$(PYTHON) tests/fidelity.py
 
@@ -95,6 +100,14 @@ test-models: all deps-models
 
 test-models-quick: all deps-models
 	$(PYTHON) tests/test_models.py --quick
+
+install: $(B)/ppqfmt
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(MANDIR)/man1
+	install -m 755 $(B)/ppqfmt $(DESTDIR)$(PREFIX)/bin/ppqfmt
+	install -m 644 ppqfmt.1 $(DESTDIR)$(MANDIR)/man1/ppqfmt.1
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/ppqfmt $(DESTDIR)$(MANDIR)/man1/ppqfmt.1
 
 clean:
 	rm -rf $(B) tests/tmp

@@ -4,12 +4,14 @@
  * goes to stdout or the -o file. The exit code is the Diag code. */
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "../formatter/pass.h"
 #include "../onnx/load.h"
 #include "../onnx/write.h"
 #include "options.h"
 #include "report.h"
+#include "term.h"
 
 /* --rewrite: make the writer re-encode every node and graph from the IR, so
  * tests can compare a full re-encoding with the original. */
@@ -22,7 +24,23 @@ static int mark_rewrite(Graph *g, void *ctx)
     return 0;
 }
 
-static int run_passes(Model *m, const Options *o, Diag *d)
+/* The folder external data is relative to; NULL for standard input. */
+static const char *input_dir(const char *input, char *buf, size_t size)
+{
+    if (strcmp(input, "-") == 0)
+        return NULL;
+    path_folder(input, buf, size);
+    return buf;
+}
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+static int run_passes(Model *m, const Options *o, RunStats *st, Diag *d)
 {
     size_t n;
     const Pass *p = pass_list(&n);
@@ -33,7 +51,11 @@ static int run_passes(Model *m, const Options *o, Diag *d)
             continue;
         if (o->verbosity > 0)
             fprintf(stderr, "ppqfmt: running pass %s\n", p[i].name);
+        progress_show("running pass", p[i].name);
+        double start = now_ms();
         int rc = pass_run(&p[i], m, o->verify_ir, d);
+        st->ms[i] = now_ms() - start;
+        st->ran[i] = true;
         if (rc)
             return rc;
     }
@@ -42,32 +64,71 @@ static int run_passes(Model *m, const Options *o, Diag *d)
     return 0;
 }
 
+/* Puts the input's name before the message in d. */
+static void name_input(Diag *d, const char *input)
+{
+    const char *name = strcmp(input, "-") ? input : "standard input";
+    size_t len = strlen(name);
+    if (len + 3 >= sizeof d->msg)
+        return;
+    memmove(d->msg + len + 2, d->msg, sizeof d->msg - len - 3); /* cut the end if need be */
+    d->msg[sizeof d->msg - 1] = '\0';
+    memcpy(d->msg, name, len);
+    memcpy(d->msg + len, ": ", 2);
+}
+
+/* Loads the model and runs the passes. With many models at once (xargs -P)
+ * a message needs the file's name as well as the node or tensor it names. */
+static int load_and_run(const Source *src, const Options *o, Model **m, RunStats *st, Diag *d)
+{
+    char dir[4096];
+    int rc = onnx_load(src->bytes, input_dir(o->input, dir, sizeof dir), m, d);
+    if (!rc)
+        rc = run_passes(*m, o, st, d);
+    if (rc)
+        name_input(d, o->input);
+    return rc;
+}
+
+/* Warnings and the report on stderr. The JSON report holds the warnings, so
+ * that stderr stays one JSON document. */
+static void report(const Model *m, const Options *o, const RunStats *st)
+{
+    if (o->report == REPORT_JSON)
+        report_json(m, o, st, stderr);
+    else if (o->report == REPORT_TEXT)
+        report_text(m, o->verbosity >= 0, stderr);
+    else if (o->verbosity >= 0)
+        report_warnings(m, stderr);
+}
+
 static int format_model(const Options *o, Diag *d)
 {
+    char in_dir[4096];
     Source src;
     Model *m = NULL;
-    const char *out = o->output ? o->output : (o->print || o->dry_run) ? NULL : "-";
-    if (o->dry_run)
-        out = NULL;
+    RunStats st = {0};
+    const char *out = options_output(o);
     int rc = source_open(&src, o->input, d);
     if (rc)
         return rc;
+    progress_start(src.bytes.len, o->verbosity);
+    progress_show("loading", NULL);
     if (out)
         rc = check_output_is_not_input(out, &src, d);
     if (!rc)
-        rc = onnx_load(src.bytes, &m, d);
+        rc = load_and_run(&src, o, &m, &st, d);
+    progress_clear();
     if (!rc)
-        rc = run_passes(m, o, d);
-    if (!rc && o->verbosity >= 0)
-        report_warnings(m, stderr);
-    if (!rc && o->report == REPORT_TEXT)
-        report_text(m, stderr);
-    if (!rc && o->report == REPORT_JSON)
-        report_json(m, o, stderr);
+        report(m, o, &st);
     if (!rc && o->print)
         print_graph(m->graph, stdout);
-    if (!rc && out)
-        rc = onnx_write(m, out, d);
+    if (!rc && out) {
+        progress_show("writing", NULL);
+        rc = onnx_write(m, &(WriteOptions){out, input_dir(o->input, in_dir, sizeof in_dir),
+                                           o->external_data, o->size_threshold}, d);
+        progress_clear();
+    }
     model_free(m);
     source_close(&src);
     return rc;
@@ -80,11 +141,9 @@ int main(int argc, char **argv)
     int rc = options_parse(&o, argc, argv, &d);
     if (!rc && !o.exit_now)
         rc = format_model(&o, &d);
-    if (rc)
-        fprintf(stderr, "ppqfmt: %s\n", d.msg);
-    if (fflush(stdout) != 0 && !rc) {
-        fprintf(stderr, "ppqfmt: standard output: write error\n");
-        rc = PPQ_EOUTPUT;
-    }
+    if (fflush(stdout) != 0 && !rc)
+        rc = diag_set(&d, PPQ_EOUTPUT, "standard output: write error");
+    if (rc) /* even with -q: quiet means no warnings, never no errors */
+        fprintf(stderr, "ppqfmt: %s%s%s\n", term_colour(TC_ERROR), d.msg, term_colour(TC_RESET));
     return rc;
 }

@@ -3,7 +3,9 @@
 
 #include "options.h"
 
+#include <errno.h>
 #include <getopt.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,9 +17,10 @@
 
 enum {
     OPT_PASSES = 256, OPT_ENABLE, OPT_DISABLE, OPT_LIST, OPT_REPORT, OPT_PRINT, OPT_DRY_RUN,
-    OPT_VERSION, OPT_VERIFY, OPT_REWRITE, OPT_NO_PASS /* + registry index */
+    OPT_VERSION, OPT_VERIFY, OPT_REWRITE, OPT_EXTERNAL, OPT_THRESHOLD, OPT_NO_PASS /* + registry index */
 };
 
+/* One screen (24 lines at most); the man page ppqfmt.1 says the same at length. */
 void options_usage(FILE *f)
 {
     fputs("usage: ppqfmt [options] INPUT [-o OUTPUT]\n"
@@ -26,19 +29,30 @@ void options_usage(FILE *f)
           "  -o, --output=FILE      write the formatted model to FILE (default: stdout)\n"
           "      --passes=LIST      run exactly these passes (comma list, 'all' or 'none')\n"
           "      --enable=P[,P]     add passes to the default set\n"
-          "      --disable=P[,P]    remove passes (--no-P is the same as --disable=P)\n"
+          "      --disable=P[,P]    remove passes from the set\n"
+          "      --no-P             the same as --disable=P (for example --no-fuse-bn)\n"
           "      --list-passes      list passes with their default and help, then exit\n"
           "      --report[=FMT]     say what each pass changed, on stderr (text or json)\n"
-          "      --print            print the formatted graph as a table on stdout\n"
+          "      --print            print the graph as a table; writes no model without -o\n"
           "      --dry-run          format but write no model\n"
+          "      --external-data=F  store initializers of at least --size-threshold=BYTES\n"
+          "                         (default 1024) in file F beside the output\n"
           "      --verify-ir        check the graph's use lists after every pass\n"
-          "  -q, --quiet            no warnings\n"
-          "  -v, --verbose          more messages\n"
+          "  -q, --quiet            no warnings, no progress (errors are always shown)\n"
+          "  -v, --verbose          name each pass as it runs\n"
           "      --version          print the version and exit\n"
           "  -h, --help             print this help and exit\n\n"
           "Exit codes: 0 success, 1 usage error, 2 unreadable or invalid model,\n"
-          "            3 output cannot be written, 4 internal error (out of memory).\n",
+          "            3 output cannot be written, 4 internal error (out of memory).\n"
+          "Colour on a terminal unless NO_COLOR is set. Manual: man ppqfmt\n",
           f);
+}
+
+const char *options_output(const Options *o)
+{
+    if (o->dry_run)
+        return NULL;
+    return o->output ? o->output : o->print ? NULL : "-";
 }
 
 static void list_passes(void)
@@ -78,6 +92,17 @@ static int set_exact(Options *o, const char *list, Diag *d)
     return strcmp(list, "none") == 0 ? 0 : set_passes(o, list, true, d);
 }
 
+static int set_threshold(Options *o, const char *arg, Diag *d)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(arg, &end, 10);
+    if (!*arg || *end || errno || arg[0] == '-' || v > SIZE_MAX)
+        return diag_set(d, PPQ_EUSAGE, "--size-threshold takes a number of bytes, not '%s'", arg);
+    o->size_threshold = (size_t)v;
+    return 0;
+}
+
 static int set_report(Options *o, const char *arg, Diag *d)
 {
     if (!arg || strcmp(arg, "text") == 0)
@@ -100,6 +125,8 @@ static struct option *long_options(char (*names)[40], size_t n)
         {"verify-ir", no_argument, NULL, OPT_VERIFY}, {"rewrite", no_argument, NULL, OPT_REWRITE},
         {"quiet", no_argument, NULL, 'q'},            {"verbose", no_argument, NULL, 'v'},
         {"version", no_argument, NULL, OPT_VERSION},  {"help", no_argument, NULL, 'h'},
+        {"external-data", required_argument, NULL, OPT_EXTERNAL},
+        {"size-threshold", required_argument, NULL, OPT_THRESHOLD},
     };
     size_t nf = sizeof fixed / sizeof *fixed;
     struct option *opts = calloc(nf + n + 1, sizeof *opts);
@@ -114,7 +141,25 @@ static struct option *long_options(char (*names)[40], size_t n)
     return opts;
 }
 
-static int handle(Options *o, int c, Diag *d)
+/* getopt's '?' (unknown option or an argument where none belongs) and ':'
+ * (missing argument), as one message instead of getopt's own two lines. */
+static int bad_option(int c, char **argv, Diag *d)
+{
+    const char *arg = argv[optind - 1];
+    bool is_short = optopt > 0 && optopt < 128 && arg[0] == '-' && arg[1] != '-';
+    if (c == ':' && is_short)
+        return diag_set(d, PPQ_EUSAGE, "option -%c needs an argument (try --help)", optopt);
+    if (c == ':')
+        return diag_set(d, PPQ_EUSAGE, "option '%s' needs an argument (try --help)", arg);
+    if (is_short)
+        return diag_set(d, PPQ_EUSAGE, "unknown option -%c (try --help)", optopt);
+    if (optopt) /* a known long option, given "=value" */
+        return diag_set(d, PPQ_EUSAGE, "option '%.*s' takes no argument (try --help)",
+                        (int)strcspn(arg, "="), arg);
+    return diag_set(d, PPQ_EUSAGE, "unknown option '%s' (try --help)", arg);
+}
+
+static int handle(Options *o, int c, char **argv, Diag *d)
 {
     switch (c) {
     case 'o': o->output = optarg; return 0;
@@ -127,6 +172,8 @@ static int handle(Options *o, int c, Diag *d)
     case OPT_DRY_RUN: o->dry_run = true; return 0;
     case OPT_VERIFY: o->verify_ir = true; return 0;
     case OPT_REWRITE: o->rewrite = true; return 0;
+    case OPT_EXTERNAL: o->external_data = optarg; return 0;
+    case OPT_THRESHOLD: return set_threshold(o, optarg, d);
     case 'q': o->verbosity = -1; return 0;
     case 'v': o->verbosity = 1; return 0;
     case OPT_VERSION: printf("ppqfmt %s\n", PPQFMT_VERSION); o->exit_now = true; return 0;
@@ -136,7 +183,7 @@ static int handle(Options *o, int c, Diag *d)
             o->enabled[c - OPT_NO_PASS] = false;
             return 0;
         }
-        return diag_set(d, PPQ_EUSAGE, "try 'ppqfmt --help'");
+        return bad_option(c, argv, d);
     }
 }
 
@@ -145,6 +192,7 @@ int options_parse(Options *o, int argc, char **argv, Diag *d)
     size_t n;
     const Pass *p = pass_list(&n);
     memset(o, 0, sizeof *o);
+    o->size_threshold = 1024;
     for (size_t i = 0; i < n && i < MAX_PASSES; i++)
         o->enabled[i] = p[i].on_by_default;
     char names[MAX_PASSES][40];
@@ -153,8 +201,9 @@ int options_parse(Options *o, int argc, char **argv, Diag *d)
         return diag_set(d, PPQ_EINTERNAL, "out of memory");
     int c, rc = 0;
     optind = 1;
-    while (!rc && !o->exit_now && (c = getopt_long(argc, argv, "o:qvh", opts, NULL)) != -1)
-        rc = handle(o, c, d);
+    opterr = 0; /* bad_option() says it in one line */
+    while (!rc && !o->exit_now && (c = getopt_long(argc, argv, ":o:qvh", opts, NULL)) != -1)
+        rc = handle(o, c, argv, d);
     free(opts);
     if (rc || o->exit_now)
         return rc;

@@ -19,6 +19,8 @@ typedef struct Options {
     bool print;
     bool dry_run;
     bool verify_ir;
+    const char *external_data; /* --external-data=FILE */
+    size_t size_threshold;     /* --size-threshold=BYTES */
     bool rewrite; /* hidden: re-encode every node and graph (tests the writer) */
     int verbosity; /* -1 quiet, 0 normal, 1 verbose */
     bool exit_now; /* --help, --version, --list-passes done */
@@ -27,5 +29,8 @@ typedef struct Options {
 /* Fills o from argv; on error returns PPQ_EUSAGE with a message in d. */
 int options_parse(Options *o, int argc, char **argv, Diag *d);
 void options_usage(FILE *f);
+/* Where the model goes: a path, "-" (standard output) or NULL (nowhere:
+ * --dry-run, or --print without -o). */
+const char *options_output(const Options *o);
 
 #endif

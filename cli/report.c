@@ -1,55 +1,107 @@
 /* report.c - what the passes did, for people (text) and programs (JSON).
  *
+ * Text, one line per pass that changed something, then that pass's warnings:
+ *   isolated: removed 1 (dead_sig); removed initializer 1 (unused_scale)
+ *   identity: warning: Y: kept Identity: ...
+ *
  * JSON schema (stable; new keys may be added, none removed):
  *   {"input": str, "output": str|null,
  *    "passes": [{"name": str, "enabled": bool, "changes": int,
  *                "actions": [{"action": str, "subject": str}],
- *                "warnings": [{"subject": str, "message": str}]}]}
+ *                "warnings": [{"subject": str, "message": str}]}],
+ *    "timings": {pass name: milliseconds (number), for each pass that ran},
+ *    "warnings": int (all warnings of the run)}
  */
 #include "report.h"
 
 #include <string.h>
 
 #include "../formatter/pass.h"
+#include "term.h"
+
+enum { MAX_NAMES = 8 }; /* names listed per action before "..." */
 
 void report_warnings(const Model *m, FILE *f)
 {
     for (size_t i = 0; i < m->log.n; i++) {
         const ChangeEntry *e = &m->log.items[i];
         if (e->warning)
-            fprintf(f, "ppqfmt: warning: %s: %s: %s\n", e->pass, e->subject, e->detail);
+            fprintf(f, "ppqfmt: %swarning:%s %s: %s: %s\n", term_colour(TC_WARN),
+                    term_colour(TC_RESET), e->pass, e->subject, e->detail ? e->detail : "");
     }
 }
 
-/* "constant: folded 2 (a, b); removed 1 (c)" for each pass that changed something. */
-void report_text(const Model *m, FILE *f)
+static bool is_action(const ChangeEntry *e, const char *action)
 {
-    size_t n;
-    const Pass *p = pass_list(&n);
-    for (size_t k = 0; k < n; k++) {
-        const char *last_action = NULL;
-        size_t shown = 0;
-        for (size_t i = 0; i < m->log.n; i++) {
-            const ChangeEntry *e = &m->log.items[i];
-            if (e->warning || strcmp(e->pass, p[k].name) != 0)
-                continue;
-            if (!last_action || strcmp(last_action, e->action) != 0) {
-                size_t count = 0;
-                for (size_t j = i; j < m->log.n; j++)
-                    count += !m->log.items[j].warning && strcmp(m->log.items[j].pass, e->pass) == 0 &&
-                             strcmp(m->log.items[j].action, e->action) == 0;
-                fprintf(f, "%s%s %s %zu: ", last_action ? "\n" : "", p[k].name, e->action, count);
-                last_action = e->action;
-                shown = 0;
-            }
-            if (shown < 8)
-                fprintf(f, "%s%s", shown ? ", " : "", e->subject);
-            else if (shown == 8)
-                fputs(", ...", f);
-            shown++;
-        }
-        if (last_action)
-            fputc('\n', f);
+    return !e->warning && strcmp(e->action, action) == 0;
+}
+
+/* Is entry i the first of its action in [start, i]? Searching backwards
+ * stops at once in the usual long run of one action. */
+static bool first_of_action(const ChangeLog *l, size_t start, size_t i)
+{
+    for (size_t j = i; j-- > start;)
+        if (is_action(&l->items[j], l->items[i].action))
+            return false;
+    return true;
+}
+
+/* "removed 2 (a, b)" for the entries of [i, end) with entry i's action. */
+static void text_action(const ChangeLog *l, size_t i, size_t end, FILE *f)
+{
+    const char *action = l->items[i].action;
+    size_t count = 0, shown = 0;
+    for (size_t j = i; j < end; j++)
+        count += is_action(&l->items[j], action);
+    fprintf(f, "%s %zu (", action, count);
+    for (size_t j = i; j < end && shown <= MAX_NAMES; j++) {
+        if (!is_action(&l->items[j], action))
+            continue;
+        if (shown < MAX_NAMES)
+            fprintf(f, "%s%s", shown ? ", " : "", l->items[j].subject);
+        else
+            fputs(", ...", f);
+        shown++;
+    }
+    fputc(')', f);
+}
+
+/* The report of the log entries [start, end), which all belong to one pass. */
+static void text_pass(const ChangeLog *l, size_t start, size_t end, bool with_warnings, FILE *f)
+{
+    const char *pass = l->items[start].pass, *bold = term_colour(TC_BOLD);
+    const char *reset = term_colour(TC_RESET);
+    bool any = false;
+    for (size_t i = start; i < end; i++) {
+        if (l->items[i].warning || !first_of_action(l, start, i))
+            continue;
+        if (any)
+            fputs("; ", f);
+        else
+            fprintf(f, "%s%s%s: ", bold, pass, reset);
+        any = true;
+        text_action(l, i, end, f);
+    }
+    if (any)
+        fputc('\n', f);
+    for (size_t i = start; i < end && with_warnings; i++) {
+        const ChangeEntry *e = &l->items[i];
+        if (e->warning)
+            fprintf(f, "%s%s%s: %swarning:%s %s: %s\n", bold, pass, reset, term_colour(TC_WARN),
+                    reset, e->subject, e->detail ? e->detail : "");
+    }
+}
+
+/* The passes run one after the other, so each one's entries are contiguous. */
+void report_text(const Model *m, bool with_warnings, FILE *f)
+{
+    const ChangeLog *l = &m->log;
+    size_t end;
+    for (size_t start = 0; start < l->n; start = end) {
+        for (end = start + 1; end < l->n; end++)
+            if (strcmp(l->items[end].pass, l->items[start].pass) != 0)
+                break;
+        text_pass(l, start, end, with_warnings, f);
     }
 }
 
@@ -88,15 +140,10 @@ static void json_entries(const Model *m, const char *pass, bool warnings, FILE *
     }
 }
 
-void report_json(const Model *m, const Options *o, FILE *f)
+static void json_passes(const Model *m, const Options *o, FILE *f)
 {
     size_t n;
     const Pass *p = pass_list(&n);
-    fputs("{\"input\": ", f);
-    json_string(f, o->input);
-    fputs(", \"output\": ", f);
-    json_string(f, o->dry_run ? NULL : o->output ? o->output : "-");
-    fputs(", \"passes\": [", f);
     for (size_t k = 0; k < n; k++) {
         size_t changes = 0;
         for (size_t i = 0; i < m->log.n; i++)
@@ -110,5 +157,35 @@ void report_json(const Model *m, const Options *o, FILE *f)
         json_entries(m, p[k].name, true, f);
         fputs("]}", f);
     }
-    fputs("]}\n", f);
+}
+
+static void json_timings(const RunStats *st, FILE *f)
+{
+    size_t n;
+    const Pass *p = pass_list(&n);
+    bool first = true;
+    for (size_t k = 0; k < n; k++) {
+        if (!st->ran[k])
+            continue;
+        fputs(first ? "" : ", ", f);
+        first = false;
+        json_string(f, p[k].name);
+        fprintf(f, ": %.3f", st->ms[k]);
+    }
+}
+
+void report_json(const Model *m, const Options *o, const RunStats *st, FILE *f)
+{
+    size_t warnings = 0;
+    for (size_t i = 0; i < m->log.n; i++)
+        warnings += m->log.items[i].warning;
+    fputs("{\"input\": ", f);
+    json_string(f, o->input);
+    fputs(", \"output\": ", f);
+    json_string(f, options_output(o));
+    fputs(", \"passes\": [", f);
+    json_passes(m, o, f);
+    fputs("], \"timings\": {", f);
+    json_timings(st, f);
+    fprintf(f, "}, \"warnings\": %zu}\n", warnings);
 }

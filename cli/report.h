@@ -7,10 +7,19 @@
 #include "../core/graph.h"
 #include "options.h"
 
-/* Warnings from the change log, one line each, unless quiet. */
+/* What main measured while running the passes, for the JSON report. */
+typedef struct RunStats {
+    bool ran[MAX_PASSES]; /* by registry index */
+    double ms[MAX_PASSES];
+} RunStats;
+
+/* Warnings from the change log, one "ppqfmt: warning: ..." line each. */
 void report_warnings(const Model *m, FILE *f);
-void report_text(const Model *m, FILE *f);
-void report_json(const Model *m, const Options *o, FILE *f);
+/* One line per pass that changed something; its warnings under it unless
+ * with_warnings is false (-q). */
+void report_text(const Model *m, bool with_warnings, FILE *f);
+/* One JSON document (schema in report.c); it always holds the warnings. */
+void report_json(const Model *m, const Options *o, const RunStats *st, FILE *f);
 /* The graph (and its subgraphs) as an aligned table. */
 void print_graph(const Graph *g, FILE *f);
 

@@ -117,8 +117,13 @@ static void entry(Out *o, const char *key, const char *value)
 {
     Out kv;
     out_child(&kv, o);
+    const char *copy = arena_strdup(o->arena, value); /* value may be on the stack */
+    if (!copy) {
+        o->failed = true;
+        return;
+    }
     out_string_field(&kv, 1, key);
-    out_string_field(&kv, 2, value);
+    out_string_field(&kv, 2, copy);
     out_message_field(o, T_EXTERNAL_DATA, &kv);
 }
 

@@ -62,7 +62,8 @@ void out_varint(Out *o, uint64_t v);
 void out_tag(Out *o, uint32_t num, int wt);
 void out_varint_field(Out *o, uint32_t num, uint64_t v);
 void out_fixed32_field(Out *o, uint32_t num, uint32_t v);
-/* A length-delimited field whose bytes are referenced, not copied. */
+/* A length-delimited field whose bytes are referenced, not copied: they must
+ * outlive the output (input bytes or arena memory, never the stack). */
 void out_bytes_field(Out *o, uint32_t num, const void *p, size_t n);
 void out_string_field(Out *o, uint32_t num, const char *s);
 /* A submessage field: tag, length, then the segments of child. */

@@ -27,6 +27,9 @@ for t in "$BUILD"/tests/*; do
     [ -x "$t" ] && run "$t"
 done
 run "$PYTHON" tests/test_passes.py
+run "$PYTHON" tests/test_cli.py
+run "$PYTHON" tests/test_legacy.py
+run "$PYTHON" tests/test_external.py
 run "$PYTHON" tests/fidelity.py
 run "$PYTHON" tests/fidelity.py --name=fidelity-rewrite --ppqfmt-args=--rewrite
 run "$PYTHON" tests/checker_suite.py

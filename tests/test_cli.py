@@ -1,0 +1,720 @@
+#!/usr/bin/python3
+"""Tests of ppqfmt's command line: what a person or a script sees.
+
+Usage: tests/test_cli.py
+
+Runs build/ppqfmt (or $PPQFMT) on testdata/sample.onnx and a few other
+models in testdata/, and checks:
+  - --help fits one screen (24 lines of 80 columns), names every exit code, and lists the same long
+    and short options as the man page ppqfmt.1; every pass of --list-passes
+    is in the man page's PASSES section;
+  - exit codes: 1 usage error (unknown option or pass, no input), 2 missing
+    or non-ONNX input, 3 output into a missing folder or a binary model onto
+    a terminal, 0 success; an error is one "ppqfmt: ..." line on stderr, also
+    with -q;
+  - streams: the model and --print on stdout, messages on stderr, nothing at
+    all on stderr after a successful run without --report or -v; --print
+    without -o writes no model;
+  - --report=json is one JSON document on stderr with the documented keys;
+    the text report has one line per pass and marks warnings; -q drops them;
+  - --no-P, --disable=P and --passes=(all but P) give the same bytes;
+  - '-' for stdin and stdout gives the same bytes as files;
+  - colour on a terminal's stderr unless NO_COLOR is non-empty; the progress
+    line for a model over 1 GiB (a sparse file), only on a terminal;
+  - --print shows every node name and the key attributes.
+Each check prints `ok NAME` or `FAIL NAME: reason`; the last line is
+`test_cli: N passed, M failed`; the exit status is 1 if anything failed.
+Run with Debian's /usr/bin/python3 (python3-onnx, for the node names).
+"""
+import json
+import os
+import pty
+import re
+import select
+import shutil
+import subprocess
+import sys
+import tempfile
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PPQFMT = os.environ.get("PPQFMT", os.path.join(REPO, "build", "ppqfmt"))
+SAMPLE = os.path.join(REPO, "testdata", "sample.onnx")
+WARNS = os.path.join(REPO, "testdata", "identity_input_to_output.onnx")
+MIXED = os.path.join(REPO, "testdata", "mixed_conv_add_bn_shared.onnx")
+MAN = os.path.join(REPO, "ppqfmt.1")
+RUN_TIMEOUT = 60
+EXIT_CODES = (0, 1, 2, 3, 4)
+
+PASSED = 0
+FAILED = 0
+TMP = None
+SKIP = "skip: "  # a check that cannot run here returns SKIP + why; it counts neither way
+
+
+def report(name, err):
+    global PASSED, FAILED
+    if err is not None and err.startswith(SKIP):
+        print("skip %s: %s" % (name, err[len(SKIP):]))
+    elif err is None:
+        PASSED += 1
+        print("ok %s" % name)
+    else:
+        FAILED += 1
+        print("FAIL %s: %s" % (name, " ".join(str(err).split())[:600]))
+    sys.stdout.flush()
+
+
+def check(name, fn, *args):
+    """Run fn(*args) -> None (pass) or an error string; exceptions fail."""
+    try:
+        err = fn(*args)
+    except Exception as e:  # a surprise must fail the check, not the runner
+        err = "%s: %s" % (type(e).__name__, e)
+    report(name, err)
+
+
+def run(args, stdin=None, env=None):
+    """(exit code, stdout bytes, stderr text) of ppqfmt with pipes."""
+    p = subprocess.run([PPQFMT] + args, input=stdin, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, env=env, timeout=RUN_TIMEOUT,
+                       stdin=None if stdin is not None else subprocess.DEVNULL)
+    return p.returncode, p.stdout, p.stderr.decode("utf-8", "replace")
+
+
+def tmp(name):
+    return os.path.join(TMP, name)
+
+
+def read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def term_env(**extra):
+    env = dict(os.environ, TERM="xterm")
+    env.pop("NO_COLOR", None)
+    env.update(extra)
+    return env
+
+
+def read_pty(master, proc):
+    """Everything written to the pty until the child exits and closes it."""
+    out = b""
+    while True:
+        ready, _, _ = select.select([master], [], [], RUN_TIMEOUT)
+        if not ready:
+            proc.kill()
+            raise RuntimeError("ppqfmt hung (no output on the terminal for %ds)" % RUN_TIMEOUT)
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # EIO: the child's side is closed
+            break
+        if not chunk:
+            break
+        out += chunk
+    return out
+
+
+def run_tty(args, env, tty_stdout=False):
+    """Run ppqfmt with a terminal as stderr (or as stdout): (code, stdout, terminal text)."""
+    master, slave = pty.openpty()
+    try:
+        p = subprocess.Popen([PPQFMT] + args, stdin=subprocess.DEVNULL,
+                             stdout=slave if tty_stdout else subprocess.PIPE,
+                             stderr=subprocess.PIPE if tty_stdout else slave, env=env)
+        os.close(slave)
+        slave = None
+        seen = read_pty(master, p)
+        other = p.stderr.read() if tty_stdout else p.stdout.read()
+        p.wait(timeout=RUN_TIMEOUT)
+    finally:
+        if slave is not None:
+            os.close(slave)
+        os.close(master)
+    if tty_stdout:
+        return p.returncode, seen, other.decode("utf-8", "replace")
+    return p.returncode, other, seen.decode("utf-8", "replace")
+
+
+def list_passes():
+    code, out, err = run(["--list-passes"])
+    if code != 0:
+        raise RuntimeError("--list-passes: exit %d: %s" % (code, err))
+    return [line.split()[0] for line in out.decode().splitlines() if line.strip()]
+
+
+# ---------------------------------------------------------------------------
+# --help and the man page
+# ---------------------------------------------------------------------------
+
+def help_text():
+    code, out, err = run(["--help"])
+    if code != 0 or err:
+        raise RuntimeError("--help: exit %d, stderr %r" % (code, err))
+    return out.decode()
+
+
+def man_text():
+    """The man page source with roff escapes for dashes and fonts removed."""
+    text = read(MAN).decode()
+    text = re.sub(r"\\f(\[[^\]]*\]|\(..|.)", "", text)
+    return text.replace("\\-", "-").replace("\\&", "").replace("\\e", "\\")
+
+
+def long_options(text, passes):
+    """Long options named in text; --no-<pass> and --no-P count as --no-P."""
+    found = set()
+    for name in re.findall(r"(?<![\w-])--([A-Za-z][A-Za-z0-9-]*)", text):
+        if name.startswith("no-") and (name[3:] in passes or name[3:] == "P"):
+            name = "no-P"
+        found.add(name)
+    return found
+
+
+def short_options(text):
+    return set(re.findall(r"(?<![\w-])-([a-zA-Z])\b(?!-)", text))
+
+
+def t_help_one_screen():
+    lines = help_text().splitlines()
+    if len(lines) > 24:
+        return "--help has %d lines (more than 24)" % len(lines)
+    wide = [line for line in lines if len(line) > 80]
+    return "--help lines wider than 80 columns: %r" % wide if wide else None
+
+
+def t_help_exit_codes():
+    text = help_text()
+    m = re.search(r"(?is)exit (codes|status).*", text)
+    if not m:
+        return "--help has no exit code section"
+    missing = [c for c in EXIT_CODES if not re.search(r"\b%d\b" % c, m.group(0))]
+    return "exit codes missing from --help: %s" % missing if missing else None
+
+
+def t_options_help_vs_man():
+    passes = list_passes()
+    in_help, in_man = long_options(help_text(), passes), long_options(man_text(), passes)
+    errs = []
+    if in_help - in_man:
+        errs.append("in --help, not in the man page: %s" % sorted(in_help - in_man))
+    if in_man - in_help:
+        errs.append("in the man page, not in --help: %s" % sorted(in_man - in_help))
+    if "no-P" not in in_help:
+        errs.append("--help does not mention --no-P")
+    return "; ".join(errs) or None
+
+
+def t_short_options_help_vs_man():
+    help_short = set(re.findall(r"^\s+-([a-zA-Z]),", help_text(), re.M))
+    man_short = short_options(man_text())
+    missing = help_short - man_short
+    return "short options not in the man page: %s" % sorted(missing) if missing else None
+
+
+def t_passes_in_man():
+    text = man_text()
+    m = re.search(r"(?s)^\.SH PASSES\n(.*?)^\.SH ", text, re.M)
+    if not m:
+        return "the man page has no PASSES section"
+    missing = [p for p in list_passes() if not re.search(r"^\.B %s$" % re.escape(p), m.group(1), re.M)]
+    return "passes not described in the man page: %s" % missing if missing else None
+
+
+def t_man_sections():
+    text = read(MAN).decode()
+    want = ["NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "PASSES", "EXIT STATUS",
+            "ENVIRONMENT", "FILES", "EXAMPLES", "SEE ALSO"]
+    missing = [s for s in want if not re.search(r'^\.SH "?%s"?$' % s, text, re.M)]
+    if missing:
+        return "man page sections missing: %s" % missing
+    exits = text[text.index(".SH EXIT STATUS"):]
+    missing = [c for c in EXIT_CODES if not re.search(r"^\.B %d$" % c, exits, re.M)]
+    return "exit codes missing from EXIT STATUS: %s" % missing if missing else None
+
+
+def t_man_renders():
+    """groff finds nothing to warn about and man -l shows the page (when the
+    tools are there: man-db and groff-base are not on a minimal system)."""
+    have_groff, have_man = shutil.which("groff"), shutil.which("man")
+    if not have_groff and not have_man:
+        return SKIP + "neither man nor groff is installed (apt-get install man-db groff-base)"
+    if have_groff:
+        p = subprocess.run(["groff", "-man", "-Tutf8", "-ww", "-z", MAN], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=RUN_TIMEOUT)
+        if p.returncode != 0 or p.stderr:
+            return "groff -ww: exit %d: %s" % (p.returncode, p.stderr.decode("utf-8", "replace"))
+    if have_man:
+        p = subprocess.run(["man", "-l", MAN], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           env=dict(os.environ, MANPAGER="cat", PAGER="cat", MANWIDTH="80"),
+                           timeout=RUN_TIMEOUT)
+        err = p.stderr.decode("utf-8", "replace").strip()
+        if p.returncode != 0 or err:
+            return "man -l: exit %d: %s" % (p.returncode, err)
+        if b"EXIT STATUS" not in p.stdout:
+            return "man -l shows no EXIT STATUS"
+    return None
+
+
+# ---------------------------------------------------------------------------
+# exit codes and messages
+# ---------------------------------------------------------------------------
+
+def expect_error(args, code, words=(), stdin=None):
+    """ppqfmt fails with code, prints nothing on stdout and one line on stderr."""
+    got, out, err = run(args, stdin=stdin)
+    if got != code:
+        return "exit %d, want %d (stderr %r)" % (got, code, err.strip())
+    if out:
+        return "stdout not empty on error (%d bytes)" % len(out)
+    lines = err.splitlines()
+    if len(lines) != 1 or not lines[0].startswith("ppqfmt: "):
+        return "want one 'ppqfmt: ...' line on stderr, got %r" % err
+    missing = [w for w in words if w not in err]
+    return "message %r does not mention %s" % (err.strip(), missing) if missing else None
+
+
+def t_exit_success():
+    code, out, err = run([SAMPLE, "-o", tmp("ok.onnx")])
+    if code != 0:
+        return "exit %d: %s" % (code, err)
+    return None if os.path.getsize(tmp("ok.onnx")) > 0 else "empty output file"
+
+
+def t_exit_missing_dir():
+    target = tmp("no/such/dir/out.onnx")
+    err = expect_error([SAMPLE, "-o", target], 3, ["no/such/dir"])
+    if err is None and os.path.exists(os.path.dirname(target)):
+        return "the missing folder was created"
+    return err
+
+
+def t_exit_non_onnx():
+    with open(tmp("text.onnx"), "w") as f:
+        f.write("this is not a model\n")
+    return expect_error([tmp("text.onnx"), "-o", tmp("x.onnx")], 2, ["text.onnx"])
+
+
+def t_exit_empty_file():
+    open(tmp("empty.onnx"), "w").close()
+    return expect_error([tmp("empty.onnx"), "-o", tmp("x.onnx")], 2, ["empty.onnx"])
+
+
+def t_exit_non_onnx_stdin():
+    return expect_error(["-", "-o", tmp("x.onnx")], 2, ["standard input"], stdin=b"garbage" * 10)
+
+
+def t_no_partial_output():
+    """A failed run leaves no output and no temporary file behind."""
+    d = tmp("partial")
+    os.mkdir(d)
+    with open(tmp("text2.onnx"), "w") as f:
+        f.write("not a model")
+    run([tmp("text2.onnx"), "-o", os.path.join(d, "out.onnx")])
+    left = os.listdir(d)
+    return "files left after a failed run: %s" % left if left else None
+
+
+def t_quiet_keeps_errors():
+    return expect_error(["-q", tmp("missing.onnx")], 2, ["missing.onnx"])
+
+
+def t_output_is_input():
+    shutil.copy(SAMPLE, tmp("self.onnx"))
+    before = read(tmp("self.onnx"))
+    err = expect_error([tmp("self.onnx"), "-o", tmp("self.onnx")], 1)
+    if err is None and read(tmp("self.onnx")) != before:
+        return "the input was changed"
+    return err
+
+
+# ---------------------------------------------------------------------------
+# streams: data on stdout, messages on stderr, quiet on success
+# ---------------------------------------------------------------------------
+
+def expect_quiet(args, stdin=None, want_stdout=None):
+    code, out, err = run(args, stdin=stdin)
+    if code != 0:
+        return "exit %d: %s" % (code, err.strip())
+    if err:
+        return "stderr not empty on success: %r" % err
+    if want_stdout is not None and out != want_stdout:
+        return "stdout differs from the expected output (%d bytes, want %d)" % (
+            len(out), len(want_stdout))
+    return None
+
+
+def formatted(args=()):
+    """The bytes ppqfmt writes to an -o file."""
+    out = tmp("ref.onnx")
+    code, _, err = run(list(args) + [SAMPLE, "-o", out])
+    if code != 0:
+        raise RuntimeError("exit %d: %s" % (code, err))
+    return read(out)
+
+
+def t_quiet_file():
+    return expect_quiet([SAMPLE, "-o", tmp("q.onnx")], want_stdout=b"")
+
+
+def t_quiet_stdout():
+    return expect_quiet([SAMPLE], want_stdout=formatted())
+
+
+def t_quiet_dry_run():
+    return expect_quiet(["--dry-run", SAMPLE], want_stdout=b"")
+
+
+def t_print_writes_no_model():
+    """--print alone and --dry-run --print both give the table, no model bytes."""
+    code, table, err = run(["--dry-run", "--print", SAMPLE])
+    if code != 0 or err:
+        return "--dry-run --print: exit %d, stderr %r" % (code, err)
+    err = expect_quiet(["--print", SAMPLE], want_stdout=table)
+    if err:
+        return "--print without -o: " + err
+    return None if table.startswith(b"kind") else "the table does not start with its header"
+
+
+def t_print_with_output():
+    out = tmp("printed.onnx")
+    code, table, err = run(["--print", SAMPLE, "-o", out])
+    if code != 0 or err:
+        return "exit %d, stderr %r" % (code, err)
+    if not table.startswith(b"kind"):
+        return "no table on stdout"
+    return None if read(out) == formatted() else "the -o file differs from a run without --print"
+
+
+def t_print_and_stdout_model():
+    return expect_error(["--print", SAMPLE, "-o", "-"], 1)
+
+
+def t_verbose_on_stderr():
+    code, out, err = run(["-v", SAMPLE, "-o", tmp("v.onnx")])
+    if code != 0 or out:
+        return "exit %d, stdout %r" % (code, out[:80])
+    missing = [p for p in list_passes() if p not in err]
+    return "-v does not name passes %s" % missing if missing else None
+
+
+def t_info_options():
+    for args in (["--version"], ["--list-passes"], ["--help"]):
+        code, out, err = run(args)
+        if code != 0 or err or not out:
+            return "%s: exit %d, stdout %d bytes, stderr %r" % (args, code, len(out), err)
+    return None
+
+
+# ---------------------------------------------------------------------------
+# reports and warnings
+# ---------------------------------------------------------------------------
+
+def json_report(args, model):
+    code, out, err = run(["--report=json"] + args + [model, "-o", tmp("r.onnx")])
+    if code != 0:
+        raise RuntimeError("exit %d: %s" % (code, err))
+    return json.loads(err)  # the whole of stderr: one document
+
+
+def schema_errors(rep, passes):
+    errs = []
+    for key, kind in (("input", str), ("passes", list), ("timings", dict), ("warnings", int)):
+        if not isinstance(rep.get(key), kind):
+            errs.append("%r is not a %s" % (key, kind.__name__))
+    if "output" not in rep:
+        errs.append("no 'output'")
+    for p in rep.get("passes", []):
+        for key, kind in (("name", str), ("enabled", bool), ("changes", int),
+                          ("actions", list), ("warnings", list)):
+            if not isinstance(p.get(key), kind):
+                errs.append("pass %s: %r is not a %s" % (p.get("name"), key, kind.__name__))
+    names = [p.get("name") for p in rep.get("passes", [])]
+    if names != passes:
+        errs.append("passes %s, want %s" % (names, passes))
+    return errs
+
+
+def t_json_schema():
+    passes = list_passes()
+    rep = json_report([], SAMPLE)
+    errs = schema_errors(rep, passes)
+    timings = rep.get("timings", {})
+    if sorted(timings) != sorted(passes):
+        errs.append("timings for %s, want every pass" % sorted(timings))
+    if any(not isinstance(v, (int, float)) or v < 0 for v in timings.values()):
+        errs.append("timings are not non-negative numbers: %s" % timings)
+    if rep.get("output") != tmp("r.onnx"):
+        errs.append("output %r" % rep.get("output"))
+    return "; ".join(errs) or None
+
+
+def t_json_disabled_pass():
+    rep = json_report(["--no-identity"], SAMPLE)
+    ident = [p for p in rep["passes"] if p["name"] == "identity"][0]
+    if ident["enabled"] or "identity" in rep["timings"]:
+        return "a disabled pass is enabled or timed: %s" % ident
+    return None
+
+
+def t_json_dry_run_output():
+    code, _, err = run(["--report=json", "--dry-run", SAMPLE])
+    rep = json.loads(err)
+    return None if code == 0 and rep["output"] is None else "output %r" % rep.get("output")
+
+
+def t_json_warnings():
+    """Warnings are in the JSON (and counted), not as extra lines; also with -q."""
+    for args in ([], ["-q"]):
+        rep = json_report(args, WARNS)
+        listed = sum(len(p["warnings"]) for p in rep["passes"])
+        if listed == 0 or rep["warnings"] != listed:
+            return "%s: warnings %r, listed %d" % (args, rep["warnings"], listed)
+    return None
+
+
+def t_text_report():
+    code, out, err = run(["--report", SAMPLE, "-o", tmp("t.onnx")])
+    if code != 0:
+        return "exit %d: %s" % (code, err)
+    lines = err.splitlines()
+    passes = list_passes()
+    heads = [line.split(":")[0] for line in lines]
+    if any(h not in passes for h in heads) or len(set(heads)) != len(heads):
+        return "want one line per pass, starting with its name: %r" % err
+    if "constant: folded 2 (const_w, const_b)" not in lines:
+        return "no 'constant: folded 2 (const_w, const_b)' line: %r" % err
+    return None
+
+
+def t_text_report_warnings():
+    code, _, err = run(["--report", WARNS, "-o", tmp("w.onnx")])
+    warn = [line for line in err.splitlines() if "warning:" in line]
+    if code != 0 or not warn:
+        return "exit %d, no line marked 'warning:': %r" % (code, err)
+    code, _, err = run(["-q", "--report", WARNS, "-o", tmp("w.onnx")])
+    return "-q --report still shows warnings: %r" % err if "warning" in err else None
+
+
+def t_warnings_and_quiet():
+    code, _, err = run([WARNS, "-o", tmp("w.onnx")])
+    if code != 0 or "warning:" not in err:
+        return "no warning without -q: exit %d, %r" % (code, err)
+    return expect_quiet(["-q", WARNS, "-o", tmp("w.onnx")])
+
+
+# ---------------------------------------------------------------------------
+# pass selection and pipes
+# ---------------------------------------------------------------------------
+
+def output_of(args, model):
+    code, out, err = run(args + [model])
+    if code != 0:
+        raise RuntimeError("%s: exit %d: %s" % (args, code, err))
+    return out
+
+
+def t_pass_spellings(model):
+    passes = list_passes()
+    bad = []
+    for p in passes:
+        rest = ",".join(q for q in passes if q != p)
+        a = output_of(["--no-" + p], model)
+        b = output_of(["--disable=" + p], model)
+        c = output_of(["--passes=" + rest], model)
+        if not (a == b == c):
+            bad.append(p)
+    return "--no-P, --disable=P and --passes=(all but P) differ for %s" % bad if bad else None
+
+
+def t_exit_usage():
+    cases = [["--bogus-option", SAMPLE], ["-Z", SAMPLE], ["--passes=bogus", SAMPLE],
+             ["--disable=identity,bogus", SAMPLE], ["--no-bogus", SAMPLE], ["--report=xml", SAMPLE],
+             [], [SAMPLE, SAMPLE], ["-o"]]
+    for args in cases:
+        err = expect_error(args, 1)
+        if err:
+            return "%s: %s" % (args, err)
+    return None
+
+
+def t_exit_missing_file():
+    return expect_error([tmp("missing.onnx"), "-o", tmp("x.onnx")], 2, ["missing.onnx"])
+
+
+def t_stdin_stdout():
+    data = read(SAMPLE)
+    want = formatted()
+    err = expect_quiet(["-", "-o", "-"], stdin=data, want_stdout=want)
+    if err:
+        return "- -o -: " + err
+    err = expect_quiet(["-"], stdin=data, want_stdout=want)
+    return "-: " + err if err else None
+
+
+def t_shell_pipe():
+    """cat m | ppqfmt - -o - | cat, through a real shell pipeline."""
+    cmd = "cat \"$1\" | \"$2\" - -o - | cat > \"$3\""
+    p = subprocess.run(["sh", "-c", cmd, "sh", SAMPLE, PPQFMT, tmp("pipe.onnx")],
+                       stderr=subprocess.PIPE, timeout=RUN_TIMEOUT)
+    if p.returncode != 0 or p.stderr:
+        return "exit %d: %r" % (p.returncode, p.stderr)
+    return None if read(tmp("pipe.onnx")) == formatted() else "pipe output differs from -o file"
+
+
+def t_stdin_passes_none():
+    data = read(SAMPLE)
+    return expect_quiet(["--passes=none", "-", "-o", "-"], stdin=data, want_stdout=data)
+
+
+# ---------------------------------------------------------------------------
+# terminals: refusing binary output, colour, progress
+# ---------------------------------------------------------------------------
+
+def t_refuse_terminal():
+    for args in ([SAMPLE], [SAMPLE, "-o", "-"]):
+        code, seen, err = run_tty(args, term_env(), tty_stdout=True)
+        if code != 3:
+            return "%s: exit %d, want 3 (stderr %r)" % (args, code, err)
+        if "terminal" not in err:
+            return "%s: the message does not say why: %r" % (args, err)
+        if seen:
+            return "%s: %d bytes written to the terminal" % (args, len(seen))
+    return None
+
+
+def t_print_on_terminal():
+    code, seen, err = run_tty(["--print", SAMPLE], term_env(), tty_stdout=True)
+    if code != 0 or err:
+        return "exit %d, stderr %r" % (code, err)
+    return None if b"conv0" in seen else "no table on the terminal"
+
+
+def t_colour():
+    args = ["--report", "--dry-run", WARNS]
+    for env, want, what in ((term_env(), True, "without NO_COLOR"),
+                            (term_env(NO_COLOR=""), True, "with NO_COLOR empty"),
+                            (term_env(NO_COLOR="1"), False, "with NO_COLOR=1"),
+                            (term_env(TERM="dumb"), False, "with TERM=dumb")):
+        code, _, seen = run_tty(args, env)
+        if code != 0 or "warning:" not in seen:
+            return "%s: exit %d, %r" % (what, code, seen)
+        if ("\x1b[" in seen) != want:
+            return "%s: colour %s: %r" % (what, "missing" if want else "present", seen)
+    code, _, err = run(args, env=term_env())
+    return "colour on a pipe: %r" % err if "\x1b" in err else None
+
+
+def t_colour_error():
+    code, _, seen = run_tty([tmp("missing.onnx")], term_env())
+    if code != 2 or "\x1b[" not in seen:
+        return "no coloured error on a terminal: exit %d, %r" % (code, seen)
+    code, _, seen = run_tty([tmp("missing.onnx")], term_env(NO_COLOR="yes"))
+    return "colour with NO_COLOR: %r" % seen if "\x1b" in seen else None
+
+
+def varint(n):
+    out = bytearray()
+    while True:
+        b, n = n & 0x7F, n >> 7
+        out.append(b | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def big_model(path, nbytes):
+    """Y = X + W with a float W of nbytes, all zero: the zeros end the file, so
+    it is written sparse (a few KB on disk)."""
+    from onnx import TensorProto, helper
+    n = nbytes // 4
+    g = helper.make_graph([helper.make_node("Add", ["X", "W"], ["Y"], name="add0")], "big",
+                          [helper.make_tensor_value_info("X", TensorProto.FLOAT, [n])],
+                          [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [n])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    graph = m.graph.SerializeToString()
+    m.ClearField("graph")
+    tensor = TensorProto(name="W", dims=[n], data_type=TensorProto.FLOAT).SerializeToString()
+    tensor += varint(9 << 3 | 2) + varint(n * 4)  # raw_data, its bytes follow
+    graph += varint(5 << 3 | 2) + varint(len(tensor) + n * 4) + tensor  # initializer
+    head = m.SerializeToString() + varint(7 << 3 | 2) + varint(len(graph) + n * 4) + graph
+    with open(path, "wb") as f:
+        f.write(head)
+        f.truncate(len(head) + n * 4)
+
+
+def t_progress():
+    path = tmp("big.onnx")
+    big_model(path, (1 << 30) + (64 << 20))
+    try:
+        code, _, seen = run_tty(["--dry-run", path], term_env())
+        if code != 0 or "loading" not in seen or "\r" not in seen:
+            return "no status line on a terminal: exit %d, %r" % (code, seen[:200])
+        if not seen.endswith("\r") or seen.rstrip("\r").split("\r")[-1].strip():
+            return "the status line is not cleared at the end: %r" % seen[-120:]
+        code, _, seen = run_tty(["-q", "--dry-run", path], term_env())
+        if code != 0 or seen:
+            return "-q: exit %d, %r" % (code, seen[:200])
+        return expect_quiet(["--dry-run", path])
+    finally:
+        os.unlink(path)
+
+
+def t_no_progress_small():
+    code, _, seen = run_tty([SAMPLE, "-o", tmp("s.onnx")], term_env())
+    return None if code == 0 and not seen else "exit %d, stderr %r" % (code, seen)
+
+
+# ---------------------------------------------------------------------------
+# --print
+# ---------------------------------------------------------------------------
+
+def t_print_node_names():
+    import onnx
+    names = [n.name for n in onnx.load(SAMPLE).graph.node]
+    code, out, err = run(["--passes=none", "--print", SAMPLE])
+    text = out.decode()
+    missing = [n for n in names if not re.search(r"(?m)^node\s+%s\s" % re.escape(n), text)]
+    if code != 0 or missing:
+        return "exit %d; node rows missing for %s" % (code, missing)
+    return None
+
+
+def t_print_attributes():
+    out = output_of(["--print"], SAMPLE).decode()
+    lines = out.splitlines()
+    header = lines[0].split()
+    if header != ["kind", "name", "type", "inputs", "outputs", "attributes"]:
+        return "header %r" % lines[0]
+    conv = [line for line in lines if re.match(r"node\s+conv0\s", line)]
+    if not conv or "kernel=[3,3]" not in conv[0] or "pads=[1,1,1,1]" not in conv[0]:
+        return "conv0's row lacks its attributes: %r" % conv
+    if conv[0].index("kernel=") != lines[0].index("attributes"):
+        return "the attributes column is not aligned"
+    if any(line != line.rstrip() for line in lines):
+        return "trailing blanks"
+    return None
+
+
+def main():
+    global TMP
+    if not os.access(PPQFMT, os.X_OK):
+        print("ppqfmt not found or not executable: %s (set PPQFMT)" % PPQFMT, file=sys.stderr)
+        print("test_cli: 0 passed, 1 failed")
+        return 1
+    TMP = tempfile.mkdtemp(prefix="ppqfmt-cli-")
+    try:
+        tests = [(name[2:].replace("_", "-"), fn) for name, fn in globals().items()
+                 if name.startswith("t_") and callable(fn) and fn.__code__.co_argcount == 0]
+        for name, fn in tests:
+            check(name, fn)
+        for model in (SAMPLE, MIXED):
+            check("pass-spellings %s" % os.path.basename(model), t_pass_spellings, model)
+    finally:
+        shutil.rmtree(TMP, ignore_errors=True)
+    print("test_cli: %d passed, %d failed" % (PASSED, FAILED))
+    return 1 if FAILED else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -5,26 +5,19 @@
 set -e
 cd "$(dirname "$0")/.."
 
-PKGS="protobuf-c-compiler libprotobuf-c-dev libonnx-dev python3-onnx python3-numpy libonnx-testdata nodejs npm"
-missing=""
-for p in $PKGS; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
-done
+. scripts/apt_ensure.sh
 # nodejs/npm may come from outside Debian (e.g. /usr/local); accept those.
-command -v node >/dev/null 2>&1 && missing=$(echo "$missing" | sed 's/ nodejs//')
-command -v npm >/dev/null 2>&1 && missing=$(echo "$missing" | sed 's/ npm//')
-if [ -n "$missing" ]; then
-    echo "installing Debian packages:$missing"
-    SUDO=""
-    [ "$(id -u)" -eq 0 ] || SUDO=sudo
-    $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing >/dev/null
-fi
+NODE=""
+command -v node >/dev/null 2>&1 || NODE="$NODE nodejs"
+command -v npm >/dev/null 2>&1 || NODE="$NODE npm"
+apt_ensure protobuf-c-compiler libprotobuf-c-dev libonnx-dev python3-onnx python3-numpy \
+    libonnx-testdata valgrind $NODE
 
 ORT=.deps/npm/node_modules/onnxruntime-node
+ORT_VERSION=1.30.0 # the version the tests were checked with
 if [ ! -f "$ORT/package.json" ]; then
     echo "installing onnxruntime-node into .deps/npm (test oracle)"
     mkdir -p .deps/npm
     [ -f .deps/npm/package.json ] || echo '{"name":"ppqfmt-test-deps","private":true}' > .deps/npm/package.json
-    (cd .deps/npm && npm install --ignore-scripts --no-audit --no-fund --loglevel=error onnxruntime-node >/dev/null)
+    (cd .deps/npm && npm install --ignore-scripts --no-audit --no-fund --loglevel=error onnxruntime-node@$ORT_VERSION >/dev/null)
 fi

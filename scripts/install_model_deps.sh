@@ -5,15 +5,5 @@
 set -e
 cd "$(dirname "$0")/.."
 
-PKGS="python3-torch python3-torchvision"
-missing=""
-for p in $PKGS; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
-done
-if [ -n "$missing" ]; then
-    echo "installing Debian packages:$missing"
-    SUDO=""
-    [ "$(id -u)" -eq 0 ] || SUDO=sudo
-    $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing >/dev/null
-fi
+. scripts/apt_ensure.sh
+apt_ensure python3-torch python3-torchvision

@@ -83,6 +83,8 @@ static int load_and_run(const Source *src, const Options *o, Model **m, RunStats
 {
     char dir[4096];
     int rc = onnx_load(src->bytes, input_dir(o->input, dir, sizeof dir), m, d);
+    if (!rc && src->mapped && model_add_mapping(*m, src->bytes.ptr, src->bytes.len, src->fd))
+        rc = diag_set(d, PPQ_EINTERNAL, "out of memory");
     if (!rc)
         rc = run_passes(*m, o, st, d);
     if (rc)

@@ -7,9 +7,12 @@
 #include "graph.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #define GROW(g_arena, arr, cap, need) \
     arena_grow((g_arena), (void **)&(arr), &(cap), (need), sizeof *(arr))
@@ -39,6 +42,36 @@ void model_free(Model *m)
     namemap_free(&m->node_names);
     arena_free(&m->arena);
     free(m);
+}
+
+int model_add_mapping(Model *m, const void *base, size_t len, int fd)
+{
+    if (GROW(&m->arena, m->maps, m->cap_maps, m->n_maps + 1))
+        return -1;
+    m->maps[m->n_maps++] = (MappedFile){base, len, fd};
+    return 0;
+}
+
+const MappedFile *model_find_mapping(const Model *m, const void *p, size_t n)
+{
+    const uint8_t *q = p;
+    for (size_t i = 0; i < m->n_maps; i++) {
+        const MappedFile *f = &m->maps[i];
+        if (q >= f->base && n <= f->len && (size_t)(q - f->base) <= f->len - n)
+            return f;
+    }
+    return NULL;
+}
+
+void model_forget_bytes(const Model *m, const void *p, size_t n)
+{
+    if (!model_find_mapping(m, p, n))
+        return;
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t start = ((uintptr_t)p + page - 1) / page * page;
+    uintptr_t end = ((uintptr_t)p + n) / page * page;
+    if (end > start) /* whole pages only: neighbours may still be wanted */
+        madvise((void *)start, end - start, MADV_DONTNEED);
 }
 
 Graph *graph_new(Model *m, Graph *parent, Op *owner)

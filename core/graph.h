@@ -138,6 +138,15 @@ typedef struct Opset {
     int64_t version;
 } Opset;
 
+/* A file whose read-only mapping the model's bytes point into. The writer
+ * copies unchanged bytes straight from the file (copy_file_range) instead of
+ * reading them through memory. */
+typedef struct MappedFile {
+    const uint8_t *base;
+    size_t len;
+    int fd;
+} MappedFile;
+
 typedef struct Model {
     Arena arena;
     Graph *graph;
@@ -152,6 +161,8 @@ typedef struct Model {
     Graph **all_graphs; /* every graph ever created, so model_free reaches them */
     size_t n_all_graphs, cap_all_graphs;
     ChangeLog log;
+    MappedFile *maps;
+    size_t n_maps, cap_maps;
     /* Resources the loader holds for the model's lifetime (mapped external
      * data files); model_free calls release(release_ctx). */
     void (*release)(void *ctx);
@@ -182,6 +193,15 @@ Attr *op_add_attr(Op *op, const char *name, AttrType type);
 int graph_add_input(Graph *g, Var *v, Bytes wire);
 int graph_add_output(Graph *g, Var *v, Bytes wire);
 int graph_add_value_info(Graph *g, Var *v, Bytes wire);
+
+/* Records a mapping (see MappedFile); fd stays owned by the caller. */
+int model_add_mapping(Model *m, const void *base, size_t len, int fd);
+/* The mapping holding [p, p+n), or NULL. */
+const MappedFile *model_find_mapping(const Model *m, const void *p, size_t n);
+/* Hint: the mapped bytes [p, p+n) will not be read again soon, so their pages
+ * can leave memory (they are read back from the file if needed). Keeps the
+ * resident size of large models near what passes actually change. */
+void model_forget_bytes(const Model *m, const void *p, size_t n);
 
 /* --- reading --- */
 Attr *op_attr(const Op *op, const char *name);

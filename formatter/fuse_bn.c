@@ -21,6 +21,7 @@ static int fold(const Linear *l, const double *k, const double *s, Arena *a)
     size_t count = (size_t)tensor_numel(w);
     for (size_t i = 0; i < count; i++)
         tensor_set_f64(nw, i, tensor_get_f64(w, i) * k[weight_channel(l, i)]);
+    model_forget_bytes(l->op->graph->model, w->data, w->nbytes); /* read once, done */
     for (int64_t c = 0; c < n; c++)
         tensor_set_f64(bias, (size_t)c, k[c] * linear_bias(l, c) + s[c]);
     if (op_update_param(l->op, 1, nw, param_base_name(l->op, "_weight")))

@@ -17,6 +17,7 @@ enum { T_EXTERNAL_DATA = 13, KV_KEY = 1, KV_VALUE = 2 };
 typedef struct Mapped {
     char *real;  /* resolved path */
     Bytes bytes; /* the whole file, mapped */
+    int fd;      /* kept open: the writer copies from it */
 } Mapped;
 
 struct External {
@@ -31,6 +32,7 @@ static void external_release(void *ctx)
     for (size_t i = 0; i < x->n; i++) {
         if (x->files[i].bytes.len)
             munmap((void *)x->files[i].bytes.ptr, x->files[i].bytes.len);
+        close(x->files[i].fd);
         free(x->files[i].real);
     }
     free(x->files);
@@ -87,16 +89,20 @@ static int map_file(Loader *L, External *x, const Tensor *t, const char *real, B
                             t->location, strerror(e));
     }
     void *p = st.st_size ? mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
-    close(fd);
-    if (p == MAP_FAILED)
+    if (p == MAP_FAILED) {
+        close(fd);
         return loader_error(L, "tensor '%s': cannot map '%s': %s", t->name, t->location,
                             strerror(errno));
-    Mapped f = {strdup(real), {p ? p : (const uint8_t *)"", (size_t)st.st_size}};
+    }
+    Mapped f = {strdup(real), {p ? p : (const uint8_t *)"", (size_t)st.st_size}, fd};
     Mapped *files = x->n == x->cap ? realloc(x->files, (x->cap * 2 + 4) * sizeof f) : x->files;
-    if (!f.real || !files) {
+    if (!f.real || !files || (p && model_add_mapping(L->m, p, (size_t)st.st_size, fd))) {
         free(f.real);
         if (p)
             munmap(p, (size_t)st.st_size);
+        close(fd);
+        if (files)
+            x->files = files;
         return loader_oom(L);
     }
     if (x->n == x->cap)

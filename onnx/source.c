@@ -44,6 +44,7 @@ int source_open(Source *s, const char *path, Diag *d)
 {
     memset(s, 0, sizeof *s);
     s->path = path;
+    s->fd = -1;
     if (strcmp(path, "-") == 0)
         return read_all(s, STDIN_FILENO, d);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -66,19 +67,23 @@ int source_open(Source *s, const char *path, Diag *d)
         else {
             s->bytes = (Bytes){p, (size_t)st.st_size};
             s->mapped = true;
+            s->fd = fd; /* kept: the writer copies from it */
             s->is_file = true;
             s->dev = st.st_dev;
             s->ino = st.st_ino;
         }
     }
-    close(fd);
+    if (!s->mapped)
+        close(fd);
     return rc;
 }
 
 void source_close(Source *s)
 {
-    if (s->mapped)
+    if (s->mapped) {
         munmap((void *)s->bytes.ptr, s->bytes.len);
+        close(s->fd);
+    }
     else
         free((void *)s->bytes.ptr);
     s->bytes = (Bytes){0};

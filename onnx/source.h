@@ -13,6 +13,7 @@
 typedef struct Source {
     Bytes bytes;
     bool mapped;
+    int fd;           /* the open file behind the mapping, or -1 */
     const char *path; /* "-" for standard input */
     dev_t dev;        /* identity of the input file, to refuse -o INPUT */
     ino_t ino;

@@ -23,16 +23,17 @@ static int encode(const Model *m, Arena *a, Out *o, const EncodeOptions *opt, Di
     return 0;
 }
 
-static int write_segments(int fd, const Out *o)
+/* Writes n memory segments with writev, resuming after short writes. */
+static int write_memory(int fd, const Seg *segs, size_t count)
 {
     size_t i = 0, off = 0; /* off: bytes of segs[i] already written */
-    while (i < o->n) {
+    while (i < count) {
         struct iovec iov[IOV_MAX > 1024 ? 1024 : IOV_MAX];
         int n = 0;
-        for (size_t k = i; k < o->n && n < (int)(sizeof iov / sizeof *iov); k++, n++) {
+        for (size_t k = i; k < count && n < (int)(sizeof iov / sizeof *iov); k++, n++) {
             size_t skip = k == i ? off : 0;
-            iov[n].iov_base = (void *)(o->segs[k].p + skip);
-            iov[n].iov_len = o->segs[k].len - skip;
+            iov[n].iov_base = (void *)(segs[k].p + skip);
+            iov[n].iov_len = segs[k].len - skip;
         }
         ssize_t w = writev(fd, iov, n);
         if (w < 0 && errno == EINTR)
@@ -40,8 +41,8 @@ static int write_segments(int fd, const Out *o)
         if (w < 0)
             return -1;
         size_t left = (size_t)w;
-        while (i < o->n && left >= o->segs[i].len - off) {
-            left -= o->segs[i].len - off;
+        while (i < count && left >= segs[i].len - off) {
+            left -= segs[i].len - off;
             i++;
             off = 0;
         }
@@ -50,12 +51,54 @@ static int write_segments(int fd, const Out *o)
     return 0;
 }
 
-static int write_stdout(const Out *o, Diag *d)
+/* Copies a segment that lies in a mapped file with copy_file_range, so its
+ * bytes never pass through (or stay in) this process's memory. Falls back to
+ * writing from the mapping where the kernel cannot copy between the files. */
+static int copy_segment(int fd, const MappedFile *f, Seg s)
+{
+    while (s.len) {
+        off_t off = (off_t)(s.p - f->base);
+        ssize_t n = copy_file_range(f->fd, &off, fd, NULL, s.len, 0);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            if (n < 0 && errno != EXDEV && errno != EINVAL && errno != ENOSYS &&
+                errno != EOPNOTSUPP)
+                return -1;
+            return write_memory(fd, &s, 1);
+        }
+        s.p += n;
+        s.len -= (size_t)n;
+    }
+    return 0;
+}
+
+enum { COPY_MIN = 1 << 16 }; /* smaller pieces are cheaper to write from memory */
+
+static int write_segments(int fd, const Out *o, const Model *m)
+{
+    struct stat st;
+    bool regular = m && fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    size_t start = 0;
+    for (size_t i = 0; i <= o->n; i++) {
+        const MappedFile *f = NULL;
+        if (i < o->n && regular && o->segs[i].len >= COPY_MIN)
+            f = model_find_mapping(m, o->segs[i].p, o->segs[i].len);
+        if (i < o->n && !f)
+            continue;
+        if (write_memory(fd, o->segs + start, i - start) || (f && copy_segment(fd, f, o->segs[i])))
+            return -1;
+        start = i + 1;
+    }
+    return 0;
+}
+
+static int write_stdout(const Out *o, const Model *m, Diag *d)
 {
     if (isatty(STDOUT_FILENO))
         return diag_set(d, PPQ_EOUTPUT,
                         "refusing to write a binary model to a terminal (use -o FILE or a pipe)");
-    if (write_segments(STDOUT_FILENO, o))
+    if (write_segments(STDOUT_FILENO, o, m))
         return diag_set(d, PPQ_EOUTPUT, "standard output: %s", strerror(errno));
     return 0;
 }
@@ -73,12 +116,12 @@ void path_folder(const char *path, char *dir, size_t size)
 
 /* An existing device or pipe (/dev/null, /dev/stdout, a fifo) is written in
  * place: renaming a file over it would replace the device node. */
-static int write_special(const Out *o, const char *path, Diag *d)
+static int write_special(const Out *o, const Model *m, const char *path, Diag *d)
 {
     int fd = open(path, O_WRONLY | O_CLOEXEC);
     if (fd < 0)
         return diag_set(d, PPQ_EOUTPUT, "%s: cannot open: %s", path, strerror(errno));
-    int rc = write_segments(fd, o) ? diag_set(d, PPQ_EOUTPUT, "%s: write error: %s", path,
+    int rc = write_segments(fd, o, m) ? diag_set(d, PPQ_EOUTPUT, "%s: write error: %s", path,
                                               strerror(errno))
                                    : 0;
     if (close(fd) && !rc)
@@ -86,13 +129,13 @@ static int write_special(const Out *o, const char *path, Diag *d)
     return rc;
 }
 
-static int write_file(const Out *o, const char *path, Diag *d)
+static int write_file(const Out *o, const Model *m, const char *path, Diag *d)
 {
     char dir[PATH_MAX], tmp[PATH_MAX + 32], real[PATH_MAX];
     struct stat st;
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
         return S_ISDIR(st.st_mode) ? diag_set(d, PPQ_EOUTPUT, "%s: is a directory", path)
-                                   : write_special(o, path, d);
+                                   : write_special(o, m, path, d);
     /* Replace the file a symlink points to, not the symlink. */
     if (stat(path, &st) == 0 && realpath(path, real))
         path = real;
@@ -105,7 +148,7 @@ static int write_file(const Out *o, const char *path, Diag *d)
     mode_t mask = umask(0);
     umask(mask);
     int rc = 0;
-    if (fchmod(fd, 0666 & ~mask) || write_segments(fd, o))
+    if (fchmod(fd, 0666 & ~mask) || write_segments(fd, o, m))
         rc = diag_set(d, PPQ_EOUTPUT, "%s: write error: %s", path, strerror(errno));
     if (close(fd) && !rc)
         rc = diag_set(d, PPQ_EOUTPUT, "%s: write error: %s", path, strerror(errno));
@@ -137,11 +180,11 @@ static int check_size(const Out *o, const char *path, bool external, Diag *d)
                                       : "add --external-data=FILE to store weights beside it");
 }
 
-static int write_model(const Out *o, const WriteOptions *wo, Diag *d)
+static int write_model(const Out *o, const Model *m, const WriteOptions *wo, Diag *d)
 {
     if (check_size(o, wo->path, wo->external_data != NULL, d))
         return d->code;
-    return strcmp(wo->path, "-") == 0 ? write_stdout(o, d) : write_file(o, wo->path, d);
+    return strcmp(wo->path, "-") == 0 ? write_stdout(o, m, d) : write_file(o, m, wo->path, d);
 }
 
 int onnx_write(const Model *m, const WriteOptions *wo, Diag *d)
@@ -163,11 +206,11 @@ int onnx_write(const Model *m, const WriteOptions *wo, Diag *d)
     if (!rc)
         rc = external_check_target(m, wo, &opt, d);
     if (!rc && wo->external_data)
-        rc = write_file(&data, data_path, d);
+        rc = write_file(&data, m, data_path, d);
     if (!rc)
         rc = external_copy_beside(m, wo, &opt, dir, d);
     if (!rc)
-        rc = write_model(&o, wo, d);
+        rc = write_model(&o, m, wo, d);
     arena_free(&a);
     return rc;
 }

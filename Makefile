@@ -92,7 +92,8 @@ test-fidelity: all
 test-conformance: all
 	$(PYTHON) tests/backend_conformance.py
 
-# torchvision networks exported at opsets 11, 13 and 17 (into build/models),
+# torchvision networks exported at opsets 11, 13 and 17, legacy opset-9 exports
+# and all-Constant-weight variants (into build/models),
 # formatted and checked: full checker, no BN/Constant/Identity/shared
 # parameter/dead node left, onnxruntime-equivalent. -quick: the CI subset.
 test-models: all deps-models

@@ -78,6 +78,37 @@ Tensor *tensor_new(Arena *a, int32_t dtype, size_t ndims, const int64_t *dims)
     return t;
 }
 
+Tensor *tensor_new_lazy(Arena *a, int32_t dtype, size_t ndims, const int64_t *dims,
+                        const TensorGen *gen)
+{
+    int64_t n = dims_numel(dims, ndims);
+    size_t size = dtype_size(dtype);
+    if (n < 0 || !size || (uint64_t)n > SIZE_MAX / size)
+        return NULL;
+    Tensor *t = arena_alloc(a, sizeof *t);
+    int64_t *d = arena_array(a, ndims, sizeof *d);
+    if (!t || (!d && ndims))
+        return NULL;
+    if (ndims)
+        memcpy(d, dims, ndims * sizeof *d);
+    t->dtype = dtype;
+    t->ndims = ndims;
+    t->dims = d;
+    t->gen = gen;
+    t->nbytes = (size_t)n * size;
+    t->name = "";
+    t->changed = true;
+    return t;
+}
+
+void tensor_read(const Tensor *t, size_t off, uint8_t *buf, size_t n)
+{
+    if (t->data)
+        memcpy(buf, (const uint8_t *)t->data + off, n);
+    else
+        t->gen->fill(t->gen->ctx, off, buf, n);
+}
+
 Tensor *tensor_share(Arena *a, const Tensor *src)
 {
     Tensor *t = arena_alloc(a, sizeof *t);
@@ -105,7 +136,12 @@ static void store_le(uint8_t *p, size_t n, uint64_t v)
 double tensor_get_f64(const Tensor *t, size_t i)
 {
     size_t size = dtype_size(t->dtype);
+    uint8_t buf[16];
     const uint8_t *p = (const uint8_t *)t->data + i * size;
+    if (!t->data) { /* computed on demand */
+        tensor_read(t, i * size, buf, size);
+        p = buf;
+    }
     uint64_t u = load_le(p, size);
     switch (t->dtype) {
     case DT_FLOAT: {

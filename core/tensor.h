@@ -29,11 +29,21 @@ enum {
     DT_LAST = 23,
 };
 
+/* Element bytes computed on demand, such as a folded weight: written straight
+ * into the output in chunks, never held whole in memory. fill writes bytes
+ * [off, off+n) of the tensor's little-endian element bytes into buf; off and
+ * n are multiples of the element size. */
+typedef struct TensorGen {
+    void (*fill)(const void *ctx, size_t off, uint8_t *buf, size_t n);
+    const void *ctx;
+} TensorGen;
+
 typedef struct Tensor {
     int32_t dtype;
     size_t ndims;
     int64_t *dims;
     const void *data; /* little-endian elements; NULL if not in memory */
+    const TensorGen *gen; /* or: computed on demand (data is NULL then) */
     size_t nbytes;
     Bytes *strings;   /* DT_STRING elements */
     size_t n_strings;
@@ -53,6 +63,13 @@ int64_t dims_numel(const int64_t *dims, size_t ndims);
 int64_t tensor_numel(const Tensor *t);
 /* A new tensor with zeroed, arena-owned, writable data. */
 Tensor *tensor_new(Arena *a, int32_t dtype, size_t ndims, const int64_t *dims);
+/* A tensor whose bytes gen computes on demand. */
+Tensor *tensor_new_lazy(Arena *a, int32_t dtype, size_t ndims, const int64_t *dims,
+                        const TensorGen *gen);
+/* Are the element bytes available (in memory or on demand)? */
+static inline bool tensor_has_bytes(const Tensor *t) { return t->data || t->gen; }
+/* Copies element bytes [off, off+n) into buf. */
+void tensor_read(const Tensor *t, size_t off, uint8_t *buf, size_t n);
 /* A copy sharing dtype, dims, data and original encoding: the writer emits
  * the original bytes again under the new owner's name. */
 Tensor *tensor_share(Arena *a, const Tensor *t);

@@ -10,21 +10,45 @@
  * Only inference-form BN whose input feeds nothing else is folded. */
 #include "pass.h"
 
+/* The folded weight, computed when it is written: w[i] * k[channel(i)]. */
+typedef struct Scaled {
+    TensorGen gen;
+    Linear l; /* l.w: the weight being scaled */
+    Tensor *out;
+    const double *k;
+    const Model *m;
+} Scaled;
+
+static void fill_scaled(const void *ctx, size_t off, uint8_t *buf, size_t n)
+{
+    const Scaled *s = ctx;
+    size_t size = dtype_size(s->out->dtype), first = off / size, count = n / size;
+    /* Elements first.. go to buf through a tensor view of it. */
+    Tensor view = *s->out;
+    view.data = buf;
+    view.gen = NULL;
+    for (size_t i = first; i < first + count; i++)
+        tensor_set_f64(&view, i - first,
+                       tensor_get_f64(s->l.w, i) * s->k[weight_channel(&s->l, i)]);
+    if (s->l.w->data) /* read once: let those pages of the input go */
+        model_forget_bytes(s->m, (const uint8_t *)s->l.w->data + off, n);
+}
+
 static int fold(const Linear *l, const double *k, const double *s, Arena *a)
 {
     const Tensor *w = l->w;
-    Tensor *nw = tensor_new(a, w->dtype, w->ndims, w->dims);
+    Scaled *sc = arena_alloc(a, sizeof *sc);
     int64_t n = l->channels;
     Tensor *bias = tensor_new(a, w->dtype, 1, &n);
-    if (!nw || !bias)
+    if (!sc || !bias)
         return -1;
-    size_t count = (size_t)tensor_numel(w);
-    for (size_t i = 0; i < count; i++)
-        tensor_set_f64(nw, i, tensor_get_f64(w, i) * k[weight_channel(l, i)]);
-    model_forget_bytes(l->op->graph->model, w->data, w->nbytes); /* read once, done */
+    *sc = (Scaled){{fill_scaled, sc}, *l, NULL, k, l->op->graph->model};
+    sc->out = tensor_new_lazy(a, w->dtype, w->ndims, w->dims, &sc->gen);
+    if (!sc->out)
+        return -1;
     for (int64_t c = 0; c < n; c++)
         tensor_set_f64(bias, (size_t)c, k[c] * linear_bias(l, c) + s[c]);
-    if (op_update_param(l->op, 1, nw, param_base_name(l->op, "_weight")))
+    if (op_update_param(l->op, 1, sc->out, param_base_name(l->op, "_weight")))
         return -1;
     return linear_set_bias(l, bias);
 }

@@ -13,7 +13,15 @@ bool dtype_is_float(int32_t dt)
 
 const Tensor *param_numeric(const Var *v)
 {
-    if (!v || !v->param || !v->param->data || !dtype_size(v->param->dtype) ||
+    /* Exporters alias parameters through Identity (torch does for equal
+     * tensors) and pass identity runs last: look through them. */
+    for (int depth = 0; v && !v->param && v->producer && depth < 64; depth++) {
+        const Op *p = v->producer;
+        if (!op_is(p, "Identity") || p->n_inputs != 1)
+            break;
+        v = p->inputs[0];
+    }
+    if (!v || !v->param || !tensor_has_bytes(v->param) || !dtype_size(v->param->dtype) ||
         v->param->dtype == DT_STRING)
         return NULL;
     return v->param;

@@ -44,7 +44,8 @@ bool op_is(const Op *op, const char *type);
 
 /* --- shared by the fusion passes (params.c) --- */
 bool dtype_is_float(int32_t dt);
-/* v's value when v is a parameter whose numeric bytes are in memory. */
+/* v's value when v is a parameter (possibly through Identity nodes) whose
+ * numeric bytes are available. */
 const Tensor *param_numeric(const Var *v);
 /* The one operation reading v, when v has one use and is no graph output. */
 Op *sole_consumer(const Var *v);

@@ -102,7 +102,7 @@ static void emit_tensor_field(Out *o, uint32_t field, const void *vctx)
         break;
     case T_RAW_DATA:
         if (t->dtype != DT_STRING)
-            out_bytes_field(o, T_RAW_DATA, t->data, t->nbytes);
+            out_tensor_bytes_field(o, T_RAW_DATA, t);
         break;
     }
 }
@@ -110,7 +110,8 @@ static void emit_tensor_field(Out *o, uint32_t field, const void *vctx)
 /* Will this initializer move to the external data file? */
 static bool moves_out(const Tensor *t, const EncodeOptions *opt)
 {
-    return opt && opt->data && t->data && t->dtype != DT_STRING && t->nbytes >= opt->threshold;
+    return opt && opt->data && tensor_has_bytes(t) && t->dtype != DT_STRING &&
+           t->nbytes >= opt->threshold;
 }
 
 static void entry(Out *o, const char *key, const char *value)
@@ -162,7 +163,10 @@ static void encode_external(Out *o, const Tensor *t, const char *name)
     static const uint8_t zeros[EXTERNAL_ALIGN];
     out_copy(data, zeros, (EXTERNAL_ALIGN - data->size % EXTERNAL_ALIGN) % EXTERNAL_ALIGN);
     ExternalCtx c = {t, name, data->size};
-    out_ref(data, t->data, t->nbytes);
+    if (t->data)
+        out_ref(data, t->data, t->nbytes);
+    else
+        out_gen(data, t->gen, t->nbytes);
     static const uint32_t from_wire[] = {T_FLOAT_DATA, T_INT32_DATA, T_INT64_DATA, T_NAME,
                                          T_RAW_DATA, T_DOUBLE_DATA, T_UINT64_DATA,
                                          T_EXTERNAL_DATA, T_DATA_LOCATION};

@@ -217,7 +217,7 @@ typedef struct Refs {
 
 static void add_location(Refs *r, const Tensor *t, bool initializer)
 {
-    bool moves = initializer && r->opt && r->opt->data && t->data && t->dtype != DT_STRING &&
+    bool moves = initializer && r->opt && r->opt->data && tensor_has_bytes(t) && t->dtype != DT_STRING &&
                  t->nbytes >= r->opt->threshold;
     if (!t->external || !t->wire.len || t->changed || moves)
         return;

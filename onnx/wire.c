@@ -82,7 +82,7 @@ static void push_seg(Out *o, const uint8_t *p, size_t n)
     if (!n || o->failed)
         return;
     o->size += n;
-    if (o->n && o->segs[o->n - 1].p + o->segs[o->n - 1].len == p) {
+    if (o->n && o->segs[o->n - 1].p && o->segs[o->n - 1].p + o->segs[o->n - 1].len == p) {
         o->segs[o->n - 1].len += n; /* contiguous with the previous piece */
         return;
     }
@@ -90,7 +90,7 @@ static void push_seg(Out *o, const uint8_t *p, size_t n)
         o->failed = true;
         return;
     }
-    o->segs[o->n++] = (Seg){p, n};
+    o->segs[o->n++] = (Seg){p, n, NULL, 0};
 }
 
 void out_copy(Out *o, const void *p, size_t n)
@@ -115,6 +115,29 @@ void out_copy(Out *o, const void *p, size_t n)
 void out_ref(Out *o, const void *p, size_t n)
 {
     push_seg(o, p, n);
+}
+
+void out_gen(Out *o, const TensorGen *gen, size_t n)
+{
+    if (!n || o->failed)
+        return;
+    if (arena_grow(o->arena, (void **)&o->segs, &o->cap, o->n + 1, sizeof *o->segs)) {
+        o->failed = true;
+        return;
+    }
+    o->segs[o->n++] = (Seg){NULL, n, gen, 0};
+    o->size += n;
+}
+
+void out_tensor_bytes_field(Out *o, uint32_t num, const Tensor *t)
+{
+    if (t->data) {
+        out_bytes_field(o, num, t->data, t->nbytes);
+        return;
+    }
+    out_tag(o, num, WT_LEN);
+    out_varint(o, t->nbytes);
+    out_gen(o, t->gen, t->nbytes);
 }
 
 void out_varint(Out *o, uint64_t v)
@@ -165,8 +188,16 @@ void out_append(Out *o, const Out *child)
 {
     if (child->failed)
         o->failed = true;
-    for (size_t i = 0; i < child->n; i++)
-        push_seg(o, child->segs[i].p, child->segs[i].len);
+    for (size_t i = 0; i < child->n; i++) {
+        const Seg *c = &child->segs[i];
+        if (c->gen) {
+            out_gen(o, c->gen, c->len);
+            if (!o->failed)
+                o->segs[o->n - 1].gen_off = c->gen_off;
+        } else {
+            push_seg(o, c->p, c->len);
+        }
+    }
 }
 
 void out_message_field(Out *o, uint32_t num, const Out *child)

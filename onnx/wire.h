@@ -36,8 +36,10 @@ int wire_next(WireReader *r, WireField *f);
 int wire_varint(WireReader *r, uint64_t *v);
 
 typedef struct Seg {
-    const uint8_t *p;
+    const uint8_t *p; /* NULL for bytes computed by gen */
     size_t len;
+    const TensorGen *gen;
+    size_t gen_off; /* where in gen's bytes this piece starts */
 } Seg;
 
 typedef struct Out {
@@ -58,12 +60,15 @@ void out_child(Out *child, const Out *o);
 void out_copy(Out *o, const void *p, size_t n);
 /* Appends a reference to n bytes that stay valid until the output is written. */
 void out_ref(Out *o, const void *p, size_t n);
+/* Appends n bytes that gen computes when the output is written. */
+void out_gen(Out *o, const TensorGen *gen, size_t n);
 void out_varint(Out *o, uint64_t v);
 void out_tag(Out *o, uint32_t num, int wt);
 void out_varint_field(Out *o, uint32_t num, uint64_t v);
 void out_fixed32_field(Out *o, uint32_t num, uint32_t v);
 /* A length-delimited field whose bytes are referenced, not copied: they must
  * outlive the output (input bytes or arena memory, never the stack). */
+void out_tensor_bytes_field(Out *o, uint32_t num, const Tensor *t);
 void out_bytes_field(Out *o, uint32_t num, const void *p, size_t n);
 void out_string_field(Out *o, uint32_t num, const char *s);
 /* A submessage field: tag, length, then the segments of child. */

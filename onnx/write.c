@@ -73,7 +73,23 @@ static int copy_segment(int fd, const MappedFile *f, Seg s)
     return 0;
 }
 
-enum { COPY_MIN = 1 << 16 }; /* smaller pieces are cheaper to write from memory */
+enum { COPY_MIN = 1 << 16, GEN_CHUNK = 1 << 20 };
+
+/* Computes a segment's bytes chunk by chunk and writes each. */
+static int write_generated(int fd, const Seg *s)
+{
+    uint8_t *buf = malloc(GEN_CHUNK);
+    if (!buf)
+        return -1;
+    int rc = 0;
+    for (size_t done = 0; done < s->len && !rc; done += GEN_CHUNK) {
+        size_t n = s->len - done < GEN_CHUNK ? s->len - done : GEN_CHUNK;
+        s->gen->fill(s->gen->ctx, s->gen_off + done, buf, n);
+        rc = write_memory(fd, &(Seg){buf, n, NULL, 0}, 1);
+    }
+    free(buf);
+    return rc;
+}
 
 static int write_segments(int fd, const Out *o, const Model *m)
 {
@@ -82,11 +98,13 @@ static int write_segments(int fd, const Out *o, const Model *m)
     size_t start = 0;
     for (size_t i = 0; i <= o->n; i++) {
         const MappedFile *f = NULL;
-        if (i < o->n && regular && o->segs[i].len >= COPY_MIN)
+        const Seg *g = i < o->n && o->segs[i].gen ? &o->segs[i] : NULL;
+        if (i < o->n && !g && regular && o->segs[i].len >= COPY_MIN)
             f = model_find_mapping(m, o->segs[i].p, o->segs[i].len);
-        if (i < o->n && !f)
+        if (i < o->n && !f && !g)
             continue;
-        if (write_memory(fd, o->segs + start, i - start) || (f && copy_segment(fd, f, o->segs[i])))
+        if (write_memory(fd, o->segs + start, i - start) ||
+            (f && copy_segment(fd, f, o->segs[i])) || (g && write_generated(fd, g)))
             return -1;
         start = i + 1;
     }
@@ -225,8 +243,12 @@ int onnx_write_mem(const Model *m, uint8_t **buf, size_t *len, Diag *d)
     if (!rc) {
         size_t off = 0;
         for (size_t i = 0; i < o.n; i++) {
-            memcpy(*buf + off, o.segs[i].p, o.segs[i].len);
-            off += o.segs[i].len;
+            const Seg *sg = &o.segs[i];
+            if (sg->gen)
+                sg->gen->fill(sg->gen->ctx, sg->gen_off, *buf + off, sg->len);
+            else
+                memcpy(*buf + off, sg->p, sg->len);
+            off += sg->len;
         }
         *len = off;
     }

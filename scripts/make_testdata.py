@@ -913,6 +913,23 @@ def _(r):
         inits=[w, b] + bn_inits(r, "bn0", 4)))
 
 
+@model("fusebn_identity_params")
+def _(r):
+    """Conv -> BN whose mean and var come through Identity nodes of other
+    initializers, as torch exports equal tensors (bn0_m = Identity(bn0_b),
+    bn0_v = Identity(bn0_s)). Expect: BN folded all the same; no Identity."""
+    w = raw_tensor("W", rand(r, 4, 3, 3, 3))
+    s = raw_tensor("bn0_s", r.uniform(0.5, 1.5, 4).astype(np.float32))
+    b = raw_tensor("bn0_b", r.normal(0, 0.5, 4).astype(np.float32))
+    return finish(graph(
+        [node("Identity", ["bn0_b"], ["bn0_m"], "id_mean"),
+         node("Identity", ["bn0_s"], ["bn0_v"], "id_var"),
+         node("Conv", ["X", "W"], ["c"], "conv0", kernel_shape=[3, 3]),
+         node("BatchNormalization", ["c", "bn0_s", "bn0_b", "bn0_m", "bn0_v"], ["Y"], "bn0")],
+        "fusebn_identity_params", [fvi("X", [1, 3, 6, 6])], [fvi("Y", [1, 4, 4, 4])],
+        inits=[w, s, b]))
+
+
 @model("fusebn_conv_nobias")
 def _(r):
     """Conv (no bias, stride 2) -> BN -> graph output Y.

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Real networks through ppqfmt: torchvision exports, formatted with the default passes.
 
-Usage: tests/test_models.py [--quick] [--models a,b] [--opsets 11,13,17] [--dir DIR]
+Usage: tests/test_models.py [--quick | --legacy] [--models a,b] [--opsets 11,13,17] [--dir DIR]
                             [--keep OUTDIR] [--ppqfmt-args ARGS]
 
 Exports the models with scripts/export_torchvision.py into DIR (default build/models) when
@@ -17,6 +17,17 @@ default passes and --report=json on every model and checks:
   shared   no initializer is an input of more than one node (uses inside subgraphs count);
   dead     every node reaches a graph output (walking backwards from the outputs; a name used
            inside a node's subgraph counts as an input of that node);
+  legacy   no node is left in a legacy form: Clip with min/max attributes, Pad with a pads
+           attribute, Slice with a starts attribute, Resize with 2 inputs, Upsample, TopK with
+           a k attribute (subgraphs included); for a form left, ppqfmt's warnings are printed;
+  opset    when the input holds a legacy form, the output's default-domain opset is >= 11 and
+           its ir_version >= 6 (the legacy forms' input forms exist from opset 11). An input
+           with no legacy form may keep its opset (DESIGN.md: the opset is raised when a pass
+           rewrites a legacy form), but in no case may the output's opset or IR version be
+           lower than the input's;
+  as-base  (Constant-weight variants only) the output equals ppqfmt's output for the base
+           export: the same nodes (op type, inputs, outputs, attributes) in the same order and
+           the same initializers (names and values; their order may differ);
   equiv    onnxruntime gives the same outputs on the original and the output
            (scripts/ortcheck.py: same random inputs, tolerance 1e-5 + 1e-3*max|ref|).
 A model passes if every check passes. The result is a markdown table (nodes and
@@ -24,9 +35,20 @@ BatchNormalization nodes before -> after, timings), the details of every failure
 last line `test_models: N passed, M failed[, K skipped]` (K: model/opset combinations torch
 cannot export; the reason is printed). The exit status is 1 if any model failed.
 
---quick is the small CI subset: resnet18 and mobilenet_v2 at opset 13, r3d_18 at opset 11.
---models/--opsets choose from the full set (default: all models, opsets 11, 13 and 17), and
-restrict --quick when given with it. --keep OUTDIR keeps the formatted models.
+The legacy set (--legacy; part of the default full run): opset-9 exports of resnet18,
+mobilenet_v2 (ReLU6 -> Clip-6), squeezenet1_1 and our own legacy_nearest / legacy_bilinear
+(Conv+BN, ReLU6, clamp, F.pad constant 0.5 and reflect, nn.Upsample x2, a slice: Clip-6, Pad-2,
+Upsample-9, Slice-1), and Constant-weight variants (<model>_constw: every initializer replaced
+by a Constant node of the same name, as some converters emit) of resnet18 at opset 13 and of
+mobilenet_v2 and legacy_nearest at opset 9.
+
+--quick is the small CI subset: resnet18 and mobilenet_v2 at opset 13, r3d_18 at opset 11,
+resnet18 at opset 9 and mobilenet_v2_constw at opset 9.
+The default run is every model of ALL_MODELS at opsets 11, 13 and 17, plus the legacy set.
+--models/--opsets restrict it (a model named with --models is run at every opset given, or
+11, 13 and 17 when none is, plus its legacy-set entries), and restrict --quick and --legacy
+when given with them. Any <model>_constw name may be given. --keep OUTDIR keeps the formatted
+models.
 Run with Debian's /usr/bin/python3 (python3-onnx, python3-numpy).
 """
 import argparse
@@ -54,7 +76,14 @@ ALL_MODELS = ['resnet18', 'resnet50', 'mobilenet_v2', 'mobilenet_v3_large', 'eff
               'densenet121', 'shufflenet_v2_x1_0', 'regnet_y_400mf', 'convnext_tiny', 'r3d_18',
               'deeplabv3_mobilenet_v3_large', 'vit_b_16']
 ALL_OPSETS = [11, 13, 17]
-QUICK = [('resnet18', 13), ('mobilenet_v2', 13), ('r3d_18', 11)]
+LEGACY = [('resnet18', 9), ('mobilenet_v2', 9), ('squeezenet1_1', 9), ('legacy_nearest', 9),
+          ('legacy_bilinear', 9), ('resnet18_constw', 13), ('mobilenet_v2_constw', 9),
+          ('legacy_nearest_constw', 9)]
+QUICK = [('resnet18', 13), ('mobilenet_v2', 13), ('r3d_18', 11), ('resnet18', 9),
+         ('mobilenet_v2_constw', 9)]
+CONSTW = '_constw'   # scripts/export_torchvision.py: the Constant-weight variant of a model
+KNOWN_MODELS = ALL_MODELS + [m for m, _ in LEGACY if m not in ALL_MODELS and
+                             not m.endswith(CONSTW)]
 LEFTOVER_OPS = ('BatchNormalization', 'Constant', 'Identity')
 
 
@@ -107,6 +136,72 @@ def leftovers(m):
     return dict(left)
 
 
+def legacy_form(n):
+    """The legacy form a node is in (a short label), or None."""
+    attrs = {a.name for a in n.attribute}
+    if n.domain not in ('', 'ai.onnx'):
+        return None
+    if n.op_type == 'Clip' and attrs & {'min', 'max'}:
+        return 'Clip-6'
+    if n.op_type == 'Pad' and 'pads' in attrs:
+        return 'Pad-2'
+    if n.op_type == 'Slice' and 'starts' in attrs:
+        return 'Slice-1'
+    if n.op_type == 'Resize' and len(n.input) == 2:
+        return 'Resize-10'
+    if n.op_type == 'Upsample':
+        return 'Upsample'
+    if n.op_type == 'TopK' and 'k' in attrs:
+        return 'TopK-1'
+    return None
+
+
+def legacy_nodes(m):
+    """{legacy form: [node names]} (subgraphs included)."""
+    found = defaultdict(list)
+    for p, n in all_nodes(m):
+        form = legacy_form(n)
+        if form:
+            found[form].append(n.name if p == 'main' else '%s/%s' % (p, n.name))
+    return dict(found)
+
+
+def node_key(n):
+    return (n.domain, n.op_type, tuple(n.input), tuple(n.output),
+            tuple(a.SerializeToString() for a in n.attribute))
+
+
+def same_as_base(out, base_out):
+    """None if two formatted models have the same nodes and initializers, else what differs."""
+    na, nb = [node_key(n) for n in out.graph.node], [node_key(n) for n in base_out.graph.node]
+    if na != nb:
+        k = next((i for i, (x, y) in enumerate(zip(na, nb)) if x != y), min(len(na), len(nb)))
+        def show(v, i):
+            n = v.graph.node[i] if i < len(v.graph.node) else None
+            return ('%s %s(%s) -> %s' % (n.name, n.op_type, ', '.join(n.input),
+                                         ', '.join(n.output))) if n is not None else 'nothing'
+        return '%d nodes vs %d for the base; first difference at node #%d: %s; base: %s' % (
+            len(na), len(nb), k, show(out, k), show(base_out, k))
+    ia = {t.name: t for t in out.graph.initializer}
+    ib = {t.name: t for t in base_out.graph.initializer}
+    if set(ia) != set(ib):
+        return 'initializers differ: only here %s; only in the base %s' % (
+            short(sorted(set(ia) - set(ib))), short(sorted(set(ib) - set(ia))))
+    import numpy as np
+    from onnx import numpy_helper
+    bad = [k for k in sorted(ia) if ia[k].data_type != ib[k].data_type or
+           list(ia[k].dims) != list(ib[k].dims) or
+           not np.array_equal(numpy_helper.to_array(ia[k]), numpy_helper.to_array(ib[k]))]
+    if bad:
+        return '%d initializers differ in dtype, shape or value: %s' % (len(bad), short(bad))
+    return None
+
+
+def default_opset(m):
+    vs = [o.version for o in m.opset_import if o.domain in ('', 'ai.onnx')]
+    return vs[0] if vs else None
+
+
 def shared_params(m):
     """{initializer name: number of distinct nodes that read it}, for those read by more than
     one node. A read by a node inside a subgraph of an outer initializer counts (names are
@@ -154,9 +249,16 @@ def dead_nodes(g, path='main'):
 
 
 def checker(path):
-    """None if the full checker accepts the model file, else its message (one line)."""
+    """None if the full checker accepts the model file, else its message (one line).
+
+    What onnx.checker.check_model(path, full_check=True) does, without its side effect: for a
+    path, that function runs shape inference with the file itself as the output, i.e. rewrites
+    the model it checks (python3-onnx 1.12). Here the inferred model goes to /dev/null, so
+    neither the cached export nor ppqfmt's output changes before onnxruntime runs them."""
     try:
-        onnx.checker.check_model(path, full_check=True)
+        onnx.checker.check_model(path)
+        onnx.shape_inference.infer_shapes_path(path, os.devnull, check_type=True,
+                                               strict_mode=True)
         return None
     except Exception as e:  # ValidationError, InferenceError, DecodeError, ...
         return ' '.join(('%s: %s' % (type(e).__name__, e)).split())[:500]
@@ -185,6 +287,13 @@ def needs_export(d, name, opset):
     onnx_path, json_path = model_paths(d, name, opset)
     if not fresh(json_path):
         return True
+    if name.endswith(CONSTW):
+        # a variant is made from its base's export: stale when the base is missing or stale,
+        # or was exported after it (as export_torchvision.py judges it: by the .json records)
+        base_onnx, base_json = model_paths(d, name[:-len(CONSTW)], opset)
+        if not (fresh(base_onnx) and fresh(base_json)) or (
+                os.path.getmtime(base_json) > os.path.getmtime(json_path)):
+            return True
     if fresh(onnx_path):
         return False
     try:
@@ -248,6 +357,12 @@ def run_ppqfmt(src, dst, extra):
     return secs, report, None
 
 
+def all_warnings(report):
+    """Every warning of the report, 'pass: subject: message'."""
+    return ['%s: %s: %s' % (p.get('name'), w.get('subject') or '', w.get('message') or '')
+            for p in (report or {}).get('passes', []) for w in p.get('warnings', [])]
+
+
 def warnings_about(report, names):
     """Report warnings whose subject is, or whose message mentions, one of names."""
     out = []
@@ -283,16 +398,21 @@ def test_model(name, opset, d, workdir, extra):
     before = op_counts(orig)
     r['nodes'] = [sum(before.values()), None]
     r['bn'] = [before['BatchNormalization'], None]
+    r['opset_ir'] = [(default_opset(orig), orig.ir_version), None]
+    r['legacy'] = [{k: len(v) for k, v in legacy_nodes(orig).items()}, None]
     r['orig_checker'] = checker(src)
     if r['orig_checker']:
         r['notes'].append('the ORIGINAL export fails the checker: %s' % r['orig_checker'])
 
     dst = os.path.join(workdir, os.path.basename(src))
     r['ppqfmt_s'], report, err = run_ppqfmt(src, dst, extra)
+    r['warnings'] = all_warnings(report)
     if err:
         fail('run', err)
-        for k in ('checker', 'left', 'shared', 'dead', 'equiv'):
+        for k in ('checker', 'left', 'shared', 'dead', 'legacy', 'opset', 'equiv'):
             r['checks'][k] = '-'
+        if name.endswith(CONSTW):
+            r['checks']['as-base'] = '-'
         return r
     r['checks']['run'] = 'ok'
 
@@ -336,6 +456,52 @@ def test_model(name, opset, d, workdir, extra):
     else:
         r['checks']['dead'] = 'ok'
 
+    leg = legacy_nodes(out)
+    r['legacy'][1] = {k: len(v) for k, v in leg.items()}
+    if leg:
+        fail('legacy', '; '.join('%d %s: %s' % (len(v), form, short(v))
+                                 for form, v in sorted(leg.items())))
+        names = {x for v in leg.values() for x in v}
+        r['legacy_warnings'] = warnings_about(report, names) or [
+            '(ppqfmt gave no warning naming any of them)']
+    else:
+        r['checks']['legacy'] = 'ok'
+
+    if name.endswith(CONSTW):
+        base_src = model_paths(d, name[:-len(CONSTW)], opset)[0]
+        base_dst = os.path.join(workdir, '%s.base.onnx' % name)
+        _, _, berr = run_ppqfmt(base_src, base_dst, extra)
+        if berr:
+            diff = 'ppqfmt on the base %s: %s' % (os.path.basename(base_src), berr)
+        else:
+            diff = same_as_base(out, onnx.load(base_dst))
+        if os.path.exists(base_dst):
+            os.remove(base_dst)
+        if diff:
+            fail('as-base', diff)
+        else:
+            r['checks']['as-base'] = 'ok'
+
+    (op0, ir0) = r['opset_ir'][0]
+    op1, ir1 = default_opset(out), out.ir_version
+    r['opset_ir'][1] = (op1, ir1)
+    problems = []
+    if op0 is not None and (op1 is None or op1 < op0):
+        problems.append('default-domain opset lowered %s -> %s' % (op0, op1))
+    if ir1 < ir0:
+        problems.append('ir_version lowered %d -> %d' % (ir0, ir1))
+    if r['legacy'][0]:
+        if op1 is None or op1 < 11:
+            problems.append('the input holds legacy forms (%s) but the output declares opset %s '
+                            '(want >= 11)' % (', '.join(sorted(r['legacy'][0])), op1))
+        if ir1 < 6:
+            problems.append('the input holds legacy forms but the output has ir_version %d '
+                            '(want >= 6)' % ir1)
+    if problems:
+        fail('opset', '; '.join(problems))
+    else:
+        r['checks']['opset'] = 'ok'
+
     t0 = time.time()
     try:
         ok, msg = ortcheck.equiv(src, dst, seed=0)
@@ -358,13 +524,21 @@ def fmt_s(x):
     return '-' if x is None else '%.1f' % x
 
 
+def legacy_counts(d):
+    """{'Clip-6': 35} -> 'Clip-6 35'; {} -> '0'; None -> '-'."""
+    if d is None:
+        return '-'
+    return ' '.join('%s %d' % kv for kv in sorted(d.items())) or '0'
+
+
 def table(results):
-    lines = ['| model | opset | nodes before→after | BN before→after | checker | leftovers '
-             '| shared params | dead | equiv | export s | ppqfmt s | ORT s |',
-             '|---|---|---|---|---|---|---|---|---|---|---|---|']
+    lines = ['| model | opset | nodes before→after | BN before→after | opset/IR before→after '
+             '| legacy forms before→after | checker | leftovers | shared params | dead | as base '
+             '| equiv | export s | ppqfmt s | ORT s |',
+             '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|']
     for r in results:
         if r.get('skipped'):
-            lines.append('| %s | %d | skipped: %s | | | | | | | | | |' % (
+            lines.append('| %s | %d | skipped: %s | | | | | | | | | | | | |' % (
                 r['model'], r['opset'], r['skipped'][:120].replace('|', '/')))
             continue
         n, bn, c = r.get('nodes', [None, None]), r.get('bn', [None, None]), r['checks']
@@ -379,10 +553,19 @@ def table(results):
         checker_s = c.get('checker', '-')
         if r.get('orig_checker'):
             checker_s += ' (orig FAIL)'
-        lines.append('| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |' % (
-            r['model'], r['opset'], arrow(n), arrow(bn), checker_s, left_s, shared_s, dead_s,
-            c.get('equiv', '-'), fmt_s(r.get('export_s')), fmt_s(r.get('ppqfmt_s')),
-            fmt_s(r.get('ort_s'))))
+        ov = r.get('opset_ir', [None, None])
+        opset_s = '%s→%s' % tuple('-' if v is None else '%s/%s' % v for v in ov)
+        if c.get('opset') == 'FAIL':
+            opset_s += ' FAIL'
+        lv = r.get('legacy', [None, None])
+        legacy_s = '%s→%s' % tuple(legacy_counts(v) for v in lv)
+        if c.get('legacy') == 'FAIL':
+            legacy_s += ' FAIL'
+        lines.append('| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |'
+                     % (r['model'], r['opset'], arrow(n), arrow(bn), opset_s, legacy_s, checker_s,
+                        left_s, shared_s, dead_s, c.get('as-base', ''), c.get('equiv', '-'),
+                        fmt_s(r.get('export_s')), fmt_s(r.get('ppqfmt_s')),
+                        fmt_s(r.get('ort_s'))))
     return '\n'.join(lines)
 
 
@@ -400,7 +583,10 @@ def parse_list(text, allowed, what, conv=str):
 
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    ap.add_argument('--quick', action='store_true', help='the small CI subset')
+    sel = ap.add_mutually_exclusive_group()
+    sel.add_argument('--quick', action='store_true', help='the small CI subset')
+    sel.add_argument('--legacy', action='store_true',
+                     help='the legacy set only (opset-9 exports, Constant-weight variants)')
     ap.add_argument('--models', help='comma-separated (default: all)')
     ap.add_argument('--opsets', help='comma-separated (default: 11,13,17)')
     ap.add_argument('--dir', default=os.path.join(REPO, 'build', 'models'),
@@ -409,13 +595,23 @@ def main(argv):
     ap.add_argument('--ppqfmt-args', default='', help='extra ppqfmt arguments')
     args = ap.parse_args(argv)
 
-    models = parse_list(args.models, ALL_MODELS, 'model') if args.models else None
+    models = parse_list(args.models, None, 'model') if args.models else None
+    bad = [m for m in models or [] if (m[:-len(CONSTW)] if m.endswith(CONSTW) else m)
+           not in KNOWN_MODELS]
+    if bad:
+        raise SystemExit('unknown model: %s (known: %s; and <model>%s for each)' % (
+            short(bad, 10), ', '.join(KNOWN_MODELS), CONSTW))
     opsets = parse_list(args.opsets, None, 'opset', int) if args.opsets else None
+
+    def chosen(m, o):
+        return (models is None or m in models) and (opsets is None or o in opsets)
     if args.quick:
-        pairs = [(m, o) for m, o in QUICK
-                 if (models is None or m in models) and (opsets is None or o in opsets)]
+        pairs = [(m, o) for m, o in QUICK if chosen(m, o)]
+    elif args.legacy:
+        pairs = [(m, o) for m, o in LEGACY if chosen(m, o)]
     else:
         pairs = [(m, o) for m in (models or ALL_MODELS) for o in (opsets or ALL_OPSETS)]
+        pairs += [(m, o) for m, o in LEGACY if chosen(m, o) and (m, o) not in pairs]
     if not pairs:
         raise SystemExit('nothing to test')
     if not os.access(PPQFMT, os.X_OK):
@@ -474,6 +670,15 @@ def main(argv):
                 print('- FAIL %s: %s' % (c, ' '.join(m.split())[:1000]))
             for w in r.get('bn_warnings', []):
                 print('  - ppqfmt warning: %s' % w)
+            for w in r.get('legacy_warnings', []):
+                print('  - ppqfmt warning (legacy form left): %s' % w)
+            if r['fails']:
+                ws = r.get('warnings') or []
+                print('- ppqfmt warnings (--report=json): %s' % ('none' if not ws else ''))
+                for w in ws[:40]:
+                    print('  - %s' % w)
+                if len(ws) > 40:
+                    print('  - (+%d more)' % (len(ws) - 40))
             for n in r['notes']:
                 print('- note: %s' % n)
     skipped = [r for r in results if r.get('skipped')]

@@ -974,6 +974,8 @@ SPECS = {
         both=[NBN, node_output("conv0", 0, "b"), node_input("relu0", 0, "b"),
               folded("conv0", bn="bn0")],
         default=[init_count(2)]),
+    "fusebn_identity_params": dict(
+        both=[NBN, node_output("conv0", 0, "Y")], default=[NI]),
     "fusebn_conv_nobias": dict(
         both=[NBN, node_output("conv0", 0, "Y"), folded("conv0", bn="bn0")],
         default=[init_count(2)]),

@@ -18,7 +18,7 @@ CLI_OBJ := $(patsubst %.c,$(B)/obj/%.o,$(wildcard cli/*.c))
 TESTS_C := $(filter-out tests/fuzz_target.c,$(wildcard tests/*.c))
 
 .PHONY: all deps deps-models run test test-unit test-passes test-fidelity test-conformance \
-        test-models test-models-quick test-cli check-asan check-valgrind install uninstall clean
+        test-models test-models-quick test-cli bench bench-quick check-asan check-valgrind install uninstall clean
 
 SAN     := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
@@ -101,6 +101,15 @@ test-models: all deps-models
 
 test-models-quick: all deps-models
 	$(PYTHON) tests/test_models.py --quick
+
+# ppqfmt against cp (wall time) and its peak RSS on a ~600 MB inline and a
+# ~3 GiB external-data model (generated into build/bench, cached);
+# bench-quick: ~60 MB / ~300 MB. Prints figures and targets, never fails on them.
+bench: all
+	$(PYTHON) scripts/bench.py
+
+bench-quick: all
+	$(PYTHON) scripts/bench.py --quick
 
 install: $(B)/ppqfmt
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(MANDIR)/man1

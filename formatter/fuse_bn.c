@@ -8,6 +8,8 @@
  * column (row with transB), beta*C is folded into the new C and beta set to 1,
  * alpha stays. Arithmetic is in double, results stored in the weight's dtype.
  * Only inference-form BN whose input feeds nothing else is folded. */
+#include <string.h>
+
 #include "pass.h"
 
 /* The folded weight, computed when it is written: w[i] * k[channel(i)]. */
@@ -19,19 +21,54 @@ typedef struct Scaled {
     const Model *m;
 } Scaled;
 
+/* Elements of one output channel come in runs: a Conv channel's whole
+ * block, a ConvTranspose kernel, a transposed Gemm row; 1 for Gemm columns. */
+static size_t channel_run(const Linear *l)
+{
+    const Tensor *w = l->w;
+    size_t inner = 1;
+    for (size_t k = 2; k < w->ndims; k++)
+        inner *= (size_t)w->dims[k];
+    switch (l->kind) {
+    case LIN_CONV: return inner * (size_t)w->dims[1];
+    case LIN_CONV_TRANSPOSE: return inner;
+    default: return l->trans_b ? (size_t)w->dims[1] : 1;
+    }
+}
+
+/* float32 in memory, the common case, without per-element conversions. */
+static void scale_floats(const uint8_t *src, uint8_t *dst, size_t count, double k)
+{
+    for (size_t j = 0; j < count; j++) {
+        float x;
+        memcpy(&x, src + 4 * j, 4); /* raw_data need not be aligned */
+        float y = (float)(x * k);
+        memcpy(dst + 4 * j, &y, 4);
+    }
+}
+
 static void fill_scaled(const void *ctx, size_t off, uint8_t *buf, size_t n)
 {
     const Scaled *s = ctx;
-    size_t size = dtype_size(s->out->dtype), first = off / size, count = n / size;
+    const Tensor *w = s->l.w;
+    size_t size = dtype_size(s->out->dtype), first = off / size, end = first + n / size;
+    size_t run = channel_run(&s->l);
+    bool fast = w->dtype == DT_FLOAT && w->data;
     /* Elements first.. go to buf through a tensor view of it. */
     Tensor view = *s->out;
     view.data = buf;
     view.gen = NULL;
-    for (size_t i = first; i < first + count; i++)
-        tensor_set_f64(&view, i - first,
-                       tensor_get_f64(s->l.w, i) * s->k[weight_channel(&s->l, i)]);
-    if (s->l.w->data) /* read once: let those pages of the input go */
-        model_forget_bytes(s->m, (const uint8_t *)s->l.w->data + off, n);
+    for (size_t i = first; i < end;) {
+        size_t stop = (i / run + 1) * run < end ? (i / run + 1) * run : end;
+        double k = s->k[weight_channel(&s->l, i)];
+        if (fast)
+            scale_floats((const uint8_t *)w->data + 4 * i, buf + 4 * (i - first), stop - i, k);
+        for (size_t j = i; !fast && j < stop; j++)
+            tensor_set_f64(&view, j - first, tensor_get_f64(w, j) * k);
+        i = stop;
+    }
+    if (w->data) /* read once: let those pages of the input go */
+        model_forget_bytes(s->m, (const uint8_t *)w->data + off, n);
 }
 
 static int fold(const Linear *l, const double *k, const double *s, Arena *a)
@@ -46,6 +83,7 @@ static int fold(const Linear *l, const double *k, const double *s, Arena *a)
     sc->out = tensor_new_lazy(a, w->dtype, w->ndims, w->dims, &sc->gen);
     if (!sc->out)
         return -1;
+    sc->out->external = w->external; /* stays where it was */
     for (int64_t c = 0; c < n; c++)
         tensor_set_f64(bias, (size_t)c, k[c] * linear_bias(l, c) + s[c]);
     if (op_update_param(l->op, 1, sc->out, param_base_name(l->op, "_weight")))

@@ -107,11 +107,12 @@ static void emit_tensor_field(Out *o, uint32_t field, const void *vctx)
     }
 }
 
-/* Will this initializer move to the external data file? */
-static bool moves_out(const Tensor *t, const EncodeOptions *opt)
+bool tensor_moves_out(const Tensor *t, const EncodeOptions *opt)
 {
-    return opt && opt->data && tensor_has_bytes(t) && t->dtype != DT_STRING &&
-           t->nbytes >= opt->threshold;
+    if (!opt || !opt->data || !tensor_has_bytes(t) || t->dtype == DT_STRING)
+        return false;
+    /* New values of tensors that were external stay external. */
+    return t->nbytes >= opt->threshold || (t->external && t->changed);
 }
 
 static void entry(Out *o, const char *key, const char *value)
@@ -181,7 +182,7 @@ static void encode_external(Out *o, const Tensor *t, const char *name)
 void encode_tensor(Out *o, const Tensor *t, const char *name, bool initializer)
 {
     TensorCtx c = {t, name};
-    if (initializer && moves_out(t, o->opt)) {
+    if (initializer && tensor_moves_out(t, o->opt)) {
         encode_external(o, t, name);
         return;
     }
@@ -244,7 +245,7 @@ static bool graph_dirty(const Graph *g, const EncodeOptions *opt)
     for (size_t i = 0; i < g->n_params; i++) {
         const Var *v = g->params[i];
         if (v->param->changed || strcmp(v->param->name, v->name) != 0 ||
-            moves_out(v->param, opt))
+            tensor_moves_out(v->param, opt))
             return true;
     }
     return false;

@@ -14,6 +14,8 @@ typedef struct EncodeOptions {
 
 /* Appends the encoded model to o (o->opt may be NULL); -1 when out of memory. */
 int onnx_encode(const Model *m, Out *o);
+/* Does initializer t go to the external data file? */
+bool tensor_moves_out(const Tensor *t, const EncodeOptions *opt);
 /* Encodes t under name; only initializers move to the external data file. */
 void encode_tensor(Out *o, const Tensor *t, const char *name, bool initializer);
 

@@ -217,8 +217,7 @@ typedef struct Refs {
 
 static void add_location(Refs *r, const Tensor *t, bool initializer)
 {
-    bool moves = initializer && r->opt && r->opt->data && tensor_has_bytes(t) && t->dtype != DT_STRING &&
-                 t->nbytes >= r->opt->threshold;
+    bool moves = initializer && r->opt && tensor_moves_out(t, r->opt);
     if (!t->external || !t->wire.len || t->changed || moves)
         return;
     for (size_t i = 0; i < r->n; i++)
@@ -251,13 +250,30 @@ static int referenced_files(const Model *m, const EncodeOptions *opt, Arena *a, 
     return r->oom ? diag_set(d, PPQ_EINTERNAL, "out of memory") : 0;
 }
 
+static int find_new(Graph *g, void *ctx)
+{
+    bool *found = ctx;
+    for (size_t i = 0; i < g->n_params; i++) {
+        const Tensor *t = g->params[i]->param;
+        *found |= t->external && t->changed && tensor_has_bytes(t);
+    }
+    return 0;
+}
+
+bool model_has_new_external(const Model *m)
+{
+    bool found = false;
+    graph_walk_post(m->graph, find_new, &found);
+    return found;
+}
+
 int external_check_target(const Model *m, const WriteOptions *wo, const EncodeOptions *opt,
                           Diag *d)
 {
     Arena a = {0};
     Refs r;
     int rc = referenced_files(m, opt, &a, &r, d);
-    if (!rc && strcmp(wo->path, "-") == 0 && (r.n || wo->external_data))
+    if (!rc && strcmp(wo->path, "-") == 0 && (r.n || wo->external_data || model_has_new_external(m)))
         rc = diag_set(d, PPQ_EUSAGE, "the model uses external data files, which cannot go to "
                       "standard output; use -o FILE");
     arena_free(&a);

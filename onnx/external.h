@@ -11,6 +11,9 @@
 #include "load.h"
 #include "write.h"
 
+/* Did a pass give a new value to a tensor stored externally? Its new bytes
+ * then go to a data file beside the output too. */
+bool model_has_new_external(const Model *m);
 /* Is name a plain relative file name for --external-data? */
 int external_name_ok(const char *name, Diag *d);
 /* Refuses to write a model that still names external files to stdout. */

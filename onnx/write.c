@@ -205,25 +205,41 @@ static int write_model(const Out *o, const Model *m, const WriteOptions *wo, Dia
     return strcmp(wo->path, "-") == 0 ? write_stdout(o, m, d) : write_file(o, m, wo->path, d);
 }
 
+/* The data file for --external-data, or, when the passes replaced tensors
+ * that were stored externally, "<output>.data" so they stay external. */
+static const char *data_file_name(const Model *m, const WriteOptions *wo, Arena *a)
+{
+    if (wo->external_data)
+        return wo->external_data;
+    if (!model_has_new_external(m) || strcmp(wo->path, "-") == 0)
+        return NULL;
+    const char *base = strrchr(wo->path, '/') ? strrchr(wo->path, '/') + 1 : wo->path;
+    char *name = arena_alloc(a, strlen(base) + 6);
+    if (name)
+        sprintf(name, "%s.data", base);
+    return name;
+}
+
 int onnx_write(const Model *m, const WriteOptions *wo, Diag *d)
 {
     Arena a = {0};
     Out o, data;
     char dir[PATH_MAX], data_path[2 * PATH_MAX];
-    EncodeOptions opt = {NULL, wo->external_data, wo->size_threshold};
+    const char *data_name = data_file_name(m, wo, &a);
+    EncodeOptions opt = {NULL, data_name, wo->external_data ? wo->size_threshold : SIZE_MAX};
     int rc = 0;
     path_folder(wo->path, dir, sizeof dir);
-    if (wo->external_data) {
+    if (data_name) {
         out_init(&data, &a);
         opt.data = &data;
-        rc = external_name_ok(wo->external_data, d);
-        snprintf(data_path, sizeof data_path, "%s/%s", dir, wo->external_data);
+        rc = external_name_ok(data_name, d);
+        snprintf(data_path, sizeof data_path, "%s/%s", dir, data_name);
     }
     if (!rc)
         rc = encode(m, &a, &o, &opt, d);
     if (!rc)
         rc = external_check_target(m, wo, &opt, d);
-    if (!rc && wo->external_data)
+    if (!rc && data_name)
         rc = write_file(&data, m, data_path, d);
     if (!rc)
         rc = external_copy_beside(m, wo, &opt, dir, d);

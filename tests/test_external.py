@@ -77,7 +77,10 @@ def main():
         out = os.path.join(src, 'same.onnx')
         rc, err = run(model, '-o', out)
         check('same folder: exit 0', rc == 0, err)
-        check('same folder: still names weights.bin', locations(out) == {'weights.bin'}, locations(out))
+        # M is unchanged: still in weights.bin. W is folded with the BN: its new
+        # bytes stay external, in a data file named after the output.
+        check('same folder: unchanged tensor still in weights.bin, folded one in same.onnx.data',
+              locations(out) == {'weights.bin', 'same.onnx.data'}, locations(out))
         ok, msg = ortcheck.equiv(model, out)
         check('same folder: equivalent', ok, msg)
         check('same folder: valid', not valid(out), valid(out))
@@ -88,6 +91,7 @@ def main():
         out = os.path.join(dst, 'fmt.onnx')
         rc, err = run(model, '-o', out)
         check('other folder: exit 0', rc == 0, err)
+        check('other folder: folded weight beside it', os.path.exists(os.path.join(dst, 'fmt.onnx.data')))
         check('other folder: weights.bin copied',
               filecmp.cmp(os.path.join(src, 'weights.bin'), os.path.join(dst, 'weights.bin'), shallow=False))
         ok, msg = ortcheck.equiv(model, out)

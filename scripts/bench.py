@@ -1,0 +1,337 @@
+#!/usr/bin/python3
+"""Benchmark of issue 5: ppqfmt's wall time against cp, and its peak memory,
+on two large models made by scripts/make_bench_models.py (cached in
+build/bench/):
+
+  inline    ~600 MB, every tensor inside model.onnx: Conv+BatchNormalization
+            chain (ppqfmt folds every BN).
+  external  ~3 GiB, every tensor in weights.bin beside model.onnx:
+            Gemm+BatchNormalization chain.
+
+Usage: scripts/bench.py [--quick] [--runs N] [--only inline|external] [-- PPQFMT-ARG...]
+
+(arguments after `--` are added to every ppqfmt command, e.g.
+`-- --external-data=w.bin`; the default is none: `ppqfmt MODEL -o OUT`.)
+
+For each model, N times (default 5) alternately: `cp MODEL DATA... FRESH/`
+then `build/ppqfmt MODEL -o FRESH/model.onnx`, each into a new folder under
+build/bench/run/ (same filesystem as the input, a different folder from it, so
+ppqfmt copies the data files beside its output), each under
+`/usr/bin/time -v` (its "Maximum resident set size" is the peak RSS).  The
+output is deleted and `sync` run before every timed command; the input files
+are read once before the first run so every run starts from a warm page cache.
+No run is dropped: the table shows medians, the lines above it every run.
+
+The last ppqfmt output of each model is checked: onnx.checker.check_model(PATH,
+full_check=True), no BatchNormalization left, one Conv/Gemm per layer (every
+BN folded, none turned into a depthwise Conv), and the fused weight and bias of
+the first two layers equal to the fold computed here in double.
+
+For the inline model, python3-onnx's onnx.load + onnx.save (one run, wall and
+peak RSS of the whole python process) is shown for reference.
+
+Targets (printed beside the figures, never enforced):
+  inline    wall <= 1.3 x cp, peak RSS <= 1.1 x model size + 32 MiB
+  external  peak RSS <= 256 MiB
+
+--quick uses ~60 MB / ~300 MB models (a smoke run; the targets are for the
+full sizes).  Exit status: 0 when every ppqfmt run succeeded and its output is
+valid, whatever the figures; 1 otherwise.
+"""
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+import onnx
+from onnx import TensorProto, numpy_helper
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SCRIPTS = os.path.join(ROOT, 'scripts')
+BENCH = os.path.join(ROOT, 'build', 'bench')
+RUN = os.path.join(BENCH, 'run')
+PPQFMT = os.environ.get('PPQFMT', os.path.join(ROOT, 'build', 'ppqfmt'))
+TIME = '/usr/bin/time'
+MiB = 1 << 20
+
+sys.path.insert(0, SCRIPTS)
+import make_bench_models  # noqa: E402
+
+
+class Failed(Exception):
+    pass
+
+
+def log(*a):
+    print(*a, flush=True)
+
+
+def fresh(name):
+    d = os.path.join(RUN, name)
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    return d
+
+
+def timed(cmd):
+    """Run cmd under /usr/bin/time -v after a sync; (wall s, peak RSS bytes, rc, stderr)."""
+    tf = os.path.join(BENCH, '.time.txt')
+    os.sync()
+    t0 = time.perf_counter()
+    p = subprocess.run([TIME, '-v', '-o', tf] + cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    wall = time.perf_counter() - t0
+    rss = None
+    with open(tf) as f:
+        for line in f:
+            if 'Maximum resident set size' in line:
+                rss = int(line.rsplit(':', 1)[1]) * 1024
+    os.unlink(tf)
+    return wall, rss, p.returncode, p.stderr.decode(errors='replace'), p.stdout.decode(errors='replace')
+
+
+def warm(paths):
+    for p in paths:
+        with open(p, 'rb', buffering=0) as f:
+            while f.read(16 * MiB):
+                pass
+
+
+# ---------------------------------------------------------------- verification
+
+def tensor_array(t, base):
+    if t.data_type != TensorProto.FLOAT:
+        raise Failed('%s: dtype %d, expected float' % (t.name, t.data_type))
+    if t.data_location == TensorProto.EXTERNAL:
+        info = {e.key: e.value for e in t.external_data}
+        n = int(np.prod(t.dims)) * 4
+        with open(os.path.join(base, info['location']), 'rb') as f:
+            f.seek(int(info.get('offset', 0)))
+            buf = f.read(int(info.get('length', n)))
+        if len(buf) != n:
+            raise Failed('%s: %d bytes of external data, expected %d' % (t.name, len(buf), n))
+        return np.frombuffer(buf, dtype=np.float32).reshape(tuple(t.dims))
+    return numpy_helper.to_array(t)
+
+
+def attr(node, name, default):
+    for a in node.attribute:
+        if a.name == name:
+            return onnx.helper.get_attribute_value(a)
+    return default
+
+
+def verify(src_path, out_path, man):
+    """The checks of the docstring; raises Failed."""
+    try:
+        onnx.checker.check_model(out_path, full_check=True)
+    except Exception as e:  # noqa: BLE001 - any checker error means invalid
+        raise Failed('checker: %s' % str(e).strip().splitlines()[0])
+    src = onnx.load(src_path, load_external_data=False)
+    out = onnx.load(out_path, load_external_data=False)
+    ops = [n.op_type for n in out.graph.node]
+    layers = man['params']['layers']
+    op = 'Conv' if man['params']['kind'] == 'inline' else 'Gemm'
+    if 'BatchNormalization' in ops:
+        raise Failed('%d BatchNormalization left' % ops.count('BatchNormalization'))
+    if ops.count(op) != layers:
+        raise Failed('%d %s nodes, expected %d (a BN not folded?)' % (ops.count(op), op, layers))
+    s_init = {t.name: t for t in src.graph.initializer}
+    o_init = {t.name: t for t in out.graph.initializer}
+    s_nodes = {n.name: n for n in src.graph.node}
+    producer = {o: n for n in out.graph.node for o in n.output}
+    sdir, odir = os.path.dirname(src_path), os.path.dirname(out_path)
+    for i in range(min(2, layers)):
+        lin = s_nodes['l%d_%s' % (i, op.lower())]
+        bn = s_nodes['l%d_bn' % i]
+        fused = producer.get(bn.output[0])
+        if fused is None or fused.op_type != op or len(fused.input) != 3:
+            raise Failed('layer %d: %s is not produced by a %s with a bias' % (i, bn.output[0], op))
+        w = tensor_array(s_init[lin.input[1]], sdir).astype(np.float64)
+        b = tensor_array(s_init[lin.input[2]], sdir).astype(np.float64)
+        scale, bias, mean, var = (tensor_array(s_init[n], sdir).astype(np.float64) for n in bn.input[1:])
+        f = scale / np.sqrt(var + attr(bn, 'epsilon', 1e-5))
+        if op == 'Conv':
+            ew = w * f[:, None, None, None]
+        elif attr(lin, 'transB', 0) == attr(fused, 'transB', 0):
+            ew = w * (f[:, None] if attr(lin, 'transB', 0) else f[None, :])
+        else:
+            raise Failed('layer %d: transB changed' % i)
+        eb = (b - mean) * f + bias
+        gw = tensor_array(o_init[fused.input[1]], odir)
+        gb = tensor_array(o_init[fused.input[2]], odir)
+        for what, got, exp in [('weight', gw, ew), ('bias', gb, eb)]:
+            if got.shape != exp.shape or not np.allclose(got, exp, rtol=1e-5, atol=1e-6):
+                raise Failed('layer %d: fused %s differs from the expected fold' % (i, what))
+
+
+# ---------------------------------------------------------------- measuring
+
+def bench_model(man, runs, extra):
+    folder = os.path.join(BENCH, man['name'])
+    src = os.path.join(folder, man['model'])
+    files = [src] + [os.path.join(folder, f) for f in man['data_files']]
+    size = sum(os.path.getsize(p) for p in files)
+    r = dict(name=man['name'], kind=man['params']['kind'], size=size, cp=[], ppq=[], rss=[], cp_rss=[], error=None)
+    warm(files)
+    log('%s: %d files, %.1f MiB; %d runs each, alternating cp / ppqfmt' % (man['name'], len(files), size / MiB, runs))
+    try:
+        for i in range(runs):
+            d = fresh('cp')
+            wall, rss, rc, err, _ = timed(['cp'] + files + [d + '/'])
+            if rc:
+                raise Failed('cp exited %d: %s' % (rc, err.strip()))
+            r['cp'].append(wall)
+            r['cp_rss'].append(rss)
+            shutil.rmtree(d)
+            d = fresh('ppqfmt')
+            out = os.path.join(d, 'model.onnx')
+            wall, rss, rc, err, _ = timed([PPQFMT] + extra + [src, '-o', out])
+            if rc:
+                msg = err.strip().splitlines()
+                raise Failed('ppqfmt exited %d%s' % (rc, (': ' + ' / '.join(msg[-3:])) if msg else ''))
+            r['ppq'].append(wall)
+            r['rss'].append(rss)
+            out_size = sum(os.path.getsize(os.path.join(d, f)) for f in os.listdir(d))
+            log('  run %d: cp %.3f s   ppqfmt %.3f s, peak RSS %.1f MiB, output %.1f MiB in %s'
+                % (i + 1, r['cp'][-1], wall, rss / MiB, out_size / MiB, ', '.join(sorted(os.listdir(d)))))
+            if i < runs - 1:
+                shutil.rmtree(d)
+        t0 = time.perf_counter()
+        verify(src, out, man)
+        log('  output valid: full checker, no BatchNormalization, fused weights match (%.1f s)'
+            % (time.perf_counter() - t0))
+        r['valid'] = True
+    except Failed as e:
+        r['error'] = str(e)
+        log('  FAILED: %s' % e)
+    finally:
+        shutil.rmtree(os.path.join(RUN, 'ppqfmt'), ignore_errors=True)
+        shutil.rmtree(os.path.join(RUN, 'cp'), ignore_errors=True)
+    return r
+
+
+PY_REF = r'''
+import sys, time, onnx
+t0 = time.perf_counter(); m = onnx.load(sys.argv[1]); t1 = time.perf_counter()
+onnx.save(m, sys.argv[2]); t2 = time.perf_counter()
+print('%.3f %.3f' % (t1 - t0, t2 - t1))
+'''
+
+
+def bench_python(man):
+    src = os.path.join(BENCH, man['name'], man['model'])
+    d = fresh('python')
+    try:
+        wall, rss, rc, err, outp = timed([sys.executable, '-c', PY_REF, src, os.path.join(d, 'model.onnx')])
+        if rc:
+            raise Failed('python onnx.load+save exited %d: %s' % (rc, err.strip()[-300:]))
+        load, save = (float(x) for x in outp.split())
+        log('  python3-onnx %s: onnx.load+onnx.save %.3f s (load %.3f, save %.3f, rest is python start/import),'
+            ' peak RSS %.1f MiB' % (onnx.__version__, wall, load, save, rss / MiB))
+        return dict(wall=wall, rss=rss)
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+# ---------------------------------------------------------------- table
+
+def table(rows):
+    w = [max(len(str(r[i])) for r in rows) for i in range(len(rows[0]))]
+    for j, r in enumerate(rows):
+        print('  '.join(str(c).ljust(w[i]) if i == 0 else str(c).rjust(w[i]) for i, c in enumerate(r)).rstrip())
+        if j == 0:
+            print('  '.join('-' * x for x in w))
+
+
+def report(results, py, quick):
+    hdr = ['model', 'size', 'cp median s', 'ppqfmt median s', 'ratio', 'peak RSS MiB', 'RSS/size',
+           'target', 'met']
+    rows = [hdr]
+    for r in results:
+        size_mib = r['size'] / MiB
+        label = '%s (%s)' % (r['name'], 'inline' if r['kind'] == 'inline' else 'external data')
+        size = '%.0f MB = %.1f MiB' % (r['size'] / 1e6, size_mib)
+        cp = statistics.median(r['cp']) if r['cp'] else None
+        if r['error'] or not r['ppq']:
+            rows.append([label, size, '%.3f' % cp if cp else '-', 'FAILED', '-', '-', '-', '-', '-'])
+            continue
+        pq = statistics.median(r['ppq'])
+        rss = max(r['rss'])
+        ratio = pq / cp
+        if r['kind'] == 'inline':
+            lim = 1.1 * size_mib + 32
+            target = 'wall <= 1.3x cp, RSS <= %.0f MiB' % lim
+            met = 'yes' if ratio <= 1.3 and rss / MiB <= lim else \
+                'no (%s)' % ', '.join(x for x, bad in [('wall', ratio > 1.3), ('RSS', rss / MiB > lim)] if bad)
+        else:
+            target = 'RSS <= 256 MiB'
+            met = 'yes' if rss / MiB <= 256 else 'no (RSS)'
+        rows.append([label, size, '%.3f' % cp, '%.3f' % pq, '%.2fx' % ratio, '%.1f' % (rss / MiB),
+                     '%.3f' % (rss / r['size']), target, met])
+        if r['kind'] == 'inline' and py:
+            rows.append(['  python3-onnx load+save', '', '', '%.3f' % py['wall'], '%.2fx' % (py['wall'] / cp),
+                         '%.1f' % (py['rss'] / MiB), '%.3f' % (py['rss'] / r['size']), 'reference, 1 run', ''])
+    print()
+    table(rows)
+    print('\nratio = ppqfmt median / cp median; peak RSS = largest "Maximum resident set size" of /usr/bin/time -v'
+          ' over the ppqfmt runs; RSS/size = peak RSS / (model + data files).')
+    if quick:
+        print('(--quick: small models; the targets are meant for the full ~600 MB / ~3 GiB models.)')
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('--quick', action='store_true', help='~60 MB / ~300 MB models (smoke run)')
+    ap.add_argument('--runs', type=int, default=5, help='runs of cp and of ppqfmt per model (default 5)')
+    ap.add_argument('--only', choices=['inline', 'external'])
+    ap.add_argument('ppqfmt_args', nargs='*', metavar='-- PPQFMT-ARG', help='extra arguments for ppqfmt')
+    a = ap.parse_args()
+    if a.runs < 1:
+        ap.error('--runs must be at least 1')
+    if not os.access(TIME, os.X_OK):
+        sys.exit('bench: %s is missing; install it with: apt-get install time' % TIME)
+    if not os.access(PPQFMT, os.X_OK):
+        sys.exit('bench: %s is missing; run make first' % PPQFMT)
+    t_start = time.perf_counter()
+    os.makedirs(BENCH, exist_ok=True)
+    shutil.rmtree(RUN, ignore_errors=True)
+    sha = make_bench_models.generator_hash()
+    names = [n for n in make_bench_models.names_for(a.quick)
+             if not a.only or make_bench_models.SPECS[n]['kind'] == a.only]
+    t0 = time.perf_counter()
+    mans = []
+    for n in names:
+        # generate in a child process so its memory is returned before measuring
+        subprocess.run([sys.executable, os.path.join(SCRIPTS, 'make_bench_models.py')]
+                       + (['--quick'] if a.quick else []) + ['--only', make_bench_models.SPECS[n]['kind'], BENCH],
+                       check=True)
+        man = make_bench_models.manifest_ok(os.path.join(BENCH, n), n, sha)
+        if not man:
+            sys.exit('bench: %s was not generated' % n)
+        mans.append(man)
+    t_gen = time.perf_counter() - t0
+    log('ppqfmt: %s' % ' '.join([PPQFMT] + a.ppqfmt_args + ['MODEL', '-o', 'OUT']))
+    results, py = [], None
+    try:
+        for man in mans:
+            results.append(bench_model(man, a.runs, a.ppqfmt_args))
+            if man['params']['kind'] == 'inline':
+                try:
+                    py = bench_python(man)
+                except Failed as e:
+                    log('  python reference failed: %s' % e)
+    finally:
+        shutil.rmtree(RUN, ignore_errors=True)
+    report(results, py, a.quick)
+    print('\nbench took %.1f s (model generation/cache check %.1f s)' % (time.perf_counter() - t_start, t_gen))
+    sys.exit(1 if any(r['error'] for r in results) else 0)
+
+
+if __name__ == '__main__':
+    main()

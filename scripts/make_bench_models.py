@@ -1,0 +1,249 @@
+#!/usr/bin/python3
+"""Generate the large models scripts/bench.py measures (issue 5), cached.
+
+Usage: scripts/make_bench_models.py [--quick] [--only inline|external] [OUTDIR]
+       (OUTDIR defaults to build/bench next to scripts/)
+
+  inline    ~600 MB (--quick: ~60 MB), every tensor inside model.onnx: a chain
+            of 3x3 Conv (with bias) -> BatchNormalization -> Relu layers,
+            float32, C channels in and out, on a [1, C, 8, 8] input.
+  external  ~3 GiB (--quick: ~300 MB): a chain of Gemm (with bias, transB
+            alternating 1/0) -> BatchNormalization -> Relu layers on [1, N];
+            every tensor in weights.bin beside model.onnx.
+
+BatchNormalization statistics are non-trivial (scale, bias, mean, var drawn
+at random, epsilon varying) so folding them really changes the weights.
+
+Each model lives in OUTDIR/<name>/ with a manifest.json that records the
+SHA-256 of this file, the parameters and the size of every file.  A model whose
+manifest matches (same generator, same parameters, files present with their
+sizes) is kept; anything else is regenerated into OUTDIR/.tmp-<name> and
+renamed into place, so an interrupted run leaves no half model behind.
+
+The external model is written piece by piece: each tensor is drawn with numpy,
+appended to weights.bin and dropped, and the TensorProto only records
+location/offset/length (data_location=EXTERNAL).  The generator never holds
+more than one layer's weight (64 MiB) in memory.  The inline model is built
+in memory with onnx (about twice its size at peak).
+
+Every generated model passes onnx.checker.check_model(path, full_check=True)
+before its manifest is written.  Deterministic: weights come from numpy
+generators seeded per layer.
+"""
+import argparse
+import hashlib
+import json
+import os
+import shutil
+import sys
+import time
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OPSET = 13
+IR = 8
+MODEL = 'model.onnx'
+DATA = 'weights.bin'
+MiB = 1 << 20
+
+# name -> parameters; layer counts give ~600 MB / ~3 GiB (quick ~60 / ~300 MB).
+SPECS = {
+    'inline': dict(kind='inline', channels=1024, layers=16),           # 16 x 37.7 MB = 604 MB
+    'inline-quick': dict(kind='inline', channels=512, layers=6),       # 6 x 9.4 MB = 57 MB
+    'external': dict(kind='external', features=4096, layers=48),       # 48 x 64 MiB = 3.0 GiB
+    'external-quick': dict(kind='external', features=2048, layers=18),  # 18 x 16 MiB = 302 MB
+}
+
+
+def generator_hash():
+    with open(os.path.abspath(__file__), 'rb') as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def names_for(quick):
+    return ['inline-quick', 'external-quick'] if quick else ['inline', 'external']
+
+
+def bn_stats(rng, n):
+    """scale, bias, mean, var of one BatchNormalization over n channels."""
+    return [rng.uniform(0.5, 1.5, n).astype(np.float32),
+            rng.normal(0, 0.5, n).astype(np.float32),
+            rng.normal(0, 0.5, n).astype(np.float32),
+            rng.uniform(0.5, 2.0, n).astype(np.float32)]
+
+
+def epsilon(i):
+    return [1e-5, 1e-3, 1e-4][i % 3]
+
+
+def weight(rng, shape, fan_in):
+    w = rng.standard_normal(shape, dtype=np.float32)
+    w *= np.float32(np.sqrt(2.0 / fan_in))
+    return w
+
+
+def finish(graph_nodes, inits, inp, out, name):
+    g = helper.make_graph(graph_nodes, name, [inp], [out], inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid('', OPSET)],
+                          producer_name='ppqfmt-bench', producer_version='1')
+    m.ir_version = IR
+    return m
+
+
+def build_inline(folder, channels, layers, **_):
+    c = channels
+    nodes, inits = [], []
+    x = 'X'
+    for i in range(layers):
+        rng = np.random.default_rng(1000 + i)
+        p = 'l%d_' % i
+        w = weight(rng, (c, c, 3, 3), c * 9)
+        b = rng.normal(0, 0.1, c).astype(np.float32)
+        inits.append(numpy_helper.from_array(w, p + 'conv_w'))
+        del w
+        inits.append(numpy_helper.from_array(b, p + 'conv_b'))
+        for n, a in zip(['bn_scale', 'bn_bias', 'bn_mean', 'bn_var'], bn_stats(rng, c)):
+            inits.append(numpy_helper.from_array(a, p + n))
+        nodes.append(helper.make_node('Conv', [x, p + 'conv_w', p + 'conv_b'], [p + 'conv'], name=p + 'conv',
+                                      kernel_shape=[3, 3], pads=[1, 1, 1, 1]))
+        nodes.append(helper.make_node('BatchNormalization',
+                                      [p + 'conv'] + [p + n for n in ['bn_scale', 'bn_bias', 'bn_mean', 'bn_var']],
+                                      [p + 'bn'], name=p + 'bn', epsilon=epsilon(i)))
+        y = 'Y' if i == layers - 1 else p + 'relu'
+        nodes.append(helper.make_node('Relu', [p + 'bn'], [y], name=p + 'relu'))
+        x = y
+    m = finish(nodes, inits, helper.make_tensor_value_info('X', TensorProto.FLOAT, [1, c, 8, 8]),
+               helper.make_tensor_value_info('Y', TensorProto.FLOAT, [1, c, 8, 8]), 'bench_inline')
+    del inits, nodes
+    data = m.SerializeToString()
+    del m
+    with open(os.path.join(folder, MODEL), 'wb') as f:
+        f.write(data)
+
+
+class ExternalWriter:
+    """Appends arrays to one data file and returns TensorProtos pointing there."""
+
+    ALIGN = 4096  # large tensors start on a page boundary (as newer onnx does)
+
+    def __init__(self, folder):
+        self.f = open(os.path.join(folder, DATA), 'wb')
+        self.offset = 0
+
+    def add(self, name, a):
+        a = np.ascontiguousarray(a, dtype=np.float32)
+        if a.nbytes >= MiB and self.offset % self.ALIGN:
+            pad = self.ALIGN - self.offset % self.ALIGN
+            self.f.write(b'\0' * pad)
+            self.offset += pad
+        t = TensorProto()
+        t.name = name
+        t.data_type = TensorProto.FLOAT
+        t.dims.extend(a.shape)
+        t.data_location = TensorProto.EXTERNAL
+        for k, v in [('location', DATA), ('offset', str(self.offset)), ('length', str(a.nbytes))]:
+            e = t.external_data.add()
+            e.key, e.value = k, v
+        self.f.write(memoryview(a).cast('B'))
+        self.offset += a.nbytes
+        return t
+
+    def close(self):
+        self.f.close()
+
+
+def build_external(folder, features, layers, **_):
+    n = features
+    nodes, inits = [], []
+    wr = ExternalWriter(folder)
+    try:
+        x = 'X'
+        for i in range(layers):
+            rng = np.random.default_rng(2000 + i)
+            p = 'l%d_' % i
+            trans_b = 1 - i % 2
+            w = weight(rng, (n, n), n)  # [out, in] when transB=1, [in, out] when 0
+            inits.append(wr.add(p + 'gemm_w', w))
+            del w
+            inits.append(wr.add(p + 'gemm_b', rng.normal(0, 0.1, n).astype(np.float32)))
+            for nm, a in zip(['bn_scale', 'bn_bias', 'bn_mean', 'bn_var'], bn_stats(rng, n)):
+                inits.append(wr.add(p + nm, a))
+            nodes.append(helper.make_node('Gemm', [x, p + 'gemm_w', p + 'gemm_b'], [p + 'gemm'], name=p + 'gemm',
+                                          transB=trans_b))
+            nodes.append(helper.make_node('BatchNormalization',
+                                          [p + 'gemm'] + [p + nm for nm in ['bn_scale', 'bn_bias', 'bn_mean', 'bn_var']],
+                                          [p + 'bn'], name=p + 'bn', epsilon=epsilon(i)))
+            y = 'Y' if i == layers - 1 else p + 'relu'
+            nodes.append(helper.make_node('Relu', [p + 'bn'], [y], name=p + 'relu'))
+            x = y
+    finally:
+        wr.close()
+    m = finish(nodes, inits, helper.make_tensor_value_info('X', TensorProto.FLOAT, [1, n]),
+               helper.make_tensor_value_info('Y', TensorProto.FLOAT, [1, n]), 'bench_external')
+    with open(os.path.join(folder, MODEL), 'wb') as f:
+        f.write(m.SerializeToString())
+
+
+def manifest_ok(folder, name, sha):
+    try:
+        with open(os.path.join(folder, 'manifest.json')) as f:
+            man = json.load(f)
+    except (OSError, ValueError):
+        return None
+    if man.get('generator_sha256') != sha or man.get('params') != SPECS[name]:
+        return None
+    for fn, size in man.get('files', {}).items():
+        p = os.path.join(folder, fn)
+        if not os.path.isfile(p) or os.path.getsize(p) != size:
+            return None
+    return man
+
+
+def ensure(outdir, name, sha, log=print):
+    """Return the manifest of OUTDIR/<name>, generating the model if needed."""
+    folder = os.path.join(outdir, name)
+    man = manifest_ok(folder, name, sha)
+    if man:
+        log('%s: cached (%s, %.1f MiB)' % (name, folder, man['size'] / MiB))
+        return man
+    spec = SPECS[name]
+    tmp = os.path.join(outdir, '.tmp-' + name)
+    shutil.rmtree(tmp, ignore_errors=True)
+    os.makedirs(tmp)
+    t0 = time.perf_counter()
+    try:
+        (build_inline if spec['kind'] == 'inline' else build_external)(tmp, **spec)
+        onnx.checker.check_model(os.path.join(tmp, MODEL), full_check=True)
+        files = {fn: os.path.getsize(os.path.join(tmp, fn)) for fn in sorted(os.listdir(tmp))}
+        man = dict(name=name, generator_sha256=sha, params=spec, model=MODEL,
+                   data_files=[fn for fn in files if fn != MODEL], files=files, size=sum(files.values()))
+        with open(os.path.join(tmp, 'manifest.json'), 'w') as f:
+            json.dump(man, f, indent=1, sort_keys=True)
+        shutil.rmtree(folder, ignore_errors=True)
+        os.rename(tmp, folder)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    log('%s: generated in %.1f s (%s, %.1f MiB)' % (name, time.perf_counter() - t0, folder, man['size'] / MiB))
+    return man
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('--quick', action='store_true', help='the small models (~60 MB inline, ~300 MB external)')
+    ap.add_argument('--only', choices=['inline', 'external'])
+    ap.add_argument('outdir', nargs='?', default=os.path.join(ROOT, 'build', 'bench'))
+    a = ap.parse_args()
+    os.makedirs(a.outdir, exist_ok=True)
+    sha = generator_hash()
+    for name in names_for(a.quick):
+        if a.only and SPECS[name]['kind'] != a.only:
+            continue
+        ensure(a.outdir, name, sha)
+    sys.stdout.flush()
+
+
+if __name__ == '__main__':
+    main()

@@ -40,24 +40,34 @@ static double now_ms(void)
     return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
 }
 
+enum { MAX_ROUNDS = 8 };
+
 static int run_passes(Model *m, const Options *o, RunStats *st, Diag *d)
 {
     size_t n;
     const Pass *p = pass_list(&n);
     if (o->verify_ir && graph_verify(m->graph, d))
         return d->code;
-    for (size_t i = 0; i < n; i++) {
-        if (!o->enabled[i])
-            continue;
-        if (o->verbosity > 0)
-            fprintf(stderr, "ppqfmt: running pass %s\n", p[i].name);
-        progress_show("running pass", p[i].name);
-        double start = now_ms();
-        int rc = pass_run(&p[i], m, o->verify_ir, d);
-        st->ms[i] = now_ms() - start;
-        st->ran[i] = true;
-        if (rc)
-            return rc;
+    /* One pass can make work for an earlier one (fuse-bn leaves a Conv
+     * followed by a bias Add for fuse-bias): the pipeline runs again until a
+     * round changes nothing, so formatting an output again changes nothing. */
+    for (int round = 0; round < MAX_ROUNDS; round++) {
+        size_t before = model_change_count(m);
+        for (size_t i = 0; i < n; i++) {
+            if (!o->enabled[i])
+                continue;
+            if (o->verbosity > 0)
+                fprintf(stderr, "ppqfmt: running pass %s\n", p[i].name);
+            progress_show("running pass", p[i].name);
+            double start = now_ms();
+            int rc = pass_run(&p[i], m, o->verify_ir, d);
+            st->ms[i] += now_ms() - start;
+            st->ran[i] = true;
+            if (rc)
+                return rc;
+        }
+        if (model_change_count(m) == before)
+            break;
     }
     if (o->rewrite)
         graph_walk_post(m->graph, mark_rewrite, NULL);

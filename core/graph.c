@@ -675,6 +675,14 @@ static void log_add(Model *m, const char *action, const char *subject, const cha
     e->warning = warning;
 }
 
+size_t model_change_count(const Model *m)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < m->log.n; i++)
+        n += !m->log.items[i].warning;
+    return n;
+}
+
 void model_note(Model *m, const char *action, const char *subject)
 {
     log_add(m, action, subject, NULL, false);
@@ -687,5 +695,13 @@ void model_warn(Model *m, const char *subject, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
+    /* The pipeline may run a pass again: say each thing once. */
+    const char *pass = m->log.pass ? m->log.pass : "load";
+    for (size_t i = 0; i < m->log.n; i++) {
+        const ChangeEntry *e = &m->log.items[i];
+        if (e->warning && !strcmp(e->pass, pass) && !strcmp(e->subject, subject ? subject : "") &&
+            !strcmp(e->detail, buf))
+            return;
+    }
     log_add(m, "warning", subject, arena_strdup(&m->arena, buf), true);
 }

@@ -24,6 +24,8 @@ typedef struct ChangeLog {
 } ChangeLog;
 
 struct Model;
+/* How many changes (not warnings) the passes have recorded so far. */
+size_t model_change_count(const struct Model *m);
 void model_note(struct Model *m, const char *action, const char *subject);
 void model_warn(struct Model *m, const char *subject, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

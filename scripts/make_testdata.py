@@ -416,6 +416,39 @@ def _(r):
         inits=[m_trip, c_init]))
 
 
+@model("mixed_loop_body")
+def _(r):
+    """Loop (2 iterations) whose body holds a Constant (the BN epsilon-free
+    shift added at the end), an Identity, and Conv -> BN whose weight W comes
+    from the outer scope and is also used by the main graph's conv_out.
+    Expect (default pipeline): no Constant, Identity or BN anywhere; the body
+    Conv reads its own copy of W; the main Conv reads W; outputs unchanged."""
+    w = raw_tensor("W", rand(r, 3, 3, 3, 3))
+    c = r.uniform(0.5, 1.5, 3).astype(np.float32)
+    bn_init = [raw_tensor("bs", c), raw_tensor("bb", rand(r, 3)), raw_tensor("bm", rand(r, 3)),
+               raw_tensor("bv", r.uniform(0.5, 2, 3).astype(np.float32))]
+    body = graph([node("Identity", ["v_in"], ["t"], "body_id"),
+                  node("Conv", ["t", "W"], ["c"], "body_conv", kernel_shape=[3, 3],
+                       pads=[1, 1, 1, 1]),
+                  node("BatchNormalization", ["c", "bs", "bb", "bm", "bv"], ["b"], "body_bn"),
+                  const("body_const", "k", value=raw_tensor("kv", np.full((1, 3, 1, 1), 0.25,
+                                                                       np.float32))),
+                  node("Add", ["b", "k"], ["v_out"], "body_add"),
+                  node("Identity", ["cond_in"], ["cond_out"], "body_id_cond")],
+                 "loop_body",
+                 [vi("iter", TP.INT64, []), vi("cond_in", TP.BOOL, []),
+                  fvi("v_in", [1, 3, 5, 5])],
+                 [vi("cond_out", TP.BOOL, []), fvi("v_out", [1, 3, 5, 5])],
+                 inits=bn_init)
+    m_trip = raw_tensor("M", np.array(2, np.int64))
+    c_init = raw_tensor("cond_init", np.array(True))
+    return finish(graph(
+        [helper.make_node("Loop", ["M", "cond_init", "X"], ["L"], name="loop0", body=body),
+         node("Conv", ["L", "W"], ["Y"], "conv_out", kernel_shape=[3, 3], pads=[1, 1, 1, 1])],
+        "mixed_loop_body", [fvi("X", [1, 3, 5, 5])], [fvi("Y", [1, 3, 5, 5])],
+        inits=[w, m_trip, c_init]))
+
+
 # ---------------------------------------------------------------------------
 # isolated: remove what reaches no graph output (outer-scope uses count)
 # ---------------------------------------------------------------------------

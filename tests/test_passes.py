@@ -1090,6 +1090,10 @@ SPECS = {
         reference=lambda f: {"Y": _sig(-_relu(_f64(f, "X"))) if f["cond"] else -_f64(f, "X")}),
 
     # -- several rules in one model (default pipeline only) --------------------
+    "mixed_loop_body": dict(default=[
+        NC, NBN, NADD, op_count("Identity", 1), kept("loop0", "body_conv", "conv_out",
+                                                   "body_id_cond"),
+        removed("body_id", "body_bn", "body_const", "body_add"), ONCE]),
     "mixed_conv_add_bn_shared": dict(default=[
         NBN, NADD, op_count("Conv", 2), op_count("Relu", 1),
         node_output("conv0", 0, "b0"), node_input("relu0", 0, "b0"),

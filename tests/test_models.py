@@ -52,6 +52,7 @@ models.
 Run with Debian's /usr/bin/python3 (python3-onnx, python3-numpy).
 """
 import argparse
+import filecmp
 import json
 import os
 import shlex
@@ -409,7 +410,7 @@ def test_model(name, opset, d, workdir, extra):
     r['warnings'] = all_warnings(report)
     if err:
         fail('run', err)
-        for k in ('checker', 'left', 'shared', 'dead', 'legacy', 'opset', 'equiv'):
+        for k in ('checker', 'left', 'shared', 'dead', 'legacy', 'idempotent', 'opset', 'equiv'):
             r['checks'][k] = '-'
         if name.endswith(CONSTW):
             r['checks']['as-base'] = '-'
@@ -466,6 +467,17 @@ def test_model(name, opset, d, workdir, extra):
             '(ppqfmt gave no warning naming any of them)']
     else:
         r['checks']['legacy'] = 'ok'
+
+    # Formatting the output again must change nothing (DESIGN.md rule 5).
+    again = os.path.join(workdir, '%s.again.onnx' % name)
+    _, _, aerr = run_ppqfmt(dst, again, extra)
+    if aerr or not filecmp.cmp(dst, again, shallow=False):
+        fail('idempotent', aerr or 'formatting the output again changed its bytes')
+    else:
+        r['checks']['idempotent'] = 'ok'
+    for f in (again, again + '.data'):
+        if os.path.exists(f):
+            os.remove(f)
 
     if name.endswith(CONSTW):
         base_src = model_paths(d, name[:-len(CONSTW)], opset)[0]

@@ -252,7 +252,7 @@ int graph_add_input(Graph *g, Var *v, Bytes wire)
 
 int graph_add_output(Graph *g, Var *v, Bytes wire)
 {
-    v->is_output = true;
+    v->is_output++;
     return add_value_info(g, &g->outputs, &g->n_outputs, &g->cap_outputs, v, wire);
 }
 
@@ -459,12 +459,21 @@ int var_take_over(Var *to, Var *v)
     return v->is_output ? 0 : graph_drop_var(v);
 }
 
+/* A subgraph going away no longer reads outer values, as inputs of its
+ * nodes or as its outputs. */
 static int detach_graph(Graph *g, void *ctx)
 {
     (void)ctx;
     for (size_t i = 0; i < g->n_ops; i++)
         for (size_t s = 0; s < g->ops[i]->n_inputs; s++)
             op_set_input(g->ops[i], s, NULL);
+    for (size_t i = 0; i < g->n_outputs; i++) {
+        ValueInfo *o = &g->outputs[i];
+        if (!o->removed && o->var->graph != g) {
+            o->var->is_output--;
+            o->removed = true;
+        }
+    }
     return 0;
 }
 

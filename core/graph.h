@@ -83,7 +83,8 @@ struct Var {
     size_t n_uses, cap_uses;
     Tensor *param;    /* the initializer value, or NULL */
     bool is_input;    /* listed in the graph's inputs */
-    bool is_output;   /* listed in the graph's outputs */
+    unsigned is_output; /* how many graph output lists name it (its graph's, or a
+                         * subgraph's naming it from the outer scope) */
     bool dropped;     /* removed from the graph */
     bool shadowed;    /* its name was written again by a later node (non-SSA input) */
     TypeInfo type;

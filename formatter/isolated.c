@@ -37,6 +37,8 @@ static void mark_inputs(Liveness *L, const Op *op)
             for (size_t i = 0; i < sub->n_ops; i++)
                 if (!sub->ops[i]->removed)
                     mark_inputs(L, sub->ops[i]);
+            for (size_t i = 0; i < sub->n_outputs; i++) /* outer values as outputs */
+                mark(L, sub->outputs[i].var->producer);
         }
 }
 

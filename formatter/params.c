@@ -112,7 +112,9 @@ int bn_factors(Arena *a, const Op *bn, int64_t channels, double **scale, double 
 const char *param_base_name(const Op *op, const char *suffix)
 {
     Arena *a = &op->graph->model->arena;
-    const char *stem = *op->name ? op->name : op->outputs[0] ? op->outputs[0]->name : op->type;
+    const char *stem = *op->name                          ? op->name
+                       : op->n_outputs && op->outputs[0] ? op->outputs[0]->name
+                                                          : op->type;
     size_t n = strlen(stem) + strlen(suffix) + 1;
     char *s = arena_alloc(a, n);
     if (s) {

@@ -171,8 +171,20 @@ static int load_attr(Loader *L, Op *op, Bytes wire)
     if (a->type == ATTR_UNDEFINED)
         a->type = infer_attr_type(counts);
     a->n = attr_count(a, counts);
-    if ((a->type == ATTR_GRAPH || a->type == ATTR_GRAPHS) && a->n == 0)
+    /* Keep only the list the type declares, so n always counts it: a stray
+     * field of another kind stays in the wire bytes only. */
+    bool graph = a->type == ATTR_GRAPH || a->type == ATTR_GRAPHS;
+    bool tensor = a->type == ATTR_TENSOR || a->type == ATTR_TENSORS;
+    if (!graph || !a->n)
         a->graphs = NULL;
+    if (!tensor || !a->n)
+        a->tensors = NULL;
+    if (a->type != ATTR_FLOATS)
+        a->floats = NULL;
+    if (a->type != ATTR_INTS)
+        a->ints = NULL;
+    if (a->type != ATTR_STRINGS)
+        a->strings = NULL;
     return 0;
 }
 
@@ -270,7 +282,7 @@ static int load_input(Loader *L, Graph *g, Bytes wire)
     const char *name;
     TypeInfo type;
     if (proto_value_info(&L->m->arena, wire, &name, &type))
-        return loader_error(L, "graph '%s': malformed input", g->name);
+        return loader_error(L, "graph '%s': malformed input (or its type nests deeper than 32)", g->name);
     Var *v = graph_new_var(g, name);
     if (!v)
         return loader_error(L, "graph '%s': input '%s' is listed twice", g->name, name);

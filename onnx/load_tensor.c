@@ -120,9 +120,9 @@ static int read_typed(Loader *L, Tensor *t, Bytes wire, int64_t numel)
     int64_t count = each_scalar(wire, num, wt, NULL, 0, 0);
     if (count < 0)
         return loader_error(L, "tensor '%s': malformed data field", t->name);
-    if (count != numel * (int64_t)per_elem)
-        return loader_error(L, "tensor '%s': %lld values stored, dims declare %lld", t->name,
-                            (long long)count, (long long)(numel * (int64_t)per_elem));
+    if (numel > INT64_MAX / (int64_t)per_elem || count != numel * (int64_t)per_elem)
+        return loader_error(L, "tensor '%s': %lld values stored, dims declare %lld x %zu",
+                            t->name, (long long)count, (long long)numel, per_elem);
     uint8_t *data = arena_array(&L->m->arena, (size_t)numel, size);
     if (!data && numel)
         return loader_oom(L);

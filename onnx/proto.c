@@ -29,8 +29,48 @@ static void read_tensor_type(Arena *a, const Onnx__TypeProto *tp, TypeInfo *type
     type->dims = dims;
 }
 
+/* protobuf-c unpacks nested messages by recursion: a hostile TypeProto
+ * nested thousands deep would overflow the stack. Types nest through
+ * sequence (4 -> 1), map (5 -> 2) and optional (9 -> 1). */
+enum { MAX_TYPE_DEPTH = 32 };
+
+static bool type_depth_ok(Bytes tp, int depth)
+{
+    if (depth > MAX_TYPE_DEPTH)
+        return false;
+    WireReader r = wire_reader(tp);
+    WireField f;
+    int rc;
+    while ((rc = wire_next(&r, &f)) == 1) {
+        uint32_t inner = f.num == 4 || f.num == 9 ? 1 : f.num == 5 ? 2 : 0;
+        if (!inner || f.wt != WT_LEN)
+            continue;
+        WireReader c = wire_reader(f.data);
+        WireField g;
+        while ((rc = wire_next(&c, &g)) == 1)
+            if (g.num == inner && g.wt == WT_LEN && !type_depth_ok(g.data, depth + 1))
+                return false;
+        if (rc < 0)
+            return false;
+    }
+    return rc == 0;
+}
+
+static bool value_info_depth_ok(Bytes wire)
+{
+    WireReader r = wire_reader(wire);
+    WireField f;
+    int rc;
+    while ((rc = wire_next(&r, &f)) == 1)
+        if (f.num == 2 && f.wt == WT_LEN && !type_depth_ok(f.data, 0))
+            return false;
+    return rc == 0;
+}
+
 int proto_value_info(Arena *a, Bytes wire, const char **name, TypeInfo *type)
 {
+    if (!value_info_depth_ok(wire))
+        return -1;
     Onnx__ValueInfoProto *vi = onnx__value_info_proto__unpack(NULL, wire.len, wire.ptr);
     if (!vi)
         return -1;

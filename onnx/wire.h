@@ -29,7 +29,10 @@ typedef struct WireReader {
     const uint8_t *p, *end;
 } WireReader;
 
-static inline WireReader wire_reader(Bytes b) { return (WireReader){b.ptr, b.ptr + b.len}; }
+static inline WireReader wire_reader(Bytes b)
+{
+    return (WireReader){b.ptr, b.len ? b.ptr + b.len : b.ptr}; /* NULL + 0 is undefined */
+}
 /* 1: *f holds the next field; 0: end of message; -1: malformed bytes. */
 int wire_next(WireReader *r, WireField *f);
 /* Reads one varint from a packed run; -1 when malformed. */

@@ -15,7 +15,7 @@ B       := build
 SRC     := $(wildcard core/*.c onnx/*.c formatter/*.c)
 LIB_OBJ := $(SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/onnx.pb-c.o
 CLI_OBJ := $(patsubst %.c,$(B)/obj/%.o,$(wildcard cli/*.c))
-TESTS_C := $(filter-out tests/fuzz_target.c,$(wildcard tests/*.c))
+TESTS_C := $(wildcard tests/*.c)
 
 .PHONY: all deps deps-models run test test-unit test-passes test-fidelity test-conformance \
         test-models test-models-quick test-cli bench bench-quick check-asan check-valgrind install uninstall clean

@@ -247,17 +247,17 @@ static bool keeps_dtype(const Op *op)
 int32_t value_dtype(const Var *v)
 {
     for (int depth = 0; v && depth < 10000; depth++) {
-        if (v->type.elem_type)
-            return v->type.elem_type;
-        if (v->param)
-            return v->param->dtype;
+        if (v->type.elem_type || v->param) {
+            int32_t dt = v->type.elem_type ? v->type.elem_type : v->param->dtype;
+            return dtype_is_known(dt) ? dt : 0;
+        }
         const Op *p = v->producer;
         if (!p || !keeps_dtype(p))
             return 0;
         size_t from;
         int32_t fixed = fixed_output_dtype(p, v->producer_slot, &from);
         if (fixed)
-            return fixed > 0 ? fixed : 0;
+            return dtype_is_known(fixed) ? fixed : 0;
         if (from >= p->n_inputs)
             return 0;
         v = p->inputs[from];
@@ -310,7 +310,11 @@ static int gather(Graph *g, void *ctx)
         w->found |= op_is(op, w->type);
         if (!u)
             continue;
-        const char *why = !w->blocker && u->check ? u->check(op, w->from) : NULL;
+        const char *why = NULL;
+        if (!w->blocker && u->apply && (!op->n_inputs || !op->inputs[0]))
+            why = "a node without its first input";
+        else if (!w->blocker && u->check)
+            why = u->check(op, w->from);
         if (why) {
             w->blocker = op;
             w->why = why;

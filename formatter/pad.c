@@ -10,8 +10,11 @@ static const char *pad_check(const Op *op, int64_t from)
     Attr *pads = op_attr(op, "pads");
     if (!pads || pads->type != ATTR_INTS)
         return "Pad without a pads attribute";
-    if (op_attr(op, "value") && !value_dtype(op->inputs[0]))
+    int32_t dt = op_attr(op, "value") ? value_dtype(op->inputs[0]) : DT_FLOAT;
+    if (!dt)
         return "Pad whose input type is unknown";
+    if (!dtype_size(dt) || dt == DT_STRING)
+        return "Pad of a type whose value cannot be an input";
     return NULL;
 }
 

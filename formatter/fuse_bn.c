@@ -8,7 +8,9 @@
  * column (row with transB), beta*C is folded into the new C and beta set to 1,
  * alpha stays. Arithmetic is in double, results stored in the weight's dtype.
  * Only inference-form BN whose input feeds nothing else is folded. */
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pass.h"
 
@@ -47,6 +49,22 @@ static void scale_floats(const uint8_t *src, uint8_t *dst, size_t count, double 
     }
 }
 
+/* The source bytes [off, off+n) of w: read from the file behind a mapping
+ * with pread (no page faults, nothing left resident), else the memory itself.
+ * Returns what to read from; *tmp is set when it must be freed. */
+static const uint8_t *source_bytes(const Scaled *s, size_t off, size_t n, uint8_t **tmp)
+{
+    const uint8_t *p = (const uint8_t *)s->l.w->data + off;
+    const MappedFile *f = model_find_mapping(s->m, p, n);
+    *tmp = f ? malloc(n) : NULL;
+    if (!*tmp || pread(f->fd, *tmp, n, (off_t)(p - f->base)) != (ssize_t)n) {
+        free(*tmp);
+        *tmp = NULL;
+        return p;
+    }
+    return *tmp;
+}
+
 static void fill_scaled(const void *ctx, size_t off, uint8_t *buf, size_t n)
 {
     const Scaled *s = ctx;
@@ -54,6 +72,8 @@ static void fill_scaled(const void *ctx, size_t off, uint8_t *buf, size_t n)
     size_t size = dtype_size(s->out->dtype), first = off / size, end = first + n / size;
     size_t run = channel_run(&s->l);
     bool fast = w->dtype == DT_FLOAT && w->data;
+    uint8_t *tmp = NULL;
+    const uint8_t *src = fast ? source_bytes(s, off, n, &tmp) : NULL; /* element first */
     /* Elements first.. go to buf through a tensor view of it. */
     Tensor view = *s->out;
     view.data = buf;
@@ -62,12 +82,14 @@ static void fill_scaled(const void *ctx, size_t off, uint8_t *buf, size_t n)
         size_t stop = (i / run + 1) * run < end ? (i / run + 1) * run : end;
         double k = s->k[weight_channel(&s->l, i)];
         if (fast)
-            scale_floats((const uint8_t *)w->data + 4 * i, buf + 4 * (i - first), stop - i, k);
+            scale_floats(src + 4 * (i - first), buf + 4 * (i - first), stop - i, k);
         for (size_t j = i; !fast && j < stop; j++)
             tensor_set_f64(&view, j - first, tensor_get_f64(w, j) * k);
         i = stop;
     }
-    if (w->data) /* read once: let those pages of the input go */
+    if (tmp)
+        free(tmp);
+    else if (w->data) /* read once: let those pages of the input go */
         model_forget_bytes(s->m, (const uint8_t *)w->data + off, n);
 }
 

@@ -55,29 +55,6 @@ int64_t tensor_numel(const Tensor *t)
     return dims_numel(t->dims, t->ndims);
 }
 
-Tensor *tensor_new(Arena *a, int32_t dtype, size_t ndims, const int64_t *dims)
-{
-    int64_t n = dims_numel(dims, ndims);
-    size_t size = dtype_size(dtype);
-    if (n < 0 || !size || (uint64_t)n > SIZE_MAX / size)
-        return NULL;
-    Tensor *t = arena_alloc(a, sizeof *t);
-    int64_t *d = arena_array(a, ndims, sizeof *d);
-    void *data = arena_alloc(a, (size_t)n * size);
-    if (!t || !d || !data)
-        return NULL;
-    if (ndims)
-        memcpy(d, dims, ndims * sizeof *d);
-    t->dtype = dtype;
-    t->ndims = ndims;
-    t->dims = d;
-    t->data = data;
-    t->nbytes = (size_t)n * size;
-    t->name = "";
-    t->changed = true;
-    return t;
-}
-
 Tensor *tensor_new_lazy(Arena *a, int32_t dtype, size_t ndims, const int64_t *dims,
                         const TensorGen *gen)
 {
@@ -98,6 +75,16 @@ Tensor *tensor_new_lazy(Arena *a, int32_t dtype, size_t ndims, const int64_t *di
     t->nbytes = (size_t)n * size;
     t->name = "";
     t->changed = true;
+    return t;
+}
+
+Tensor *tensor_new(Arena *a, int32_t dtype, size_t ndims, const int64_t *dims)
+{
+    Tensor *t = tensor_new_lazy(a, dtype, ndims, dims, NULL);
+    void *data = t ? arena_alloc(a, t->nbytes) : NULL;
+    if (!data)
+        return NULL;
+    t->data = data;
     return t;
 }
 

@@ -18,9 +18,10 @@ CLI_OBJ := $(patsubst %.c,$(B)/obj/%.o,$(wildcard cli/*.c))
 TESTS_C := $(wildcard tests/*.c)
 
 .PHONY: all deps deps-models run test test-unit test-passes test-fidelity test-conformance \
-        test-models test-models-quick test-cli bench bench-quick check-asan check-valgrind install uninstall clean
+        test-models test-models-quick test-cli test-bad-inputs bench bench-quick fuzz check-asan check-valgrind install uninstall clean
 
-SAN     := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+SAN     := -O1 -g -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer \
+           -fno-sanitize-recover=all
 
 all: deps $(B)/ppqfmt
 
@@ -110,6 +111,16 @@ bench: all
 
 bench-quick: all
 	$(PYTHON) scripts/bench.py --quick
+
+# libFuzzer (clang ASan+UBSan) over load -> passes -> write -> reload; every
+# crash becomes a reproducer in tests/regress (see its README).
+FUZZ_SECONDS ?= 60
+fuzz: deps $(B)/gen/onnx.pb-c.c $(B)/gen/onnx.pb-c.h
+	@scripts/fuzz.sh $(FUZZ_SECONDS)
+
+# hostile models and unwritable outputs (also part of make test)
+test-bad-inputs: all
+	PPQFMT=$(B)/ppqfmt $(PYTHON) tests/test_bad_inputs.py
 
 install: $(B)/ppqfmt
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(MANDIR)/man1

@@ -119,7 +119,10 @@ static void attr_text(Cell *c, const Attr *a)
     case ATTR_INTS:
     case ATTR_FLOATS:
     case ATTR_STRINGS: attr_list(c, a); break;
-    case ATTR_TENSOR: type_text(c, &(TypeInfo){0, -1, NULL}, a->tensors[0]); break;
+    case ATTR_TENSOR:
+        if (a->n && a->tensors)
+            type_text(c, &(TypeInfo){0, -1, NULL}, a->tensors[0]);
+        break;
     case ATTR_GRAPH:
     case ATTR_GRAPHS: cell_add(c, "<subgraph>"); break;
     default: cell_add(c, "<%d>", (int)a->type); break;

@@ -40,6 +40,7 @@ void model_free(Model *m)
         m->release(m->release_ctx);
     namemap_free(&m->value_names);
     namemap_free(&m->node_names);
+    namemap_free(&m->next_suffix);
     arena_free(&m->arena);
     free(m);
 }
@@ -132,10 +133,17 @@ static const char *fresh_name(Model *m, NameMap *names, const char *base)
     if (!buf)
         return NULL;
     snprintf(buf, len, "%s", base);
-    for (unsigned long i = 1; namemap_get(names, buf); i++)
-        snprintf(buf, len, "%s_%lu", base, i);
+    /* Where the last search for this base stopped: many copies of one
+     * weight would otherwise probe base_1, base_2, ... again each time. */
+    uintptr_t next = (uintptr_t)namemap_get(&m->next_suffix, base);
+    for (uintptr_t i = next ? next : 1; namemap_get(names, buf); i++) {
+        snprintf(buf, len, "%s_%lu", base, (unsigned long)i);
+        next = i + 1;
+    }
+    const char *key = next ? arena_strdup(&m->arena, base) : NULL;
     /* Reserve it at once so two fresh names never collide. */
-    if (namemap_put(names, buf, buf))
+    if (namemap_put(names, buf, buf) || (next && (!key || namemap_put(&m->next_suffix, key,
+                                                                         (void *)next))))
         return NULL;
     return buf;
 }

@@ -159,6 +159,7 @@ typedef struct Model {
     Bytes wire;    /* the whole input file */
     NameMap value_names; /* every value name ever used, for fresh names */
     NameMap node_names;
+    NameMap next_suffix; /* base name -> next suffix to try (fresh names) */
     Graph **all_graphs; /* every graph ever created, so model_free reaches them */
     size_t n_all_graphs, cap_all_graphs;
     ChangeLog log;

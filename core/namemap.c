@@ -10,6 +10,9 @@ static size_t hash_str(const char *s)
     uint64_t h = 1469598103934665603ull;
     for (; *s; s++)
         h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    h ^= h >> 33; /* mix: names differing in the last characters spread out */
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
     return (size_t)h;
 }
 

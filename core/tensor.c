@@ -154,6 +154,19 @@ double tensor_get_f64(const Tensor *t, size_t i)
     }
 }
 
+/* An integer element for v: NaN becomes 0 and out-of-range values saturate
+ * (a plain cast would be undefined). Narrower types keep the low bytes. */
+static uint64_t int_bits(double v, bool is_unsigned)
+{
+    if (v != v)
+        return 0;
+    if (is_unsigned)
+        return v <= 0 ? 0 : v >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)v;
+    if (v <= -9223372036854775808.0)
+        return (uint64_t)INT64_MIN;
+    return v >= 9223372036854775807.0 ? (uint64_t)INT64_MAX : (uint64_t)(int64_t)v;
+}
+
 void tensor_set_f64(Tensor *t, size_t i, double v)
 {
     size_t size = dtype_size(t->dtype);
@@ -170,8 +183,7 @@ void tensor_set_f64(Tensor *t, size_t i, double v)
     case DT_DOUBLE: memcpy(&u, &v, 8); break;
     case DT_FLOAT16: u = float_to_half((float)v); break;
     case DT_BFLOAT16: u = float_to_bfloat16((float)v); break;
-    case DT_UINT64: u = (uint64_t)v; break;
-    default: u = (uint64_t)(int64_t)v; break;
+    default: u = int_bits(v, t->dtype == DT_UINT64); break;
     }
     store_le(p, size, u);
 }

@@ -67,9 +67,23 @@ static Op *make_conv(Op *bn, int rank, int32_t dtype, const double *k, const dou
     return conv;
 }
 
-/* Why bn cannot become a Conv, or NULL when it can. */
-static const char *obstacle(const Op *bn, int rank, int32_t dtype)
+/* The input's channel count (axis 1) when declared, else -1. */
+static int64_t input_channels(const Var *x)
 {
+    if (x->type.rank >= 2 && x->type.dims[1] >= 0)
+        return x->type.dims[1];
+    Linear l;
+    if (x->producer && linear_producer(x->producer, &l))
+        return l.channels;
+    return -1;
+}
+
+/* Why bn cannot become a Conv, or NULL when it can. */
+static const char *obstacle(const Op *bn, int rank, int32_t dtype, int64_t channels)
+{
+    int64_t declared = input_channels(bn->inputs[0]);
+    if (declared >= 0 && declared != channels)
+        return "its parameters do not have one value per input channel";
     if (rank < 0)
         return "the rank of its input is unknown";
     if (rank < 3)
@@ -97,7 +111,7 @@ int pass_bn_to_conv(Graph *g, Diag *d)
                                                       : 0;
         int64_t channels = scale ? tensor_numel(scale) : 0;
         double *k, *s;
-        const char *why = obstacle(bn, rank, dtype);
+        const char *why = obstacle(bn, rank, dtype, channels);
         if (!why && bn_factors(&m->arena, bn, channels, &k, &s))
             why = "its parameters are not constant float values of one per channel";
         if (why) {

@@ -288,6 +288,20 @@ Var *new_int64_param(Op *op, const char *suffix, const int64_t *v, size_t n)
     return graph_new_param(op->graph, param_base_name(op, suffix), t);
 }
 
+/* Does op use the form its pass rewrites (not already the opset-11 form)? */
+static bool in_legacy_form(const Op *op, int64_t from)
+{
+    if (op_is(op, "Clip"))
+        return from < 11; /* Clip-6, bounds or not */
+    if (op_is(op, "Pad"))
+        return op_attr(op, "pads") != NULL;
+    if (op_is(op, "Slice"))
+        return op_attr(op, "starts") != NULL;
+    if (op_is(op, "Resize"))
+        return op->n_inputs == 2;
+    return op_is(op, "Upsample");
+}
+
 /* --- the driver --- */
 
 typedef struct Walk {
@@ -307,7 +321,7 @@ static int gather(Graph *g, void *ctx)
     for (size_t i = 0; i < g->n_ops; i++) {
         Op *op = g->ops[i];
         const Upgrade *u = op->removed ? NULL : rule_for(op);
-        w->found |= op_is(op, w->type);
+        w->found |= op_is(op, w->type) && in_legacy_form(op, w->from);
         if (!u)
             continue;
         const char *why = NULL;
@@ -335,6 +349,7 @@ static void raise_versions(Model *m)
     if (m->ir_version < IR_FOR_OPSET_TARGET)
         m->ir_version = IR_FOR_OPSET_TARGET;
     m->changed = true;
+    model_note(m, "raised opset to", "11");
 }
 
 int opset_upgrade_for(Graph *g, const char *type, Diag *d)

@@ -79,7 +79,7 @@ static int map_file(Loader *L, External *x, const Tensor *t, const char *real, B
             *out = x->files[i].bytes;
             return 0;
         }
-    int fd = open(real, O_RDONLY | O_CLOEXEC);
+    int fd = open(real, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* a fifo must not block */
     struct stat st;
     if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
         int e = fd < 0 ? errno : EINVAL;
@@ -189,7 +189,7 @@ int load_external(Loader *L, Tensor *t, Bytes wire)
         length = file.len - offset;
     int64_t numel = tensor_numel(t);
     size_t size = dtype_size(t->dtype);
-    if (size && (uint64_t)numel * size != length)
+    if (size && ((uint64_t)numel > UINT64_MAX / size || (uint64_t)numel * size != length))
         return loader_error(L, "tensor '%s': external data has %llu bytes, dims declare %lld x "
                             "%zu", t->name, (unsigned long long)length, (long long)numel, size);
     t->data = file.ptr + offset;

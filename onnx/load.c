@@ -171,6 +171,9 @@ static int load_attr(Loader *L, Op *op, Bytes wire)
     if (a->type == ATTR_UNDEFINED)
         a->type = infer_attr_type(counts);
     a->n = attr_count(a, counts);
+    if ((a->type == ATTR_TENSOR || a->type == ATTR_GRAPH) && a->n == 0)
+        return loader_error(L, "node '%s': attribute '%s' has no %s", op->name, a->name,
+                            a->type == ATTR_TENSOR ? "tensor" : "graph");
     /* Keep only the list the type declares, so n always counts it: a stray
      * field of another kind stays in the wire bytes only. */
     bool graph = a->type == ATTR_GRAPH || a->type == ATTR_GRAPHS;
@@ -186,6 +189,17 @@ static int load_attr(Loader *L, Op *op, Bytes wire)
     if (a->type != ATTR_STRINGS)
         a->strings = NULL;
     return 0;
+}
+
+/* Cast's `to` must name an ONNX element type (Cast-1's string form aside). */
+static int check_cast(Loader *L, const Op *op)
+{
+    const Attr *to = op->n_attrs ? &op->attrs[op->n_attrs - 1] : NULL;
+    if (!to || strcmp(op->type, "Cast") || (*op->domain && strcmp(op->domain, "ai.onnx")) ||
+        strcmp(to->name, "to") || to->type != ATTR_INT || dtype_is_known((int32_t)to->i))
+        return 0;
+    return loader_error(L, "node '%s' (Cast): 'to' is %lld, not an ONNX element type", op->name,
+                        (long long)to->i);
 }
 
 /* Step 1 for a node: its type, name, attributes and the names it defines. */
@@ -213,6 +227,8 @@ static int load_node(Loader *L, Graph *g, Bytes wire)
     r = wire_reader(wire);
     while (wire_next(&r, &f) == 1) {
         if (f.num == N_ATTRIBUTE && f.wt == WT_LEN && load_attr(L, op, f.data))
+            return -1;
+        if (f.num == N_ATTRIBUTE && check_cast(L, op))
             return -1;
         if (f.num != N_OUTPUT || f.wt != WT_LEN)
             continue;

@@ -65,15 +65,28 @@ int wire_next(WireReader *r, WireField *f)
     return 1;
 }
 
+/* Free room in the current chunk for copied bytes. One pool serves a whole
+ * encoding (every submessage's output), so a model with 100k small messages
+ * does not hold 100k half-empty chunks. */
+typedef struct OutPool {
+    uint8_t *tail;
+    size_t left;
+} OutPool;
+
 void out_init(Out *o, Arena *a)
 {
     memset(o, 0, sizeof *o);
     o->arena = a;
+    o->pool = arena_alloc(a, sizeof *o->pool);
+    o->failed = !o->pool;
 }
 
 void out_child(Out *child, const Out *o)
 {
-    out_init(child, o->arena);
+    memset(child, 0, sizeof *child);
+    child->arena = o->arena;
+    child->pool = o->pool;
+    child->failed = !o->pool;
     child->opt = o->opt;
 }
 
@@ -97,19 +110,20 @@ void out_copy(Out *o, const void *p, size_t n)
 {
     if (o->failed || !n)
         return;
-    if (o->tail_left < n) {
-        size_t chunk = n > 4096 ? n : 4096;
-        o->tail = arena_alloc(o->arena, chunk);
-        o->tail_left = o->tail ? chunk : 0;
-        if (!o->tail) {
+    OutPool *pool = o->pool;
+    if (pool->left < n) {
+        size_t chunk = n > 65536 ? n : 65536;
+        pool->tail = arena_alloc(o->arena, chunk);
+        pool->left = pool->tail ? chunk : 0;
+        if (!pool->tail) {
             o->failed = true;
             return;
         }
     }
-    memcpy(o->tail, p, n);
-    push_seg(o, o->tail, n);
-    o->tail += n;
-    o->tail_left -= n;
+    memcpy(pool->tail, p, n);
+    push_seg(o, pool->tail, n);
+    pool->tail += n;
+    pool->left -= n;
 }
 
 void out_ref(Out *o, const void *p, size_t n)

@@ -50,8 +50,7 @@ typedef struct Out {
     Seg *segs;
     size_t n, cap;
     size_t size; /* total bytes */
-    uint8_t *tail; /* free room in the last owned chunk */
-    size_t tail_left;
+    struct OutPool *pool; /* small copied bytes, shared with child outputs */
     bool failed; /* out of memory: the output is unusable */
     const struct EncodeOptions *opt; /* the encoder's settings, passed to children */
 } Out;

@@ -220,6 +220,21 @@ static const char *data_file_name(const Model *m, const WriteOptions *wo, Arena 
     return name;
 }
 
+/* Refuses a target that is one of the files the model is read from (the
+ * input or one of its external data files): writing it would change the
+ * input, or the bytes still to be copied from it. */
+static int check_not_mapped(const Model *m, const char *path, Diag *d)
+{
+    struct stat out, in;
+    if (strcmp(path, "-") == 0 || stat(path, &out) != 0)
+        return 0;
+    for (size_t i = 0; i < m->n_maps; i++)
+        if (fstat(m->maps[i].fd, &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino)
+            return diag_set(d, PPQ_EUSAGE, "%s: is a file the model is read from; write elsewhere",
+                            path);
+    return 0;
+}
+
 int onnx_write(const Model *m, const WriteOptions *wo, Diag *d)
 {
     Arena a = {0};
@@ -235,6 +250,10 @@ int onnx_write(const Model *m, const WriteOptions *wo, Diag *d)
         rc = external_name_ok(data_name, d);
         snprintf(data_path, sizeof data_path, "%s/%s", dir, data_name);
     }
+    if (!rc)
+        rc = check_not_mapped(m, wo->path, d);
+    if (!rc && data_name)
+        rc = check_not_mapped(m, data_path, d);
     if (!rc)
         rc = encode(m, &a, &o, &opt, d);
     if (!rc)

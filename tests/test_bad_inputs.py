@@ -47,6 +47,11 @@ AS_LIMIT = 1 << 30
 GNU_TIME = "/usr/bin/time"
 
 
+def time_limit(timeout):
+    """Seconds a run may take: sanitizer builds and valgrind run 10x slower."""
+    return (timeout or TIMEOUT) * (1 if LIMIT else 10)
+
+
 def limit_memory():
     """Is an address-space limit safe for this binary? Sanitizer builds reserve
     terabytes of shadow memory, wrappers (valgrind) need their own."""
@@ -110,7 +115,7 @@ def run(args, stdin=None, stdout_path=None, input_size=0, cwd=None, fsize=None, 
                 rss = usage.ru_maxrss
                 p.returncode = rc  # reaped here: keep Popen from waiting again
                 break
-            if time.monotonic() - t0 > (timeout or TIMEOUT):
+            if time.monotonic() - t0 > time_limit(timeout):
                 os.killpg(p.pid, signal.SIGKILL)  # ppqfmt and the time wrapper
                 os.wait4(p.pid, 0)
                 p.returncode = -9
@@ -133,7 +138,7 @@ def run(args, stdin=None, stdout_path=None, input_size=0, cwd=None, fsize=None, 
         err.seek(0)
         out.seek(0)
         res = Result(rc, out.read(), err.read(), secs, rss)
-        res.limit = timeout or TIMEOUT
+        res.limit = time_limit(timeout)
         return res
 
 

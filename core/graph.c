@@ -302,12 +302,15 @@ const char *op_label(const Op *op)
     return s;
 }
 
-bool op_has_subgraphs(const Op *op)
+Graph *op_subgraph(const Op *op, size_t i)
 {
-    for (size_t i = 0; i < op->n_attrs; i++)
-        if (op->attrs[i].graphs && op->attrs[i].n)
-            return true;
-    return false;
+    for (size_t k = 0; k < op->n_attrs; k++) {
+        const Attr *a = &op->attrs[k];
+        if (a->graphs && i < a->n)
+            return a->graphs[i];
+        i -= a->graphs ? a->n : 0;
+    }
+    return NULL;
 }
 
 /* The declared type of a new parameter: its tensor's dtype and dims. */
@@ -487,9 +490,9 @@ static int detach_graph(Graph *g, void *ctx)
 
 void op_detach_inputs(Op *op)
 {
-    for (size_t k = 0; k < op->n_attrs; k++)
-        for (size_t s = 0; op->attrs[k].graphs && s < op->attrs[k].n; s++)
-            graph_walk_post(op->attrs[k].graphs[s], detach_graph, NULL);
+    Graph *sub;
+    for (size_t i = 0; (sub = op_subgraph(op, i)); i++)
+        graph_walk_post(sub, detach_graph, NULL);
     for (size_t s = 0; s < op->n_inputs; s++)
         op_set_input(op, s, NULL);
 }
@@ -661,13 +664,11 @@ int graph_walk_post(Graph *g, int (*fn)(Graph *, void *), void *ctx)
         Op *op = g->ops[i];
         if (op->removed)
             continue;
-        for (size_t k = 0; k < op->n_attrs; k++) {
-            Attr *a = &op->attrs[k];
-            for (size_t s = 0; a->graphs && s < a->n; s++) {
-                int rc = graph_walk_post(a->graphs[s], fn, ctx);
-                if (rc)
-                    return rc;
-            }
+        Graph *sub;
+        for (size_t s = 0; (sub = op_subgraph(op, s)); s++) {
+            int rc = graph_walk_post(sub, fn, ctx);
+            if (rc)
+                return rc;
         }
     }
     return fn(g, ctx);

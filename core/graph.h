@@ -209,11 +209,11 @@ void model_forget_bytes(const Model *m, const void *p, size_t n);
 Attr *op_attr(const Op *op, const char *name);
 int64_t op_attr_int(const Op *op, const char *name, int64_t fallback);
 float op_attr_float(const Op *op, const char *name, float fallback);
-bool op_has_subgraphs(const Op *op);
+/* The i-th subgraph held by op's graph attributes, or NULL past the last:
+ * for (size_t i = 0; (sub = op_subgraph(op, i)); i++) */
+Graph *op_subgraph(const Op *op, size_t i);
 /* A printable name: the node name, or "Type:first_output" for unnamed nodes. */
 const char *op_label(const Op *op);
-/* Does any operation at all (this graph or nested) use v? */
-static inline bool var_is_used(const Var *v) { return v->n_uses > 0; }
 
 /* --- editing: each keeps producer and use lists exact --- */
 /* Turns v into a parameter of its graph holding t (appended to initializers). */

@@ -90,14 +90,12 @@ static Op *unplaced_pred(const Graph *g, const Op *op, const size_t *indeg)
         if (p && p->graph == g && indeg[p->scratch])
             return p;
     }
-    for (size_t k = 0; k < op->n_attrs; k++)
-        for (size_t s = 0; op->attrs[k].graphs && s < op->attrs[k].n; s++) {
-            const Graph *sub = op->attrs[k].graphs[s];
-            for (size_t i = 0; i < sub->n_ops; i++) {
-                Op *p = sub->ops[i]->removed ? NULL : unplaced_pred(g, sub->ops[i], indeg);
-                if (p)
-                    return p;
-            }
+    const Graph *sub;
+    for (size_t s = 0; (sub = op_subgraph(op, s)); s++)
+        for (size_t i = 0; i < sub->n_ops; i++) {
+            Op *p = sub->ops[i]->removed ? NULL : unplaced_pred(g, sub->ops[i], indeg);
+            if (p)
+                return p;
         }
     return NULL;
 }

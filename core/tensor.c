@@ -88,14 +88,6 @@ Tensor *tensor_new(Arena *a, int32_t dtype, size_t ndims, const int64_t *dims)
     return t;
 }
 
-void tensor_read(const Tensor *t, size_t off, uint8_t *buf, size_t n)
-{
-    if (t->data)
-        memcpy(buf, (const uint8_t *)t->data + off, n);
-    else
-        t->gen->fill(t->gen->ctx, off, buf, n);
-}
-
 Tensor *tensor_share(Arena *a, const Tensor *src)
 {
     Tensor *t = arena_alloc(a, sizeof *t);
@@ -126,7 +118,7 @@ double tensor_get_f64(const Tensor *t, size_t i)
     uint8_t buf[16];
     const uint8_t *p = (const uint8_t *)t->data + i * size;
     if (!t->data) { /* computed on demand */
-        tensor_read(t, i * size, buf, size);
+        t->gen->fill(t->gen->ctx, i * size, buf, size);
         p = buf;
     }
     uint64_t u = load_le(p, size);

@@ -68,8 +68,6 @@ Tensor *tensor_new_lazy(Arena *a, int32_t dtype, size_t ndims, const int64_t *di
                         const TensorGen *gen);
 /* Are the element bytes available (in memory or on demand)? */
 static inline bool tensor_has_bytes(const Tensor *t) { return t->data || t->gen; }
-/* Copies element bytes [off, off+n) into buf. */
-void tensor_read(const Tensor *t, size_t off, uint8_t *buf, size_t n);
 /* A copy sharing dtype, dims, data and original encoding: the writer emits
  * the original bytes again under the new owner's name. */
 Tensor *tensor_share(Arena *a, const Tensor *t);

@@ -31,15 +31,14 @@ static void mark_inputs(Liveness *L, const Op *op)
     for (size_t s = 0; s < op->n_inputs; s++)
         if (op->inputs[s])
             mark(L, op->inputs[s]->producer);
-    for (size_t k = 0; k < op->n_attrs; k++)
-        for (size_t s = 0; op->attrs[k].graphs && s < op->attrs[k].n; s++) {
-            const Graph *sub = op->attrs[k].graphs[s];
-            for (size_t i = 0; i < sub->n_ops; i++)
-                if (!sub->ops[i]->removed)
-                    mark_inputs(L, sub->ops[i]);
-            for (size_t i = 0; i < sub->n_outputs; i++) /* outer values as outputs */
-                mark(L, sub->outputs[i].var->producer);
-        }
+    const Graph *sub;
+    for (size_t s = 0; (sub = op_subgraph(op, s)); s++) {
+        for (size_t i = 0; i < sub->n_ops; i++)
+            if (!sub->ops[i]->removed)
+                mark_inputs(L, sub->ops[i]);
+        for (size_t i = 0; i < sub->n_outputs; i++) /* outer values as outputs */
+            mark(L, sub->outputs[i].var->producer);
+    }
 }
 
 static int mark_live(Graph *g)

@@ -372,10 +372,10 @@ static int load_vi_field(Loader *L, Graph *g, Bytes b) { return load_output(L, g
 
 static int load_subgraphs(Loader *L, Op *op)
 {
-    for (size_t k = 0; k < op->n_attrs; k++)
-        for (size_t s = 0; op->attrs[k].graphs && s < op->attrs[k].n; s++)
-            if (load_graph(L, op->attrs[k].graphs[s]))
-                return -1;
+    Graph *sub;
+    for (size_t s = 0; (sub = op_subgraph(op, s)); s++)
+        if (load_graph(L, sub))
+            return -1;
     return 0;
 }
 

@@ -4,8 +4,8 @@
 #   make test     unit, pass, fidelity and backend-suite conformance tests
 CC      ?= cc
 CFLAGS  ?= -O2 -g
-WARN    := -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -MMD -MP
-LDLIBS  := -lprotobuf-c -lm
+WARN    := -std=c11 -pthread -Wall -Wextra -Werror -D_GNU_SOURCE -MMD -MP
+LDLIBS  := -lprotobuf-c -lm -pthread
 PROTO   ?= /usr/include/onnx/onnx.proto
 PYTHON  ?= /usr/bin/python3
 PREFIX  ?= /usr/local

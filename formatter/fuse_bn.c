@@ -8,9 +8,7 @@
  * column (row with transB), beta*C is folded into the new C and beta set to 1,
  * alpha stays. Arithmetic is in double, results stored in the weight's dtype.
  * Only inference-form BN whose input feeds nothing else is folded. */
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "pass.h"
 
@@ -41,28 +39,51 @@ static size_t channel_run(const Linear *l)
 /* float32 in memory, the common case, without per-element conversions. */
 static void scale_floats(const uint8_t *src, uint8_t *dst, size_t count, double k)
 {
-    for (size_t j = 0; j < count; j++) {
+    size_t j = 0;
+    for (; j + 4 <= count; j += 4) { /* four at a time: vectorized at -O2 */
+        float x[4], y[4];
+        memcpy(x, src + 4 * j, sizeof x); /* raw_data need not be aligned */
+        for (int q = 0; q < 4; q++)
+            y[q] = (float)(x[q] * k);
+        memcpy(dst + 4 * j, y, sizeof y);
+    }
+    for (; j < count; j++) {
         float x;
-        memcpy(&x, src + 4 * j, 4); /* raw_data need not be aligned */
+        memcpy(&x, src + 4 * j, 4);
         float y = (float)(x * k);
         memcpy(dst + 4 * j, &y, 4);
     }
 }
 
-/* The source bytes [off, off+n) of w: read from the file behind a mapping
- * with pread (no page faults, nothing left resident), else the memory itself.
- * Returns what to read from; *tmp is set when it must be freed. */
-static const uint8_t *source_bytes(const Scaled *s, size_t off, size_t n, uint8_t **tmp)
+/* dst[j] = src[j] * k[j]: a row of Gemm's B[K,N] (not transposed), whose
+ * channel is the column. */
+static void scale_floats_each(const uint8_t *src, uint8_t *dst, size_t count, const double *k)
 {
-    const uint8_t *p = (const uint8_t *)s->l.w->data + off;
-    const MappedFile *f = model_find_mapping(s->m, p, n);
-    *tmp = f ? malloc(n) : NULL;
-    if (!*tmp || pread(f->fd, *tmp, n, (off_t)(p - f->base)) != (ssize_t)n) {
-        free(*tmp);
-        *tmp = NULL;
-        return p;
+    size_t j = 0;
+    for (; j + 4 <= count; j += 4) {
+        float x[4], y[4];
+        memcpy(x, src + 4 * j, sizeof x);
+        for (int q = 0; q < 4; q++)
+            y[q] = (float)(x[q] * k[j + q]);
+        memcpy(dst + 4 * j, y, sizeof y);
     }
-    return *tmp;
+    for (; j < count; j++) {
+        float x;
+        memcpy(&x, src + 4 * j, 4);
+        float y = (float)(x * k[j]);
+        memcpy(dst + 4 * j, &y, 4);
+    }
+}
+
+/* Elements [first, first+count) of B[K,N] by rows (or parts of rows). */
+static void scale_float_columns(const uint8_t *src, uint8_t *dst, size_t first, size_t count,
+                                const double *k, size_t n_cols)
+{
+    for (size_t j = 0, c = first % n_cols; j < count; c = 0) {
+        size_t len = n_cols - c < count - j ? n_cols - c : count - j;
+        scale_floats_each(src + 4 * j, dst + 4 * j, len, k + c);
+        j += len;
+    }
 }
 
 static void fill_scaled(const void *ctx, size_t off, uint8_t *buf, size_t n)
@@ -72,13 +93,16 @@ static void fill_scaled(const void *ctx, size_t off, uint8_t *buf, size_t n)
     size_t size = dtype_size(s->out->dtype), first = off / size, end = first + n / size;
     size_t run = channel_run(&s->l);
     bool fast = w->dtype == DT_FLOAT && w->data;
-    uint8_t *tmp = NULL;
-    const uint8_t *src = fast ? source_bytes(s, off, n, &tmp) : NULL; /* element first */
+    /* Straight from the input's mapping (writing runs on another thread, see
+     * onnx/write.c): measured faster than pread into the buffer. */
+    const uint8_t *src = fast ? (const uint8_t *)w->data + off : NULL; /* element first */
     /* Elements first.. go to buf through a tensor view of it. */
     Tensor view = *s->out;
     view.data = buf;
     view.gen = NULL;
-    for (size_t i = first; i < end;) {
+    if (fast && run == 1)
+        scale_float_columns(src, buf, first, end - first, s->k, (size_t)w->dims[1]);
+    for (size_t i = first; i < end && !(fast && run == 1);) {
         size_t stop = (i / run + 1) * run < end ? (i / run + 1) * run : end;
         double k = s->k[weight_channel(&s->l, i)];
         if (fast)
@@ -87,9 +111,7 @@ static void fill_scaled(const void *ctx, size_t off, uint8_t *buf, size_t n)
             tensor_set_f64(&view, j - first, tensor_get_f64(w, j) * k);
         i = stop;
     }
-    if (tmp)
-        free(tmp);
-    else if (w->data) /* read once: let those pages of the input go */
+    if (w->data) /* read once: let those pages of the input go */
         model_forget_bytes(s->m, (const uint8_t *)w->data + off, n);
 }
 

@@ -61,7 +61,7 @@ if [ $rebuild = 1 ]; then
     # shellcheck disable=SC2086
     $CC -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
         -fno-omit-frame-pointer -std=c11 -D_GNU_SOURCE -DPPQ_LIBFUZZER -Ibuild/gen \
-        -o $BIN.tmp $SRCS -lprotobuf-c -lm
+        -o $BIN.tmp $SRCS -lprotobuf-c -lm -pthread
     mv $BIN.tmp $BIN
 fi
 

@@ -49,8 +49,85 @@ def make_model(folder):
 
 
 def run(*args, stdin=None):
-    p = subprocess.run([PPQFMT] + list(args), stdin=stdin, capture_output=True)
+    p = subprocess.run([PPQFMT] + list(args), stdin=stdin, capture_output=True, timeout=120)
     return p.returncode, p.stderr.decode()
+
+
+# Several 1 MiB chunks and a partial one; Gemm rows not a multiple of 4 wide.
+BIG = {'conv': (128, 64, 11, 11), 'gemm': (1000, 1027), 'gemm_transB': (1027, 1000)}
+
+
+def make_big_model(path, kind, dtype, external):
+    """Conv or Gemm with a weight of several MiB + BN: ppqfmt writes the
+    folded weight chunk by chunk, filled on a second thread."""
+    r = np.random.default_rng(1)
+    shape = BIG[kind]
+    c = shape[1] if kind == 'gemm' else shape[0]
+    arrays = {'W': r.normal(0, 1, shape), 's': r.uniform(.5, 1.5, c), 'b': r.normal(0, .5, c),
+              'm': r.normal(0, .5, c), 'v': r.uniform(.5, 2, c)}
+    inits = [numpy_helper.from_array(a.astype(dtype), n) for n, a in arrays.items()]
+    elem = onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[np.dtype(dtype)]
+    if kind == 'conv':
+        lin = helper.make_node('Conv', ['X', 'W'], ['c'], name='lin')
+        x_shape, y_shape = [1, 64, 11, 11], [1, c, 1, 1]
+    else:
+        lin = helper.make_node('Gemm', ['X', 'W'], ['c'], name='lin', transB=int(kind != 'gemm'))
+        x_shape, y_shape = [2, 1000], [2, c]
+    nodes = [lin, helper.make_node('BatchNormalization', ['c', 's', 'b', 'm', 'v'], ['Y'], name='bn')]
+    g = helper.make_graph(nodes, 'big', [helper.make_tensor_value_info('X', elem, x_shape)],
+                          [helper.make_tensor_value_info('Y', elem, y_shape)], inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid('', 13)])
+    onnx.save_model(m, path, save_as_external_data=external, location='big.bin', size_threshold=0)
+    return path
+
+
+def expected_fold(model_path, kind):
+    """The folded weight computed here in double, independently of ppqfmt."""
+    m = onnx.load(model_path)
+    a = {t.name: numpy_helper.to_array(t).astype(np.float64) for t in m.graph.initializer}
+    k = a['s'] / np.sqrt(a['v'] + float(np.float32(1e-5)))  # epsilon is a float attribute
+    return a['W'] * {'conv': k[:, None, None, None], 'gemm': k[None, :], 'gemm_transB': k[:, None]}[kind]
+
+
+def folded_weight_matches(model_path, out_path, kind):
+    out = onnx.load(out_path)
+    ops = [n.op_type for n in out.graph.node]
+    if len(ops) != 1 or ops[0] not in ('Conv', 'Gemm') or len(out.graph.node[0].input) != 3:
+        return 'not one Conv/Gemm with a bias: %s' % ops
+    w = {t.name: numpy_helper.to_array(t) for t in out.graph.initializer}[out.graph.node[0].input[1]]
+    exp = expected_fold(model_path, kind).astype(w.dtype)
+    if w.shape != exp.shape or not np.array_equal(w, exp):
+        return 'folded weight differs from the fold computed here (%d of %d elements)' % (
+            np.count_nonzero(w != exp) if w.shape == exp.shape else -1, exp.size)
+    return ''
+
+
+def test_big_folded_weights(tmp):
+    """Big generated tensors: inline, external, through a pipe, float and
+    double (the per-element path), and a write error half way."""
+    for kind, dtype, external in [('conv', np.float32, False), ('conv', np.float32, True),
+                                  ('conv', np.float64, False), ('gemm', np.float32, False),
+                                  ('gemm_transB', np.float32, True), ('gemm', np.float64, False)]:
+        name = '%s %s %s' % (kind, np.dtype(dtype).name, 'external' if external else 'inline')
+        folder = os.path.join(tmp, 'big_' + name.replace(' ', '_'))
+        os.mkdir(folder)
+        model = make_big_model(os.path.join(folder, 'model.onnx'), kind, dtype, external)
+        out = os.path.join(folder, 'out.onnx')
+        rc, err = run(model, '-o', out)
+        check('big %s: exit 0' % name, rc == 0, err)
+        why = folded_weight_matches(model, out, kind)
+        check('big %s: folded weight equals the fold in double' % name, not why, why)
+        check('big %s: valid' % name, not valid(out), valid(out))
+        if dtype == np.float32:
+            ok, msg = ortcheck.equiv(model, out)
+            check('big %s: equivalent' % name, ok, msg)
+        if not external:
+            p = subprocess.run([PPQFMT, model, '-o', '-'], capture_output=True, timeout=120)
+            check('big %s: to a pipe, same bytes as to a file' % name,
+                  p.returncode == 0 and p.stdout == open(out, 'rb').read(), p.stderr.decode())
+            rc, err = run(model, '-o', '/dev/full')
+            check('big %s: write error half way: exit 3, one line' % name,
+                  rc == 3 and err.count('\n') == 1 and 'No space left' in err, (rc, err))
 
 
 def locations(path):
@@ -127,6 +204,7 @@ def main():
         check('--external-data outside the folder refused (1)', rc == 1, (rc, err))
         check('input data file unchanged',
               open(os.path.join(src, 'weights.bin'), 'rb').read() == before)
+        test_big_folded_weights(tmp)
     failed = results.count(False)
     print('test_external: %d passed, %d failed' % (len(results) - failed, failed))
     return 1 if failed else 0

@@ -22,6 +22,28 @@ enum {
 };
 enum { MAX_SUBGRAPH_DEPTH = 64 };
 
+/* The wire types onnx.proto gives the fields of each message (see WIRE_BAD_TYPE). */
+static const uint8_t MODEL_WT[] = {
+    [M_IR_VERSION] = WTS_VARINT, [2] = WTS_LEN, [3] = WTS_LEN, [4] = WTS_LEN, [5] = WTS_VARINT,
+    [6] = WTS_LEN, [M_GRAPH] = WTS_LEN, [M_OPSET] = WTS_LEN, [14] = WTS_LEN, [20] = WTS_LEN,
+    [25] = WTS_LEN,
+};
+static const uint8_t GRAPH_WT[] = {
+    [G_NODE] = WTS_LEN, [G_NAME] = WTS_LEN, [G_INITIALIZER] = WTS_LEN, [10] = WTS_LEN,
+    [G_INPUT] = WTS_LEN, [G_OUTPUT] = WTS_LEN, [G_VALUE_INFO] = WTS_LEN, [14] = WTS_LEN,
+    [15] = WTS_LEN,
+};
+static const uint8_t NODE_WT[] = {
+    [N_INPUT] = WTS_LEN, [N_OUTPUT] = WTS_LEN, [N_NAME] = WTS_LEN, [N_OP_TYPE] = WTS_LEN,
+    [N_ATTRIBUTE] = WTS_LEN, [6] = WTS_LEN, [N_DOMAIN] = WTS_LEN,
+};
+static const uint8_t ATTR_WT[] = {
+    [A_NAME] = WTS_LEN, [A_F] = WTS_I32, [A_I] = WTS_VARINT, [A_S] = WTS_LEN, [A_T] = WTS_LEN,
+    [A_G] = WTS_LEN, [A_FLOATS] = WTS_FLOATS, [A_INTS] = WTS_INTS, [A_STRINGS] = WTS_LEN,
+    [A_TENSORS] = WTS_LEN, [A_GRAPHS] = WTS_LEN, [13] = WTS_LEN, [14] = WTS_LEN, [15] = WTS_LEN,
+    [A_TYPE] = WTS_VARINT, [21] = WTS_LEN, [22] = WTS_LEN, [23] = WTS_LEN,
+};
+
 int loader_error(Loader *L, const char *fmt, ...)
 {
     char buf[900];
@@ -168,6 +190,10 @@ static int load_attr(Loader *L, Op *op, Bytes wire)
             return -1;
     if (rc < 0)
         return loader_error(L, "node '%s': malformed attribute", op->name);
+    uint32_t bad = WIRE_BAD_TYPE(wire, ATTR_WT);
+    if (bad)
+        return loader_error(L, "node '%s': attribute '%s': malformed protobuf (field %u has the "
+                            "wrong wire type)", op->name, a->name, bad);
     if (a->type == ATTR_UNDEFINED)
         a->type = infer_attr_type(counts);
     a->n = attr_count(a, counts);
@@ -219,6 +245,12 @@ static int load_node(Loader *L, Graph *g, Bytes wire)
     }
     if (rc < 0)
         return loader_error(L, "graph '%s': malformed node", g->name);
+    uint32_t bad = WIRE_BAD_TYPE(wire, NODE_WT);
+    if (bad)
+        return loader_error(L, "node '%s': malformed protobuf (field %u has the wrong wire type)",
+                            name, bad);
+    if (!*type)
+        return loader_error(L, "node '%s' has no op_type", name);
     Op *op = graph_insert_op(g, NULL, type, name);
     if (!op)
         return loader_oom(L);
@@ -388,6 +420,10 @@ static int load_graph(Loader *L, Graph *g)
     while (wire_next(&r, &f) == 1)
         if (f.num == G_NAME && f.wt == WT_LEN && !(g->name = loader_str(L, f.data)))
             return -1;
+    uint32_t bad = WIRE_BAD_TYPE(g->wire, GRAPH_WT);
+    if (bad)
+        return loader_error(L, "graph '%s': malformed protobuf (field %u has the wrong wire type)",
+                            g->name, bad);
     if (each_field(L, g, G_INPUT, load_input) || each_field(L, g, G_INITIALIZER, load_initializer) ||
         each_field(L, g, G_NODE, load_node))
         return -1;
@@ -411,6 +447,10 @@ static int load_model_fields(Loader *L, Bytes bytes, bool *has_graph)
 {
     Model *m = L->m;
     size_t cap = 0;
+    uint32_t bad = WIRE_BAD_TYPE(bytes, MODEL_WT);
+    if (bad)
+        return loader_error(L, "not an ONNX model: malformed protobuf (field %u has the wrong "
+                            "wire type)", bad);
     WireReader r = wire_reader(bytes);
     WireField f;
     int rc;
@@ -442,6 +482,10 @@ int onnx_load(Bytes bytes, const char *dir, Model **out, Diag *d)
     m->wire = bytes;
     if (load_model_fields(&L, bytes, &has_graph) == 0 && !has_graph)
         loader_error(&L, "not an ONNX model: no graph");
+    /* As onnx.checker: before IR 3 the operator set was implied. */
+    if (!d->code && m->ir_version >= 3 && !m->n_opsets)
+        loader_error(&L, "model has no opset_import (required from IR version 3; this is %lld)",
+                     (long long)m->ir_version);
     if (!d->code)
         load_graph(&L, m->graph);
     if (d->code) {

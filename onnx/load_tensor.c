@@ -14,6 +14,14 @@ enum {
     T_UINT64_DATA = 11, T_DATA_LOCATION = 14,
 };
 
+static const uint8_t TENSOR_WT[] = {
+    [T_DIMS] = WTS_INTS, [T_DATA_TYPE] = WTS_VARINT, [T_SEGMENT] = WTS_LEN,
+    [T_FLOAT_DATA] = WTS_FLOATS, [T_INT32_DATA] = WTS_INTS, [T_STRING_DATA] = WTS_LEN,
+    [T_INT64_DATA] = WTS_INTS, [T_NAME] = WTS_LEN, [T_RAW_DATA] = WTS_LEN,
+    [T_DOUBLE_DATA] = WTS_DOUBLES, [T_UINT64_DATA] = WTS_INTS, [12] = WTS_LEN, [13] = WTS_LEN,
+    [T_DATA_LOCATION] = WTS_VARINT,
+};
+
 /* The typed field that stores dtype's values, their wire type, and how many
  * values one element takes (complex numbers take two). */
 static uint32_t typed_field(int32_t dtype, int *wt, size_t *per_elem)
@@ -158,6 +166,12 @@ int load_tensor(Loader *L, Bytes wire, Tensor **out)
     }
     if (rc < 0)
         return loader_error(L, "tensor '%s': malformed protobuf", t->name);
+    uint32_t bad = WIRE_BAD_TYPE(wire, TENSOR_WT);
+    if (bad)
+        return loader_error(L, "tensor '%s': malformed protobuf (field %u has the wrong wire "
+                            "type)", t->name, bad);
+    if (t->dtype == DT_UNDEFINED)
+        return loader_error(L, "tensor '%s': data_type is UNDEFINED (0)", t->name);
     if (read_dims(L, t, wire))
         return -1;
     *out = t;

@@ -65,6 +65,16 @@ int wire_next(WireReader *r, WireField *f)
     return 1;
 }
 
+uint32_t wire_bad_type(Bytes msg, const uint8_t *allowed, size_t n_allowed)
+{
+    WireReader r = wire_reader(msg);
+    WireField f;
+    while (wire_next(&r, &f) == 1)
+        if (f.num < n_allowed && allowed[f.num] && !(allowed[f.num] & WT_BIT(f.wt)))
+            return f.num;
+    return 0;
+}
+
 /* Free room in the current chunk for copied bytes. One pool serves a whole
  * encoding (every submessage's output), so a model with 100k small messages
  * does not hold 100k half-empty chunks. */

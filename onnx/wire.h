@@ -38,6 +38,20 @@ int wire_next(WireReader *r, WireField *f);
 /* Reads one varint from a packed run; -1 when malformed. */
 int wire_varint(WireReader *r, uint64_t *v);
 
+/* Wire types a known field may have: allowed[num] is a set of WT_BIT()s, 0
+ * for a field not checked. protobuf refuses a message whose known field has
+ * another wire type; the loader, which skips fields it does not use, must
+ * look for that itself. Returns the number of the first such field, or 0.
+ * Malformed bytes are left to the caller's own reading. */
+#define WT_BIT(wt) (1u << (wt))
+enum {
+    WTS_LEN = WT_BIT(WT_LEN), WTS_VARINT = WT_BIT(WT_VARINT), WTS_I32 = WT_BIT(WT_I32),
+    WTS_INTS = WTS_VARINT | WTS_LEN, /* repeated varints: one by one or packed */
+    WTS_FLOATS = WTS_I32 | WTS_LEN, WTS_DOUBLES = WT_BIT(WT_I64) | WTS_LEN,
+};
+uint32_t wire_bad_type(Bytes msg, const uint8_t *allowed, size_t n_allowed);
+#define WIRE_BAD_TYPE(msg, table) wire_bad_type(msg, table, sizeof(table) / sizeof *(table))
+
 typedef struct Seg {
     const uint8_t *p; /* NULL for bytes computed by gen */
     size_t len;

@@ -35,16 +35,6 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-# Known gaps, reported to the lead: these cases are expected to fail until the
-# loader is stricter (test_bad_inputs lists them as xfail, and as "unexpectedly
-# passing" once fixed, so the marks can go).
-WRONG_WT = ("the wire-level loader skips a known field whose wire type is wrong "
-            "(protobuf-c refuses it) and accepts the model")
-NO_OP_TYPE = "the loader accepts a node without op_type"
-NO_OPSET = "the loader accepts a model without a default-domain opset_import"
-DTYPE_0 = "the loader accepts an initializer of data_type UNDEFINED"
-NO_VALUE = "the loader accepts a GRAPH attribute that holds no graph"
-
 # ---------------------------------------------------------------- wire helpers
 VARINT, I64, LEN, I32 = 0, 1, 2, 5
 
@@ -310,13 +300,13 @@ def make(out):
           note="GraphProto.value_info as a varint")
     c.add("wt_op_type_varint", model(graph([ld(N_IN, "x") + ld(N_OUT, "y") + ld(N_NAME, "relu") + vf(N_TYPE, 7)],
                                            [value_info("x", dims=[2])], [value_info("y")])),
-          stderr=r"relu", xfail=WRONG_WT, note="NodeProto.op_type as a varint: the node has no type")
+          stderr=r"relu", note="NodeProto.op_type as a varint: the node has no type")
     c.add("wt_node_input_varint", model(graph([vf(N_IN, 1) + ld(N_OUT, "y") + ld(N_NAME, "relu") + ld(N_TYPE, "Relu")],
                                               [value_info("x", dims=[2])], [value_info("y")])),
-          stderr=r"relu", xfail=WRONG_WT, note="NodeProto.input as a varint")
+          stderr=r"relu", note="NodeProto.input as a varint")
     c.add("wt_tensor_dtype_len", relu_model_with_init(
         vf(T_DIMS, 2) + ld(T_DTYPE, b"\x01") + ld(T_NAME, "c") + ld(T_RAW, b"\0" * 8)),
-        stderr=r"'c'", xfail=WRONG_WT, note="TensorProto.data_type as bytes")
+        stderr=r"'c'", note="TensorProto.data_type as bytes")
     c.add("wt_tensor_dims_fixed32", relu_model_with_init(
         key(T_DIMS, I32) + b"\x02\0\0\0" + vf(T_DTYPE, 1) + ld(T_NAME, "c") + ld(T_RAW, b"\0" * 8)),
         stderr=r"'c'", note="TensorProto.dims as fixed32")
@@ -326,17 +316,31 @@ def make(out):
     c.add("wt_attr_ints_fixed64", model(graph(
         [node("Transpose", ["x"], ["y"], "tr", attrs=[ld(A_NAME, "perm") + vf(A_TYPE, AT_INTS) + key(A_INTS, I64) + b"\0" * 8])],
         [value_info("x", dims=[2, 3])], [value_info("y")])), stderr=r"tr|perm",
-        xfail=WRONG_WT, note="AttributeProto.ints as fixed64")
+        note="AttributeProto.ints as fixed64")
     c.add("wt_opset_varint", vf(M_IR, 8) + ld(M_GRAPH, good_graph) + vf(M_OPSET, 13),
-          stderr=r"opset", xfail=WRONG_WT, note="ModelProto.opset_import as a varint")
+          stderr=r"opset", note="ModelProto.opset_import as a varint")
 
+    c.add("wt_ir_version_len", ld(M_IR, b"\x08") + ld(M_GRAPH, good_graph) + opset(),
+          stderr=r"not an ONNX model", note="ModelProto.ir_version as bytes")
+    c.add("wt_graph_name_varint", model(good_graph + vf(G_NAME, 1)), stderr=r"graph",
+          note="GraphProto.name as a varint (after the real name)")
+    c.add("wt_attr_type_len", model(graph(
+        [node("Transpose", ["x"], ["y"], "tr", attrs=[ld(A_NAME, "perm") + ld(A_TYPE, b"\x07") + vf(A_INTS, 1) + vf(A_INTS, 0)])],
+        [value_info("x", dims=[2, 3])], [value_info("y")])), stderr=r"tr.*perm",
+        note="AttributeProto.type as bytes")
+    c.add("wt_tensor_float_data_varint", relu_model_with_init(
+        vf(T_DIMS, 2) + vf(T_DTYPE, 1) + ld(T_NAME, "c") + vf(T_FLOAT, 1) + vf(T_FLOAT, 2)),
+        stderr=r"'c'", note="TensorProto.float_data as varints")
+    c.add("ir2_no_opset_import", vf(M_IR, 2) + ld(M_GRAPH, graph(
+        [node("Relu", ["x"], ["y"], "relu")], [value_info("x", dims=[2])], [value_info("y", dims=[2])])),
+        expect=(0,), note="IR 2 without opset_import: the operator set is implied (as onnx.checker)")
     c.add("node_no_op_type", model(graph([ld(N_IN, "x") + ld(N_OUT, "y") + ld(N_NAME, "relu")],
                                          [value_info("x", dims=[2])], [value_info("y", dims=[2])])),
-          stderr=r"relu", xfail=NO_OP_TYPE, note="a node without op_type")
+          stderr=r"relu", note="a node without op_type")
     c.add("no_opset_import", vf(M_IR, 8) + ld(M_GRAPH, good_graph), stderr=r"opset",
-          xfail=NO_OPSET, note="a model without opset_import")
+        note="a model without opset_import")
     c.add("tensor_dtype_undefined", relu_model_with_init(tensor("c", 0, [2], raw=b"\0" * 8)),
-          stderr=r"'c'", xfail=DTYPE_0, note="an initializer of data_type 0 (UNDEFINED)")
+          stderr=r"'c'", note="an initializer of data_type 0 (UNDEFINED)")
     c.add("tensor_dtype_unknown", relu_model_with_init(tensor("c", 999, [2], raw=b"\0" * 8)),
           expect=(0, 2), stderr=r"'c'",
           note="an initializer of data_type 999 (a newer ONNX's dtype? kept or refused, both fine)")
@@ -368,7 +372,7 @@ def make(out):
         [node("If", ["c"], ["y"], "if", attrs=[ld(A_NAME, "then_branch") + vf(A_TYPE, AT_GRAPH),
                                                ld(A_NAME, "else_branch") + vf(A_TYPE, AT_GRAPH)])],
         [value_info("c", TensorProto.BOOL, [])], [value_info("y", dims=[1])])),
-        stderr=r"if|branch", args=["--print"], xfail=NO_VALUE, note="If whose GRAPH attributes hold no graph, run with --print")
+        stderr=r"if|branch", args=["--print"], note="If whose GRAPH attributes hold no graph, run with --print")
 
     # --- unnamed legacy nodes without outputs (the upgrade names new parameters after them)
     def no_outputs(op, inputs, attrs, ops):

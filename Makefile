@@ -72,11 +72,18 @@ check-asan: deps
 
 # The pass tests and the backend-suite conformance run with ppqfmt under
 # valgrind memcheck (any error or leak fails the run).
+# $(call quiet_run,ENV,SCRIPT,LOG): run a suite, show only its failures and last line.
+define quiet_run
+	@$(1) $(PYTHON) $(2) > $(3) || { grep -v '^ok' $(3); exit 1; }
+	@tail -n 1 $(3)
+endef
+
+VG := PPQFMT=tests/valgrind_ppqfmt.sh
 check-valgrind: all
-	@PPQFMT=tests/valgrind_ppqfmt.sh $(PYTHON) tests/test_passes.py > $(B)/valgrind-passes.log \
-		|| { grep -v '^ok' $(B)/valgrind-passes.log; exit 1; }
-	@tail -n 1 $(B)/valgrind-passes.log
-	PPQFMT=tests/valgrind_ppqfmt.sh $(PYTHON) tests/backend_conformance.py
+	$(call quiet_run,$(VG),tests/test_passes.py,$(B)/valgrind-passes.log)
+	$(call quiet_run,$(VG),tests/test_external.py,$(B)/valgrind-external.log)
+	$(call quiet_run,VALGRIND_TOOL=helgrind $(VG),tests/test_external.py,$(B)/helgrind-external.log)
+	$(VG) $(PYTHON) tests/backend_conformance.py
 
 test-unit: all $(TESTS_C:%.c=$(B)/%)
 	@for t in $(TESTS_C:%.c=$(B)/%); do $$t || exit 1; done

@@ -97,6 +97,8 @@ static int load_and_run(const Source *src, const Options *o, Model **m, RunStats
         rc = diag_set(d, PPQ_EINTERNAL, "out of memory");
     if (!rc)
         rc = run_passes(*m, o, st, d);
+    if (!rc)
+        model_drop_stale_training_info(*m);
     if (rc)
         name_input(d, o->input);
     return rc;

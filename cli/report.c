@@ -10,6 +10,8 @@
  *                "actions": [{"action": str, "subject": str}],
  *                "warnings": [{"subject": str, "message": str}]}],
  *    "timings": {pass name: milliseconds (number), for each pass that ran},
+ *    "other_warnings": [{"stage": "load"|"output", "subject": str, "message": str}]
+ *                      (warnings raised outside the passes),
  *    "warnings": int (all warnings of the run)}
  */
 #include "report.h"
@@ -159,6 +161,34 @@ static void json_passes(const Model *m, const Options *o, FILE *f)
     }
 }
 
+static bool is_pass(const char *name)
+{
+    size_t n;
+    const Pass *p = pass_list(&n);
+    for (size_t k = 0; k < n; k++)
+        if (strcmp(p[k].name, name) == 0)
+            return true;
+    return false;
+}
+
+static void json_other_warnings(const Model *m, FILE *f)
+{
+    bool first = true;
+    for (size_t i = 0; i < m->log.n; i++) {
+        const ChangeEntry *e = &m->log.items[i];
+        if (!e->warning || is_pass(e->pass))
+            continue;
+        fputs(first ? "{\"stage\": " : ", {\"stage\": ", f);
+        first = false;
+        json_string(f, e->pass);
+        fputs(", \"subject\": ", f);
+        json_string(f, e->subject);
+        fputs(", \"message\": ", f);
+        json_string(f, e->detail);
+        fputc('}', f);
+    }
+}
+
 static void json_timings(const RunStats *st, FILE *f)
 {
     size_t n;
@@ -187,5 +217,7 @@ void report_json(const Model *m, const Options *o, const RunStats *st, FILE *f)
     json_passes(m, o, f);
     fputs("], \"timings\": {", f);
     json_timings(st, f);
-    fprintf(f, "}, \"warnings\": %zu}\n", warnings);
+    fputs("}, \"other_warnings\": [", f);
+    json_other_warnings(m, f);
+    fprintf(f, "], \"warnings\": %zu}\n", warnings);
 }

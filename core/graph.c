@@ -701,6 +701,20 @@ size_t model_change_count(const Model *m)
     return n;
 }
 
+void model_drop_stale_training_info(Model *m)
+{
+    if (!m->n_training_info || !model_change_count(m))
+        return;
+    const char *pass = m->log.pass;
+    m->log.pass = "output";
+    model_warn(m, "training_info", "dropped (%zu entr%s): it trains parameters by name and the "
+               "passes changed them; the output is for inference (--passes=none keeps it)",
+               m->n_training_info, m->n_training_info == 1 ? "y" : "ies");
+    m->log.pass = pass;
+    m->drop_training_info = true;
+    m->changed = true;
+}
+
 void model_note(Model *m, const char *action, const char *subject)
 {
     log_add(m, action, subject, NULL, false);

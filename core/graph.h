@@ -155,6 +155,8 @@ typedef struct Model {
     Opset *opsets;
     size_t n_opsets;
     bool changed;  /* model-level fields (ir_version, opset_import) changed */
+    size_t n_training_info; /* ModelProto.training_info entries (kept as bytes) */
+    bool drop_training_info; /* see model_drop_stale_training_info */
     bool oom;      /* an edit ran out of memory: the graph is not to be trusted */
     Bytes wire;    /* the whole input file */
     NameMap value_names; /* every value name ever used, for fresh names */
@@ -173,6 +175,11 @@ typedef struct Model {
 
 /* --- building (used by the loader and by passes) --- */
 Model *model_new(void);
+/* training_info trains the parameters by name; once the passes folded,
+ * split, renamed or removed any, its bindings point at nothing or at the
+ * wrong tensor. The output is for inference: after any change it is dropped,
+ * with a warning. Call after the passes. */
+void model_drop_stale_training_info(Model *m);
 void model_free(Model *m);
 Graph *graph_new(Model *m, Graph *parent, Op *owner);
 /* The variable visible under name from g: g's own, else an outer scope's. */

@@ -13,7 +13,7 @@
 
 #include "proto.h"
 
-enum { M_IR_VERSION = 1, M_GRAPH = 7, M_OPSET = 8 };
+enum { M_IR_VERSION = 1, M_GRAPH = 7, M_OPSET = 8, M_TRAINING_INFO = 20 };
 enum { G_NODE = 1, G_INITIALIZER = 5, G_INPUT = 11, G_OUTPUT = 12, G_VALUE_INFO = 13 };
 enum { N_INPUT = 1, N_OUTPUT = 2, N_NAME = 3, N_OP_TYPE = 4, N_ATTRIBUTE = 5, N_DOMAIN = 7 };
 enum {
@@ -429,6 +429,7 @@ static void emit_model_field(Out *o, uint32_t field, const void *vctx)
         for (size_t i = 0; i < m->n_opsets; i++)
             proto_write_opset(o, M_OPSET, &m->opsets[i]);
         break;
+    case M_TRAINING_INFO: break; /* only managed when dropped */
     }
 }
 
@@ -437,8 +438,8 @@ int onnx_encode(const Model *m, Out *o)
     if (!m->changed && !graph_dirty(m->graph, o->opt)) {
         out_ref(o, m->wire.ptr, m->wire.len);
     } else if (m->changed) {
-        static const uint32_t managed[] = {M_IR_VERSION, M_GRAPH, M_OPSET};
-        emit_merged(o, m->wire, managed, 3, emit_model_field, m);
+        static const uint32_t managed[] = {M_IR_VERSION, M_GRAPH, M_OPSET, M_TRAINING_INFO};
+        emit_merged(o, m->wire, managed, m->drop_training_info ? 4 : 3, emit_model_field, m);
     } else {
         static const uint32_t managed[] = {M_GRAPH};
         emit_merged(o, m->wire, managed, 1, emit_model_field, m);

@@ -13,7 +13,7 @@
 
 #include "proto.h"
 
-enum { M_IR_VERSION = 1, M_GRAPH = 7, M_OPSET = 8 };
+enum { M_IR_VERSION = 1, M_GRAPH = 7, M_OPSET = 8, M_TRAINING_INFO = 20 };
 enum { G_NODE = 1, G_NAME = 2, G_INITIALIZER = 5, G_INPUT = 11, G_OUTPUT = 12, G_VALUE_INFO = 13 };
 enum { N_INPUT = 1, N_OUTPUT = 2, N_NAME = 3, N_OP_TYPE = 4, N_ATTRIBUTE = 5, N_DOMAIN = 7 };
 enum {
@@ -25,7 +25,7 @@ enum { MAX_SUBGRAPH_DEPTH = 64 };
 /* The wire types onnx.proto gives the fields of each message (see WIRE_BAD_TYPE). */
 static const uint8_t MODEL_WT[] = {
     [M_IR_VERSION] = WTS_VARINT, [2] = WTS_LEN, [3] = WTS_LEN, [4] = WTS_LEN, [5] = WTS_VARINT,
-    [6] = WTS_LEN, [M_GRAPH] = WTS_LEN, [M_OPSET] = WTS_LEN, [14] = WTS_LEN, [20] = WTS_LEN,
+    [6] = WTS_LEN, [M_GRAPH] = WTS_LEN, [M_OPSET] = WTS_LEN, [14] = WTS_LEN, [M_TRAINING_INFO] = WTS_LEN,
     [25] = WTS_LEN,
 };
 static const uint8_t GRAPH_WT[] = {
@@ -457,6 +457,7 @@ static int load_model_fields(Loader *L, Bytes bytes, bool *has_graph)
     while ((rc = wire_next(&r, &f)) == 1) {
         if (f.num == M_IR_VERSION && f.wt == WT_VARINT)
             m->ir_version = (int64_t)f.u;
+        m->n_training_info += f.num == M_TRAINING_INFO;
         if (f.num == M_GRAPH && f.wt == WT_LEN) {
             m->graph->wire = f.data;
             *has_graph = true;

@@ -39,7 +39,6 @@ full sizes).  Exit status: 0 when every ppqfmt run succeeded and its output is
 valid, whatever the figures; 1 otherwise.
 """
 import argparse
-import json
 import os
 import shutil
 import statistics

@@ -36,6 +36,8 @@ import subprocess
 import sys
 import tempfile
 
+import testlib  # tests/, beside this file
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PPQFMT = os.environ.get("PPQFMT", os.path.join(REPO, "build", "ppqfmt"))
 SAMPLE = os.path.join(REPO, "testdata", "sample.onnx")
@@ -45,32 +47,10 @@ MAN = os.path.join(REPO, "ppqfmt.1")
 RUN_TIMEOUT = 60
 EXIT_CODES = (0, 1, 2, 3, 4)
 
-PASSED = 0
-FAILED = 0
 TMP = None
-SKIP = "skip: "  # a check that cannot run here returns SKIP + why; it counts neither way
-
-
-def report(name, err):
-    global PASSED, FAILED
-    if err is not None and err.startswith(SKIP):
-        print("skip %s: %s" % (name, err[len(SKIP):]))
-    elif err is None:
-        PASSED += 1
-        print("ok %s" % name)
-    else:
-        FAILED += 1
-        print("FAIL %s: %s" % (name, " ".join(str(err).split())[:600]))
-    sys.stdout.flush()
-
-
-def check(name, fn, *args):
-    """Run fn(*args) -> None (pass) or an error string; exceptions fail."""
-    try:
-        err = fn(*args)
-    except Exception as e:  # a surprise must fail the check, not the runner
-        err = "%s: %s" % (type(e).__name__, e)
-    report(name, err)
+SKIP = testlib.SKIP
+T = testlib.Tally("test_cli")
+report, check = T.report, T.check
 
 
 def run(args, stdin=None, env=None):
@@ -419,7 +399,8 @@ def json_report(args, model):
 
 def schema_errors(rep, passes):
     errs = []
-    for key, kind in (("input", str), ("passes", list), ("timings", dict), ("warnings", int)):
+    for key, kind in (("input", str), ("passes", list), ("timings", dict),
+                      ("other_warnings", list), ("warnings", int)):
         if not isinstance(rep.get(key), kind):
             errs.append("%r is not a %s" % (key, kind.__name__))
     if "output" not in rep:
@@ -467,9 +448,61 @@ def t_json_warnings():
     """Warnings are in the JSON (and counted), not as extra lines; also with -q."""
     for args in ([], ["-q"]):
         rep = json_report(args, WARNS)
-        listed = sum(len(p["warnings"]) for p in rep["passes"])
+        listed = sum(len(p["warnings"]) for p in rep["passes"]) + len(rep["other_warnings"])
         if listed == 0 or rep["warnings"] != listed:
             return "%s: warnings %r, listed %d" % (args, rep["warnings"], listed)
+    return None
+
+
+def training_info_model(path, with_bn):
+    """Conv (+ BN) whose training_info updates parameter W (and BN's scale)."""
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+    r = np.random.default_rng(0)
+    arrays = [("W", r.normal(0, 1, (4, 3, 3, 3)))]
+    nodes = [helper.make_node("Conv", ["X", "W"], ["c" if with_bn else "Y"], name="conv")]
+    if with_bn:
+        arrays += [(n, r.uniform(.5, 1.5, 4)) for n in ("s", "b", "m", "v")]
+        nodes.append(helper.make_node("BatchNormalization", ["c", "s", "b", "m", "v"], ["Y"], name="bn"))
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("X", TensorProto.FLOAT, [1, 3, 8, 8])],
+                          [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1, 4, 6, 6])],
+                          [numpy_helper.from_array(a.astype(np.float32), n) for n, a in arrays])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    step = helper.make_graph([helper.make_node("Mul", ["W", "W"], ["W_new"], name="upd")], "step", [],
+                             [helper.make_tensor_value_info("W_new", TensorProto.FLOAT, [4, 3, 3, 3])])
+    ti = m.training_info.add()
+    ti.algorithm.CopyFrom(step)
+    ti.update_binding.add(key="W", value="W_new")
+    onnx.save(m, path)
+    onnx.checker.check_model(path, full_check=True)
+    return path
+
+
+def t_training_info_dropped():
+    """Folding BN changes the parameters training_info binds: dropped, one warning."""
+    import onnx
+    src = training_info_model(tmp("ti_bn.onnx"), True)
+    code, _, err = run([src, "-o", tmp("ti_bn.out.onnx")])
+    if code != 0 or not re.search(r"^ppqfmt: warning: output: training_info: dropped \(1 entry\)", err, re.M):
+        return "exit %d, want one training_info warning: %r" % (code, err)
+    out = onnx.load(tmp("ti_bn.out.onnx"))
+    onnx.checker.check_model(out, full_check=True)
+    if len(out.training_info) or [n.op_type for n in out.graph.node] != ["Conv"]:
+        return "training_info %d, nodes %s" % (len(out.training_info), [n.op_type for n in out.graph.node])
+    rep = json_report([], src)
+    if [w["stage"] for w in rep["other_warnings"]] != ["output"] or rep["warnings"] != 1:
+        return "JSON other_warnings %r, warnings %r" % (rep["other_warnings"], rep["warnings"])
+    return None
+
+
+def t_training_info_kept():
+    """Nothing to change, or --passes=none: kept, the output byte-identical, no warning."""
+    for src, args in ((training_info_model(tmp("ti_conv.onnx"), False), []),
+                      (training_info_model(tmp("ti_bn2.onnx"), True), ["--passes=none"])):
+        code, _, err = run(args + [src, "-o", tmp("ti.out.onnx")])
+        if code != 0 or err or open(src, "rb").read() != open(tmp("ti.out.onnx"), "rb").read():
+            return "%s %s: exit %d, stderr %r, or the output differs" % (args, src, code, err)
     return None
 
 
@@ -712,8 +745,7 @@ def main():
             check("pass-spellings %s" % os.path.basename(model), t_pass_spellings, model)
     finally:
         shutil.rmtree(TMP, ignore_errors=True)
-    print("test_cli: %d passed, %d failed" % (PASSED, FAILED))
-    return 1 if FAILED else 0
+    return T.summary()
 
 
 if __name__ == "__main__":

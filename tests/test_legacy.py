@@ -43,6 +43,8 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
+import testlib  # tests/, beside this file
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TESTDATA = os.environ.get("PPQFMT_LEGACY_TESTDATA", os.path.join(REPO, "testdata", "legacy"))
 PPQFMT = os.environ.get("PPQFMT", os.path.join(REPO, "build", "ppqfmt"))
@@ -82,29 +84,8 @@ REQUIRED = [
     "bn7_spatial0_clip", "dropout7_mask_clip", "topk1_no_trigger", "clip_nobounds_only_f32",
 ]
 
-PASSED = 0
-FAILED = 0
-
-
-def report(name, err):
-    global PASSED, FAILED
-    if err is None:
-        PASSED += 1
-        print("ok %s" % name)
-    else:
-        FAILED += 1
-        print("FAIL %s: %s" % (name, " ".join(str(err).split())[:700]))
-    sys.stdout.flush()
-
-
-def check(name, fn, *args):
-    """Run fn(*args) -> None (pass) or an error string; exceptions fail."""
-    try:
-        err = fn(*args)
-    except Exception as e:  # a broken output must fail the check, not the runner
-        err = "%s: %s" % (type(e).__name__, e)
-    report(name, err)
-    return err is None
+T = testlib.Tally("test_legacy", width=700)
+report, check = T.report, T.check
 
 
 # ---------------------------------------------------------------------------
@@ -113,16 +94,8 @@ def check(name, fn, *args):
 
 def scoped_graphs(m):
     """Yield scope chains [graph, ...] (outermost first): the main graph and every subgraph."""
-    def walk(chain):
-        yield chain
-        for n in chain[-1].node:
-            for a in n.attribute:
-                if a.type == onnx.AttributeProto.GRAPH:
-                    yield from walk(chain + [a.g])
-                elif a.type == onnx.AttributeProto.GRAPHS:
-                    for sg in a.graphs:
-                        yield from walk(chain + [sg])
-    yield from walk([m.graph])
+    for chain in testlib.scoped_graphs(m):
+        yield [g for _, g in chain]
 
 
 def all_nodes(m):
@@ -929,8 +902,7 @@ def main(argv):
         finally:
             if keep is None:
                 shutil.rmtree(workdir, ignore_errors=True)
-    print("test_legacy: %d passed, %d failed" % (PASSED, FAILED))
-    return 1 if FAILED else 0
+    return T.summary()
 
 
 if __name__ == "__main__":

@@ -68,6 +68,7 @@ import onnx
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(REPO, 'scripts'))
 import ortcheck  # noqa: E402
+import testlib  # noqa: E402  (tests/, beside this file)
 
 EXPORT = os.path.join(REPO, 'scripts', 'export_torchvision.py')
 PPQFMT = os.environ.get('PPQFMT', os.path.join(REPO, 'build', 'ppqfmt'))
@@ -92,13 +93,7 @@ LEFTOVER_OPS = ('BatchNormalization', 'Constant', 'Identity')
 # graph walks (subgraphs included)
 # ---------------------------------------------------------------------------
 
-def subgraphs(node):
-    for a in node.attribute:
-        if a.type == onnx.AttributeProto.GRAPH:
-            yield a.name, a.g
-        elif a.type == onnx.AttributeProto.GRAPHS:
-            for i, g in enumerate(a.graphs):
-                yield '%s[%d]' % (a.name, i), g
+subgraphs = testlib.subgraphs
 
 
 def graphs(g, path='main'):

@@ -39,34 +39,15 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
+import testlib  # tests/, beside this file
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TESTDATA = os.environ.get("PPQFMT_TESTDATA", os.path.join(REPO, "testdata"))
 PPQFMT = os.environ.get("PPQFMT", os.path.join(REPO, "build", "ppqfmt"))
 RUN_TIMEOUT = 60
 
-PASSED = 0
-FAILED = 0
-
-
-def report(name, err):
-    global PASSED, FAILED
-    if err is None:
-        PASSED += 1
-        print("ok %s" % name)
-    else:
-        FAILED += 1
-        print("FAIL %s: %s" % (name, " ".join(str(err).split())[:600]))
-    sys.stdout.flush()
-
-
-def check(name, fn, *args):
-    """Run fn(*args) -> None (pass) or an error string; exceptions fail."""
-    try:
-        err = fn(*args)
-    except Exception as e:  # a broken output must fail the check, not the runner
-        err = "%s: %s" % (type(e).__name__, e)
-    report(name, err)
-    return err is None
+T = testlib.Tally("test_passes")
+report, check = T.report, T.check
 
 
 # ---------------------------------------------------------------------------
@@ -77,12 +58,8 @@ def graphs(g, path="main"):
     """Yield (path, graph) for g and every subgraph below it."""
     yield path, g
     for n in g.node:
-        for a in n.attribute:
-            if a.type == onnx.AttributeProto.GRAPH:
-                yield from graphs(a.g, "%s/%s.%s" % (path, n.name, a.name))
-            elif a.type == onnx.AttributeProto.GRAPHS:
-                for i, sg in enumerate(a.graphs):
-                    yield from graphs(sg, "%s/%s.%s[%d]" % (path, n.name, a.name, i))
+        for label, sub in testlib.subgraphs(n):
+            yield from graphs(sub, "%s/%s.%s" % (path, n.name, label))
 
 
 def all_nodes(m):
@@ -431,20 +408,7 @@ def check_equiv(inp_path, out_path, inp):
 # parameters, never read from ppqfmt's output.
 # ---------------------------------------------------------------------------
 
-def scoped_graphs(m):
-    """Yield the scope chain [(path, graph), ...] (outermost first) of m's
-    main graph and of every subgraph; paths as graphs() names them."""
-    def walk(chain):
-        yield chain
-        path, g = chain[-1]
-        for n in g.node:
-            for a in n.attribute:
-                if a.type == onnx.AttributeProto.GRAPH:
-                    yield from walk(chain + [("%s/%s.%s" % (path, n.name, a.name), a.g)])
-                elif a.type == onnx.AttributeProto.GRAPHS:
-                    for i, sg in enumerate(a.graphs):
-                        yield from walk(chain + [("%s/%s.%s[%d]" % (path, n.name, a.name, i), sg)])
-    yield from walk([("main", m.graph)])
+scoped_graphs = testlib.scoped_graphs
 
 
 def find_scoped(m, name):
@@ -1259,8 +1223,7 @@ def main(argv):
             if keep is None:
                 shutil.rmtree(workdir, ignore_errors=True)
 
-    print("test_passes: %d passed, %d failed" % (PASSED, FAILED))
-    return 1 if FAILED else 0
+    return T.summary()
 
 
 if __name__ == "__main__":

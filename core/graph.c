@@ -527,6 +527,11 @@ bool model_params_are_inputs(const Model *m)
     return m->ir_version < 4;
 }
 
+bool graph_takes_new_params(const Graph *g)
+{
+    return !g->parent || !model_params_are_inputs(g->model);
+}
+
 int op_to_param(Op *op, Tensor *t)
 {
     Graph *g = op->graph;

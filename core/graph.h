@@ -255,6 +255,9 @@ int var_take_over(Var *to, Var *v);
 int graph_remove_op(Op *op, Var *repl);
 /* Before IR version 4 every initializer must also be a graph input. */
 bool model_params_are_inputs(const Model *m);
+/* Whether g can take a new parameter: not a subgraph of an IR < 4 model (its
+ * initializers must be its inputs, and a subgraph's inputs are fixed). */
+bool graph_takes_new_params(const Graph *g);
 /* Removes op (which has no inputs and one output v) and makes v a parameter
  * of op's graph holding t, keeping v's name and uses. Under IR < 4, v is
  * also listed as an input of the main graph (fails in a subgraph, whose

@@ -92,8 +92,8 @@ static const char *obstacle(const Op *bn, int rank, int32_t dtype, int64_t chann
         return "its input rank is above 8";
     if (dtype != DT_FLOAT && dtype != DT_DOUBLE && dtype != DT_FLOAT16)
         return "Conv does not take its input's dtype";
-    if (bn->graph->parent && model_params_are_inputs(bn->graph->model))
-        return "IR version < 4 needs new initializers as inputs, impossible in a subgraph";
+    if (!graph_takes_new_params(bn->graph))
+        return NO_NEW_PARAMS;
     return NULL;
 }
 

@@ -80,7 +80,7 @@ int pass_constant(Graph *g, Diag *d)
             continue;
         }
         const char *label = op_label(op);
-        if (g->parent && model_params_are_inputs(m)) {
+        if (!graph_takes_new_params(g)) {
             model_warn(m, label, "kept Constant: IR version %lld needs initializers to be "
                        "graph inputs, and a subgraph's inputs are fixed", (long long)m->ir_version);
             continue;

@@ -42,6 +42,10 @@ int pass_fuse_bias(Graph *g, Diag *d)
         if (!t || t->dtype != l.w->dtype || !per_channel_shape(t, l.channels, l.rank))
             continue;
         const char *label = op_label(add);
+        if (!graph_takes_new_params(g)) {
+            model_warn(m, label, "not folded: %s", NO_NEW_PARAMS);
+            continue;
+        }
         if (fold(&l, t, &m->arena) || graph_remove_op_into_output(add, x))
             return diag_set(d, PPQ_EINTERNAL, "pass fuse-bias failed on node '%s'", label);
         model_note(m, "folded", label);

@@ -147,6 +147,10 @@ int pass_fuse_bn(Graph *g, Diag *d)
         if (!x || sole_consumer(x) != bn || !x->producer || x->producer->graph != g ||
             !linear_producer(x->producer, &l))
             continue;
+        if (!graph_takes_new_params(g)) {
+            model_warn(m, op_label(bn), "not folded: %s", NO_NEW_PARAMS);
+            continue;
+        }
         double *k, *s;
         if (bn_factors(&m->arena, bn, l.channels, &k, &s)) {
             model_warn(m, op_label(bn), "not folded: its parameters are not %lld constant "

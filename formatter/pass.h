@@ -13,6 +13,10 @@
 
 typedef int (*PassFn)(Graph *g, Diag *d);
 
+/* Why a pass that would add a parameter leaves a subgraph of an IR < 4
+ * model alone (graph_takes_new_params). */
+#define NO_NEW_PARAMS "IR version < 4 needs new initializers as inputs, impossible in a subgraph"
+
 typedef struct Pass {
     const char *name;
     const char *help; /* one line */

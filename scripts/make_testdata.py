@@ -1229,6 +1229,36 @@ def _(r):
         inits=[w] + bn_inits(r, "bn0", 4) + bn_inits(r, "bn1", 4)))
 
 
+@model("fusebn_loop_ir3")
+def _(r):
+    """IR 3 (every initializer is also a graph input, so a subgraph can hold
+    none): a Loop body Conv -> BN -> Conv -> Add(per-channel k), all their
+    parameters from the outer scope. Folding would need a new initializer in
+    the body, which IR 3 cannot have (found by the fuzzer: it was an internal
+    error). Expect: every body node kept, fuse-bn warns about body_bn,
+    outputs unchanged, the output passes the checker."""
+    inits = [raw_tensor("W", rand(r, 3, 3, 3, 3)), raw_tensor("W2", rand(r, 3, 3, 1, 1)),
+             raw_tensor("bs", r.uniform(0.5, 1.5, 3).astype(np.float32)),
+             raw_tensor("bb", rand(r, 3)), raw_tensor("bm", rand(r, 3)),
+             raw_tensor("bv", r.uniform(0.5, 2, 3).astype(np.float32)),
+             raw_tensor("k", rand(r, 1, 3, 1, 1)),
+             raw_tensor("M", np.array(2, np.int64)), raw_tensor("cond_init", np.array(True))]
+    body = graph([node("Conv", ["v_in", "W"], ["c"], "body_conv", kernel_shape=[3, 3],
+                       pads=[1, 1, 1, 1]),
+                  node("BatchNormalization", ["c", "bs", "bb", "bm", "bv"], ["b"], "body_bn"),
+                  node("Conv", ["b", "W2"], ["c2"], "body_conv2", kernel_shape=[1, 1]),
+                  node("Add", ["c2", "k"], ["v_out"], "body_add"),
+                  node("Identity", ["cond_in"], ["cond_out"], "body_id_cond")],
+                 "loop_body",
+                 [vi("iter", TP.INT64, []), vi("cond_in", TP.BOOL, []), fvi("v_in", [1, 3, 5, 5])],
+                 [vi("cond_out", TP.BOOL, []), fvi("v_out", [1, 3, 5, 5])])
+    as_inputs = [helper.make_tensor_value_info(t.name, t.data_type, list(t.dims)) for t in inits]
+    return finish(graph(
+        [helper.make_node("Loop", ["M", "cond_init", "X"], ["Y"], name="loop0", body=body)],
+        "fusebn_loop_ir3", [fvi("X", [1, 3, 5, 5])] + as_inputs, [fvi("Y", [1, 3, 5, 5])],
+        inits=inits), opset=9, ir=3)
+
+
 # ---------------------------------------------------------------------------
 # bn-to-conv: an isolated BN becomes a depthwise 1x...x1 Conv (group = C)
 # ---------------------------------------------------------------------------

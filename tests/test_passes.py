@@ -993,6 +993,10 @@ SPECS = {
     "fusebn_extra_outputs": dict(both=[op_count("Conv", 1), unchanged("conv0", "bn0")]),
     # fuse-bn alone may fold into private copies of W or leave the BNs: the
     # numbers decide; after split-params (default) both fold
+    "fusebn_loop_ir3": dict(
+        both=[op_count("BatchNormalization", 1), op_count("Add", 1), op_count("Conv", 2),
+              kept("loop0", "body_conv", "body_bn", "body_conv2", "body_add")],
+        warns=["body_bn"]),
     "fusebn_shared_weight": dict(default=[
         NBN, op_count("Conv", 2), node_output("conv0", 0, "b0"), node_input("relu0", 0, "b0"),
         node_output("conv1", 0, "Y"), folded("conv0", bn="bn0"), folded("conv1", bn="bn1"),

@@ -500,16 +500,7 @@ def check_warns(report_json, op):
 # numbers
 # ---------------------------------------------------------------------------
 
-_OC = None
-
-
-def ortcheck():
-    global _OC
-    if _OC is None:
-        sys.path.insert(0, os.path.join(REPO, "scripts"))
-        import ortcheck as oc
-        _OC = oc
-    return _OC
+ortcheck = testlib.ortcheck
 
 
 def numpy_reference(m, feeds):

@@ -353,19 +353,7 @@ def check_full(path):
     return None
 
 
-_ORTCHECK = None
-
-
-def ortcheck():
-    global _ORTCHECK
-    if _ORTCHECK is None:
-        sys.path.insert(0, os.path.join(REPO, "scripts"))
-        try:
-            import ortcheck as oc
-        except ImportError as e:
-            raise RuntimeError("scripts/ortcheck.py not importable (%s)" % e)
-        _ORTCHECK = oc
-    return _ORTCHECK
+ortcheck = testlib.ortcheck
 
 
 def bool_scalar_inputs(m):

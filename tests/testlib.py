@@ -1,8 +1,11 @@
 """testlib.py - shared by the test suites: counting checks, and walking an ONNX
 model's graphs (the main graph and every If/Loop/Scan body below it)."""
+import os
 import sys
 
 import onnx
+
+SCRIPTS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scripts")
 
 SKIP = "skip: "  # a check that cannot run here returns SKIP + why; it counts neither way
 
@@ -61,3 +64,15 @@ def scoped_graphs(m):
             for label, sub in subgraphs(n):
                 yield from walk(chain + [("%s/%s.%s" % (path, n.name, label), sub)])
     yield from walk([("main", m.graph)])
+
+
+def ortcheck():
+    """scripts/ortcheck.py (onnxruntime through node), imported when first
+    needed so that suites that never run a model do not need it."""
+    if SCRIPTS not in sys.path:
+        sys.path.insert(0, SCRIPTS)
+    try:
+        import ortcheck as oc
+    except ImportError as e:
+        raise RuntimeError("scripts/ortcheck.py not importable (%s)" % e)
+    return oc

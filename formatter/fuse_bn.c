@@ -36,43 +36,32 @@ static size_t channel_run(const Linear *l)
     }
 }
 
-/* float32 in memory, the common case, without per-element conversions. */
-static void scale_floats(const uint8_t *src, uint8_t *dst, size_t count, double k)
-{
-    size_t j = 0;
-    for (; j + 4 <= count; j += 4) { /* four at a time: vectorized at -O2 */
-        float x[4], y[4];
-        memcpy(x, src + 4 * j, sizeof x); /* raw_data need not be aligned */
-        for (int q = 0; q < 4; q++)
-            y[q] = (float)(x[q] * k);
-        memcpy(dst + 4 * j, y, sizeof y);
-    }
-    for (; j < count; j++) {
-        float x;
-        memcpy(&x, src + 4 * j, 4);
-        float y = (float)(x * k);
-        memcpy(dst + 4 * j, &y, 4);
-    }
-}
-
-/* dst[j] = src[j] * k[j]: a row of Gemm's B[K,N] (not transposed), whose
- * channel is the column. */
-static void scale_floats_each(const uint8_t *src, uint8_t *dst, size_t count, const double *k)
+/* dst[j] = src[j] * k[each ? j : 0] for float32 in memory, the common case,
+ * without per-element conversions; four at a time so that gcc -O2 vectorizes
+ * it. `each` is a constant at both callers, which get their own inlined copy. */
+static inline void scale_floats_by(const uint8_t *src, uint8_t *dst, size_t count,
+                                   const double *k, bool each)
 {
     size_t j = 0;
     for (; j + 4 <= count; j += 4) {
         float x[4], y[4];
-        memcpy(x, src + 4 * j, sizeof x);
+        memcpy(x, src + 4 * j, sizeof x); /* raw_data need not be aligned */
         for (int q = 0; q < 4; q++)
-            y[q] = (float)(x[q] * k[j + q]);
+            y[q] = (float)(x[q] * k[each ? j + q : 0]);
         memcpy(dst + 4 * j, y, sizeof y);
     }
     for (; j < count; j++) {
         float x;
         memcpy(&x, src + 4 * j, 4);
-        float y = (float)(x * k[j]);
+        float y = (float)(x * k[each ? j : 0]);
         memcpy(dst + 4 * j, &y, 4);
     }
+}
+
+/* One factor for the whole run (a Conv channel's block, a transposed Gemm row). */
+static void scale_floats(const uint8_t *src, uint8_t *dst, size_t count, double k)
+{
+    scale_floats_by(src, dst, count, &k, false);
 }
 
 /* Elements [first, first+count) of B[K,N] by rows (or parts of rows). */
@@ -81,7 +70,7 @@ static void scale_float_columns(const uint8_t *src, uint8_t *dst, size_t first, 
 {
     for (size_t j = 0, c = first % n_cols; j < count; c = 0) {
         size_t len = n_cols - c < count - j ? n_cols - c : count - j;
-        scale_floats_each(src + 4 * j, dst + 4 * j, len, k + c);
+        scale_floats_by(src + 4 * j, dst + 4 * j, len, k + c, true); /* a row: k by column */
         j += len;
     }
 }
@@ -100,17 +89,18 @@ static void fill_scaled(const void *ctx, size_t off, uint8_t *buf, size_t n)
     Tensor view = *s->out;
     view.data = buf;
     view.gen = NULL;
-    if (fast && run == 1)
+    if (fast && run == 1) /* Gemm columns: the factor changes every element */
         scale_float_columns(src, buf, first, end - first, s->k, (size_t)w->dims[1]);
-    for (size_t i = first; i < end && !(fast && run == 1);) {
-        size_t stop = (i / run + 1) * run < end ? (i / run + 1) * run : end;
-        double k = s->k[weight_channel(&s->l, i)];
-        if (fast)
-            scale_floats(src + 4 * (i - first), buf + 4 * (i - first), stop - i, k);
-        for (size_t j = i; !fast && j < stop; j++)
-            tensor_set_f64(&view, j - first, tensor_get_f64(w, j) * k);
-        i = stop;
-    }
+    else
+        for (size_t i = first; i < end;) {
+            size_t stop = (i / run + 1) * run < end ? (i / run + 1) * run : end;
+            double k = s->k[weight_channel(&s->l, i)];
+            if (fast)
+                scale_floats(src + 4 * (i - first), buf + 4 * (i - first), stop - i, k);
+            for (size_t j = i; !fast && j < stop; j++)
+                tensor_set_f64(&view, j - first, tensor_get_f64(w, j) * k);
+            i = stop;
+        }
     if (w->data) /* read once: let those pages of the input go */
         model_forget_bytes(s->m, (const uint8_t *)w->data + off, n);
 }

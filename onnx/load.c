@@ -22,7 +22,7 @@ enum {
 };
 enum { MAX_SUBGRAPH_DEPTH = 64 };
 
-/* The wire types onnx.proto gives the fields of each message (see WIRE_BAD_TYPE). */
+/* The wire types onnx.proto gives the fields of each message (wire_reader_checked). */
 static const uint8_t MODEL_WT[] = {
     [M_IR_VERSION] = WTS_VARINT, [2] = WTS_LEN, [3] = WTS_LEN, [4] = WTS_LEN, [5] = WTS_VARINT,
     [6] = WTS_LEN, [M_GRAPH] = WTS_LEN, [M_OPSET] = WTS_LEN, [14] = WTS_LEN, [M_TRAINING_INFO] = WTS_LEN,
@@ -182,7 +182,7 @@ static int load_attr(Loader *L, Op *op, Bytes wire)
         return loader_oom(L);
     a->wire = wire;
     size_t counts[A_GRAPHS + 1] = {0}, caps[A_GRAPHS + 1] = {0};
-    WireReader r = wire_reader(wire);
+    WireReader r = wire_reader_checked(wire, ATTR_WT);
     WireField f;
     int rc;
     while ((rc = wire_next(&r, &f)) == 1)
@@ -190,10 +190,9 @@ static int load_attr(Loader *L, Op *op, Bytes wire)
             return -1;
     if (rc < 0)
         return loader_error(L, "node '%s': malformed attribute", op->name);
-    uint32_t bad = WIRE_BAD_TYPE(wire, ATTR_WT);
-    if (bad)
+    if (r.bad)
         return loader_error(L, "node '%s': attribute '%s': malformed protobuf (field %u has the "
-                            "wrong wire type)", op->name, a->name, bad);
+                            "wrong wire type)", op->name, a->name, r.bad);
     if (a->type == ATTR_UNDEFINED)
         a->type = infer_attr_type(counts);
     a->n = attr_count(a, counts);
@@ -232,7 +231,7 @@ static int check_cast(Loader *L, const Op *op)
 static int load_node(Loader *L, Graph *g, Bytes wire)
 {
     const char *type = "", *name = "", *domain = "";
-    WireReader r = wire_reader(wire);
+    WireReader r = wire_reader_checked(wire, NODE_WT);
     WireField f;
     int rc;
     while ((rc = wire_next(&r, &f)) == 1) {
@@ -245,10 +244,9 @@ static int load_node(Loader *L, Graph *g, Bytes wire)
     }
     if (rc < 0)
         return loader_error(L, "graph '%s': malformed node", g->name);
-    uint32_t bad = WIRE_BAD_TYPE(wire, NODE_WT);
-    if (bad)
+    if (r.bad)
         return loader_error(L, "node '%s': malformed protobuf (field %u has the wrong wire type)",
-                            name, bad);
+                            name, r.bad);
     if (!*type)
         return loader_error(L, "node '%s' has no op_type", name);
     Op *op = graph_insert_op(g, NULL, type, name);
@@ -415,15 +413,14 @@ static int load_graph(Loader *L, Graph *g)
 {
     if (++L->depth > MAX_SUBGRAPH_DEPTH)
         return loader_error(L, "subgraphs nested deeper than %d", MAX_SUBGRAPH_DEPTH);
-    WireReader r = wire_reader(g->wire);
+    WireReader r = wire_reader_checked(g->wire, GRAPH_WT);
     WireField f;
     while (wire_next(&r, &f) == 1)
         if (f.num == G_NAME && f.wt == WT_LEN && !(g->name = loader_str(L, f.data)))
             return -1;
-    uint32_t bad = WIRE_BAD_TYPE(g->wire, GRAPH_WT);
-    if (bad)
+    if (r.bad)
         return loader_error(L, "graph '%s': malformed protobuf (field %u has the wrong wire type)",
-                            g->name, bad);
+                            g->name, r.bad);
     if (each_field(L, g, G_INPUT, load_input) || each_field(L, g, G_INITIALIZER, load_initializer) ||
         each_field(L, g, G_NODE, load_node))
         return -1;
@@ -447,11 +444,7 @@ static int load_model_fields(Loader *L, Bytes bytes, bool *has_graph)
 {
     Model *m = L->m;
     size_t cap = 0;
-    uint32_t bad = WIRE_BAD_TYPE(bytes, MODEL_WT);
-    if (bad)
-        return loader_error(L, "not an ONNX model: malformed protobuf (field %u has the wrong "
-                            "wire type)", bad);
-    WireReader r = wire_reader(bytes);
+    WireReader r = wire_reader_checked(bytes, MODEL_WT);
     WireField f;
     int rc;
     while ((rc = wire_next(&r, &f)) == 1) {
@@ -470,7 +463,11 @@ static int load_model_fields(Loader *L, Bytes bytes, bool *has_graph)
                 return loader_error(L, "malformed opset_import");
         }
     }
-    return rc < 0 ? loader_error(L, "not an ONNX model: malformed protobuf") : 0;
+    if (rc < 0)
+        return loader_error(L, "not an ONNX model: malformed protobuf");
+    return r.bad ? loader_error(L, "not an ONNX model: malformed protobuf (field %u has the wrong "
+                                   "wire type)", r.bad)
+                 : 0;
 }
 
 int onnx_load(Bytes bytes, const char *dir, Model **out, Diag *d)

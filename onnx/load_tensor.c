@@ -149,7 +149,7 @@ int load_tensor(Loader *L, Bytes wire, Tensor **out)
     t->name = "";
     Bytes raw = {0};
     bool has_raw = false, segmented = false;
-    WireReader r = wire_reader(wire);
+    WireReader r = wire_reader_checked(wire, TENSOR_WT);
     WireField f;
     int rc;
     while ((rc = wire_next(&r, &f)) == 1) {
@@ -166,10 +166,9 @@ int load_tensor(Loader *L, Bytes wire, Tensor **out)
     }
     if (rc < 0)
         return loader_error(L, "tensor '%s': malformed protobuf", t->name);
-    uint32_t bad = WIRE_BAD_TYPE(wire, TENSOR_WT);
-    if (bad)
+    if (r.bad)
         return loader_error(L, "tensor '%s': malformed protobuf (field %u has the wrong wire "
-                            "type)", t->name, bad);
+                            "type)", t->name, r.bad);
     if (t->dtype == DT_UNDEFINED)
         return loader_error(L, "tensor '%s': data_type is UNDEFINED (0)", t->name);
     if (read_dims(L, t, wire))

@@ -62,17 +62,10 @@ int wire_next(WireReader *r, WireField *f)
         return -1;
     }
     f->whole = (Bytes){start, (size_t)(r->p - start)};
+    if (r->allowed && !r->bad && f->num < r->n_allowed && r->allowed[f->num] &&
+        !(r->allowed[f->num] & WT_BIT(f->wt)))
+        r->bad = f->num;
     return 1;
-}
-
-uint32_t wire_bad_type(Bytes msg, const uint8_t *allowed, size_t n_allowed)
-{
-    WireReader r = wire_reader(msg);
-    WireField f;
-    while (wire_next(&r, &f) == 1)
-        if (f.num < n_allowed && allowed[f.num] && !(allowed[f.num] & WT_BIT(f.wt)))
-            return f.num;
-    return 0;
 }
 
 /* Free room in the current chunk for copied bytes. One pool serves a whole

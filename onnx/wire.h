@@ -25,32 +25,38 @@ typedef struct WireField {
     Bytes whole; /* tag through end of value: the field as it was written */
 } WireField;
 
-typedef struct WireReader {
-    const uint8_t *p, *end;
-} WireReader;
-
-static inline WireReader wire_reader(Bytes b)
-{
-    return (WireReader){b.ptr, b.len ? b.ptr + b.len : b.ptr}; /* NULL + 0 is undefined */
-}
-/* 1: *f holds the next field; 0: end of message; -1: malformed bytes. */
-int wire_next(WireReader *r, WireField *f);
-/* Reads one varint from a packed run; -1 when malformed. */
-int wire_varint(WireReader *r, uint64_t *v);
-
-/* Wire types a known field may have: allowed[num] is a set of WT_BIT()s, 0
+/* Wire types a known field may have: a set of WT_BIT()s per field number, 0
  * for a field not checked. protobuf refuses a message whose known field has
- * another wire type; the loader, which skips fields it does not use, must
- * look for that itself. Returns the number of the first such field, or 0.
- * Malformed bytes are left to the caller's own reading. */
+ * another wire type; the loader, which skips fields it does not use, checks
+ * that while it reads (wire_reader_checked). */
 #define WT_BIT(wt) (1u << (wt))
 enum {
     WTS_LEN = WT_BIT(WT_LEN), WTS_VARINT = WT_BIT(WT_VARINT), WTS_I32 = WT_BIT(WT_I32),
     WTS_INTS = WTS_VARINT | WTS_LEN, /* repeated varints: one by one or packed */
     WTS_FLOATS = WTS_I32 | WTS_LEN, WTS_DOUBLES = WT_BIT(WT_I64) | WTS_LEN,
 };
-uint32_t wire_bad_type(Bytes msg, const uint8_t *allowed, size_t n_allowed);
-#define WIRE_BAD_TYPE(msg, table) wire_bad_type(msg, table, sizeof(table) / sizeof *(table))
+
+typedef struct WireReader {
+    const uint8_t *p, *end;
+    const uint8_t *allowed; /* optional: allowed wire types by field number */
+    size_t n_allowed;
+    uint32_t bad; /* the first field read whose wire type `allowed` refuses, or 0 */
+} WireReader;
+
+static inline WireReader wire_reader(Bytes b)
+{
+    /* NULL + 0 is undefined */
+    return (WireReader){b.ptr, b.len ? b.ptr + b.len : b.ptr, NULL, 0, 0};
+}
+/* A reader that also checks each field's wire type against table (an array
+ * indexed by field number): after reading, r.bad names the first mismatch. */
+#define wire_reader_checked(b, table) \
+    ((WireReader){(b).ptr, (b).len ? (b).ptr + (b).len : (b).ptr, (table), \
+                  sizeof(table) / sizeof *(table), 0})
+/* 1: *f holds the next field; 0: end of message; -1: malformed bytes. */
+int wire_next(WireReader *r, WireField *f);
+/* Reads one varint from a packed run; -1 when malformed. */
+int wire_varint(WireReader *r, uint64_t *v);
 
 typedef struct Seg {
     const uint8_t *p; /* NULL for bytes computed by gen */

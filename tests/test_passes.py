@@ -1175,10 +1175,7 @@ def main(argv):
         else:
             patterns.append(a)
 
-    models = sorted(f[:-5] for f in os.listdir(TESTDATA) if f.endswith(".onnx")) \
-        if os.path.isdir(TESTDATA) else []
-    if patterns:
-        models = [m for m in models if any(p in m for p in patterns)]
+    models = testlib.models_in(TESTDATA, patterns)
 
     if not (os.path.isfile(PPQFMT) and os.access(PPQFMT, os.X_OK)):
         report("setup", "ppqfmt not found at %s (build it, or set PPQFMT)" % PPQFMT)

@@ -44,6 +44,14 @@ class Tally:
         return 1 if self.failed else 0
 
 
+def models_in(folder, patterns=()):
+    """Names (without .onnx) of the models in folder, sorted; only those
+    containing one of patterns when any are given."""
+    models = sorted(f[:-5] for f in os.listdir(folder) if f.endswith(".onnx")) \
+        if os.path.isdir(folder) else []
+    return [m for m in models if not patterns or any(p in m for p in patterns)]
+
+
 def subgraphs(node):
     """(label, graph) for each graph attribute of node: `name` or `name[i]`."""
     for a in node.attribute:

@@ -18,7 +18,7 @@ CLI_OBJ := $(patsubst %.c,$(B)/obj/%.o,$(wildcard cli/*.c))
 TESTS_C := $(wildcard tests/*.c)
 
 .PHONY: all deps deps-models run test test-unit test-passes test-fidelity test-conformance \
-        test-models test-models-quick test-cli test-bad-inputs bench bench-quick fuzz check-asan check-valgrind install uninstall clean
+        test-models test-models-quick test-cli test-bad-inputs bench bench-quick fuzz check-layers check-asan check-valgrind install uninstall clean
 
 SAN     := -O1 -g -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer \
            -fno-sanitize-recover=all
@@ -32,10 +32,14 @@ deps:
 deps-models: deps
 	@scripts/install_model_deps.sh
 
-$(B)/gen/onnx.pb-c.c $(B)/gen/onnx.pb-c.h: $(PROTO)
+# The proto comes with the Debian packages deps installs: order-only, so that
+# `make -j` does not look for it before deps has run.
+$(B)/gen/onnx.pb-c.h: | deps
 	@mkdir -p $(B)/gen
 	cp $(PROTO) $(B)/gen/onnx.proto
 	cd $(B)/gen && protoc-c --c_out=. onnx.proto
+
+$(B)/gen/onnx.pb-c.c: $(B)/gen/onnx.pb-c.h
 
 $(B)/obj/gen/onnx.pb-c.o: $(B)/gen/onnx.pb-c.c
 	@mkdir -p $(dir $@)
@@ -124,6 +128,10 @@ bench-quick: all
 FUZZ_SECONDS ?= 60
 fuzz: deps $(B)/gen/onnx.pb-c.c $(B)/gen/onnx.pb-c.h
 	@scripts/fuzz.sh $(FUZZ_SECONDS)
+
+# Folder layering and cycles between modules (scripts/check_layers.py).
+check-layers: all
+	$(PYTHON) scripts/check_layers.py $(B)
 
 # hostile models and unwritable outputs (also part of make test)
 test-bad-inputs: all

@@ -3,7 +3,7 @@
  * A pass is a function over one graph; the driver calls it on every subgraph
  * first and then on the graph that holds them, records what it changed under
  * the pass's name, and forgets removed nodes afterwards. Order in the registry
- * is the canonical pipeline order (DESIGN.md). */
+ * is the pipeline order (docs/ARCHITECTURE.md, "The pipeline"). */
 #ifndef PPQ_PASS_H
 #define PPQ_PASS_H
 

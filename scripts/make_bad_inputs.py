@@ -347,7 +347,7 @@ def make(out):
     c.add("cast_to_unknown", model(graph(
         [node("Cast", ["x"], ["y"], "cast", attrs=[ld(A_NAME, "to") + vf(A_TYPE, AT_INT) + vf(A_I, 999)])],
         [value_info("x", dims=[2])], [value_info("y", dims=[2])])),
-        stderr=r"cast", note="Cast to dtype 999 (DESIGN: the loader refuses an unknown 'to')")
+        stderr=r"cast", note="Cast to dtype 999 (the loader refuses an unknown 'to')")
 
     # --- attributes whose value fields disagree with their declared type
     c.add("attr_ints_with_graph", model(graph(

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Every backend-suite model formatted with the default passes must pass
-onnx.checker.check_model(full_check=True) whenever the original does (DESIGN.md rule 1).
+onnx.checker.check_model(full_check=True) whenever the original does (docs/ARCHITECTURE.md, correct output rule 1).
 
 Last line: `checker: N passed, M failed, K skipped` (K: originals the checker rejects);
 exit 1 if M > 0.   /usr/bin/python3 tests/checker_suite.py [--filter SUBSTR] [--ppqfmt-args ...]

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""With every pass disabled, ppqfmt must write back the very bytes it read (DESIGN.md rule 4).
+"""With every pass disabled, ppqfmt must write back the very bytes it read (docs/ARCHITECTURE.md, correct output rule 4).
 
 Runs `$PPQFMT --passes=none [ARGS] model.onnx -o OUT` on every backend-suite model and compares
 OUT with the input: byte for byte, or with --check-equal-proto as protobuf messages (for a

@@ -21,7 +21,7 @@
  *     refuses) and formats again without an internal error;
  *   - external data is looked up in the folder PPQ_FUZZ_DIR names (refused
  *     when it is unset, as for a model read from standard input);
- *   - formatting the output again gives the same bytes (DESIGN.md:
+ *   - formatting the output again gives the same bytes (docs/ARCHITECTURE.md rule 5:
  *     idempotent): checked by the regression runner unless
  *     PPQ_FUZZ_IDEMPOTENT=0, and by the libFuzzer build when
  *     PPQ_FUZZ_IDEMPOTENT=1 (scripts/fuzz.sh: FUZZ_IDEMPOTENT=1). */

@@ -22,7 +22,7 @@ default passes and --report=json on every model and checks:
            a k attribute (subgraphs included); for a form left, ppqfmt's warnings are printed;
   opset    when the input holds a legacy form, the output's default-domain opset is >= 11 and
            its ir_version >= 6 (the legacy forms' input forms exist from opset 11). An input
-           with no legacy form may keep its opset (DESIGN.md: the opset is raised when a pass
+           with no legacy form may keep its opset (docs/ARCHITECTURE.md: the opset is raised when a pass
            rewrites a legacy form), but in no case may the output's opset or IR version be
            lower than the input's;
   as-base  (Constant-weight variants only) the output equals ppqfmt's output for the base
@@ -463,7 +463,7 @@ def test_model(name, opset, d, workdir, extra):
     else:
         r['checks']['legacy'] = 'ok'
 
-    # Formatting the output again must change nothing (DESIGN.md rule 5).
+    # Formatting the output again must change nothing (docs/ARCHITECTURE.md, correct output rule 5).
     again = os.path.join(workdir, '%s.again.onnx' % name)
     _, _, aerr = run_ppqfmt(dst, again, extra)
     if aerr or not filecmp.cmp(dst, again, shallow=False):

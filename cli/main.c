@@ -4,7 +4,7 @@
  * goes to stdout or the -o file. The exit code is the Diag code. */
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
+#include <unistd.h>
 
 #include "../formatter/pass.h"
 #include "../onnx/load.h"
@@ -33,13 +33,6 @@ static const char *input_dir(const char *input, char *buf, size_t size)
     return buf;
 }
 
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
-
 enum { MAX_ROUNDS = 8 };
 
 static int run_passes(Model *m, const Options *o, RunStats *st, Diag *d)
@@ -53,16 +46,13 @@ static int run_passes(Model *m, const Options *o, RunStats *st, Diag *d)
      * round changes nothing, so formatting an output again changes nothing. */
     for (int round = 0; round < MAX_ROUNDS; round++) {
         size_t before = model_change_count(m);
+        report_round_start(st);
         for (size_t i = 0; i < n; i++) {
             if (!o->enabled[i])
                 continue;
-            if (o->verbosity > 0)
-                fprintf(stderr, "ppqfmt: running pass %s\n", p[i].name);
-            progress_show("running pass", p[i].name);
-            double start = now_ms();
+            report_pass_start(st, &p[i]);
             int rc = pass_run(&p[i], m, o->verify_ir, d);
-            st->ms[i] += now_ms() - start;
-            st->ran[i] = true;
+            report_pass_end(st, i);
             if (rc)
                 return rc;
         }
@@ -121,12 +111,16 @@ static int format_model(const Options *o, Diag *d)
     char in_dir[4096];
     Source src;
     Model *m = NULL;
-    RunStats st = {0};
+    RunStats st;
     const char *out = options_output(o);
+    /* Known before reading anything: no need to load a big model first. */
+    if (out && strcmp(out, "-") == 0 && isatty(STDOUT_FILENO))
+        return diag_set(d, PPQ_EOUTPUT, STDOUT_TERMINAL_MSG);
     int rc = source_open(&src, o->input, d);
     if (rc)
         return rc;
-    progress_start(src.bytes.len, o->verbosity);
+    report_stats_init(&st, o);
+    progress_start(src.bytes.len, o->verbosity == 0 && report_stderr_free(o));
     progress_show("loading", NULL);
     if (out)
         rc = check_output_is_not_input(out, &src, d);
@@ -153,11 +147,16 @@ int main(int argc, char **argv)
     Options o;
     Diag d = {0};
     int rc = options_parse(&o, argc, argv, &d);
-    if (!rc && !o.exit_now)
+    if (!rc && !o.exit_now) {
+        report_option_warnings(&o, stderr);
         rc = format_model(&o, &d);
+    }
     if (fflush(stdout) != 0 && !rc)
         rc = diag_set(&d, PPQ_EOUTPUT, "standard output: write error");
-    if (rc) /* even with -q: quiet means no warnings, never no errors */
-        fprintf(stderr, "ppqfmt: %s%s%s\n", term_colour(TC_ERROR), d.msg, term_colour(TC_RESET));
+    if (rc) { /* even with -q: quiet means no warnings, never no errors */
+        fprintf(stderr, "ppqfmt: %s", term_colour(TC_ERROR));
+        term_put(stderr, d.msg, TERM_TEXT_COLS); /* it may quote names from the model */
+        fprintf(stderr, "%s\n", term_colour(TC_RESET));
+    }
     return rc;
 }

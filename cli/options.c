@@ -3,6 +3,7 @@
 
 #include "options.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdint.h>
@@ -63,33 +64,95 @@ static void list_passes(void)
         printf("%-12s %-3s %s\n", p[i].name, p[i].on_by_default ? "on" : "off", p[i].help);
 }
 
-/* Applies value to every pass named in a comma list ("all": every pass). */
-static int set_passes(Options *o, const char *list, bool value, Diag *d)
+/* Edit distance between a and b, ignoring case, for suggesting a pass name:
+ * one row of the Levenshtein table at a time. */
+static size_t edit_distance(const char *a, const char *b)
+{
+    enum { LONGEST = 64 };
+    size_t la = strlen(a), lb = strlen(b), row[LONGEST + 1];
+    if (la > LONGEST || lb > LONGEST)
+        return SIZE_MAX;
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j], cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
+            size_t best = diag + cost < up + 1 ? diag + cost : up + 1;
+            row[j] = best < row[j - 1] + 1 ? best : row[j - 1] + 1;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+/* The registered pass nearest to name, or NULL when none is near enough to
+ * be what was meant. */
+static const char *nearest_pass(const char *name)
+{
+    size_t n, best = SIZE_MAX;
+    const Pass *p = pass_list(&n);
+    const char *found = NULL;
+    for (size_t i = 0; i < n; i++) {
+        size_t dist = edit_distance(name, p[i].name);
+        if (dist < best) {
+            best = dist;
+            found = p[i].name;
+        }
+    }
+    return found && best * 3 <= strlen(found) + 1 ? found : NULL; /* a third of it */
+}
+
+/* The registry index of the pass named by the len bytes at name ('_' may
+ * stand for '-'), or -1 with a usage error that suggests the nearest name. */
+static int pass_index(const char *name, size_t len, Diag *d)
 {
     size_t n;
     const Pass *passes = pass_list(&n);
-    char *copy = strdup(list), *save = NULL;
-    if (!copy)
-        return diag_set(d, PPQ_EINTERNAL, "out of memory");
-    int rc = 0;
-    for (char *tok = strtok_r(copy, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
-        const Pass *p = pass_find(tok);
-        if (strcmp(tok, "all") == 0)
-            for (size_t i = 0; i < n; i++)
-                o->enabled[i] = value;
-        else if (p)
-            o->enabled[p - passes] = value;
-        else
-            rc = diag_set(d, PPQ_EUSAGE, "unknown pass '%s' (see --list-passes)", tok);
+    char buf[64];
+    if (!len) {
+        diag_set(d, PPQ_EUSAGE, "empty pass name in a pass list (see --list-passes)");
+        return -1;
     }
-    free(copy);
-    return rc;
+    snprintf(buf, sizeof buf, "%.*s", (int)len, name);
+    for (char *c = buf; *c; c++)
+        *c = *c == '_' ? '-' : *c;
+    const Pass *p = len < sizeof buf ? pass_find(buf) : NULL;
+    if (p)
+        return (int)(p - passes);
+    const char *near = len < sizeof buf ? nearest_pass(buf) : NULL;
+    if (near)
+        diag_set(d, PPQ_EUSAGE, "unknown pass '%s'; did you mean '%s'?", buf, near);
+    else
+        diag_set(d, PPQ_EUSAGE, "unknown pass '%.*s' (see --list-passes)", (int)len, name);
+    return -1;
+}
+
+/* Applies value to every pass named in a comma list ("all": every pass). */
+static int set_passes(Options *o, const char *option, const char *list, bool value, Diag *d)
+{
+    size_t n;
+    pass_list(&n);
+    if (!*list)
+        return diag_set(d, PPQ_EUSAGE, "%s needs a comma list of passes (see --list-passes)",
+                        option);
+    for (const char *tok = list; tok; tok = strchr(tok, ',') ? strchr(tok, ',') + 1 : NULL) {
+        size_t len = strcspn(tok, ",");
+        int k = len == 3 && strncmp(tok, "all", 3) == 0 ? -2 : pass_index(tok, len, d);
+        if (k == -1)
+            return PPQ_EUSAGE;
+        for (size_t i = 0; i < n; i++)
+            if (k == -2 || (size_t)k == i)
+                o->enabled[i] = value;
+    }
+    return 0;
 }
 
 static int set_exact(Options *o, const char *list, Diag *d)
 {
     memset(o->enabled, 0, sizeof o->enabled);
-    return strcmp(list, "none") == 0 ? 0 : set_passes(o, list, true, d);
+    return strcmp(list, "none") == 0 ? 0 : set_passes(o, "--passes", list, true, d);
 }
 
 static int set_threshold(Options *o, const char *arg, Diag *d)
@@ -141,31 +204,55 @@ static struct option *long_options(char (*names)[40], size_t n)
     return opts;
 }
 
-/* getopt's '?' (unknown option or an argument where none belongs) and ':'
- * (missing argument), as one message instead of getopt's own two lines. */
-static int bad_option(int c, char **argv, Diag *d)
+/* An unknown long option. "--no-P" is --disable=P, so a misspelt pass gets
+ * the pass message and '_' for '-' works as in --disable ("--no-fuse_bn"). */
+static int unknown_long(Options *o, const char *arg, const struct option *opts, Diag *d)
 {
-    const char *arg = argv[optind - 1];
-    bool is_short = optopt > 0 && optopt < 128 && arg[0] == '-' && arg[1] != '-';
-    if (c == ':' && is_short)
-        return diag_set(d, PPQ_EUSAGE, "option -%c needs an argument (try --help)", optopt);
-    if (c == ':')
-        return diag_set(d, PPQ_EUSAGE, "option '%s' needs an argument (try --help)", arg);
-    if (is_short)
-        return diag_set(d, PPQ_EUSAGE, "unknown option -%c (try --help)", optopt);
-    if (optopt) /* a known long option, given "=value" */
-        return diag_set(d, PPQ_EUSAGE, "option '%.*s' takes no argument (try --help)",
-                        (int)strcspn(arg, "="), arg);
-    return diag_set(d, PPQ_EUSAGE, "unknown option '%s' (try --help)", arg);
+    size_t len = strcspn(arg, "="), matches = 0;
+    for (const struct option *op = opts; len > 2 && op->name; op++)
+        matches += strncmp(op->name, arg + 2, len - 2) == 0;
+    if (matches > 1) /* getopt_long takes unique prefixes only */
+        return diag_set(d, PPQ_EUSAGE, "option '%.*s' is ambiguous (try --help)", (int)len, arg);
+    if (strncmp(arg, "--no-", 5) == 0 && !arg[len]) {
+        int k = pass_index(arg + 5, len - 5, d);
+        if (k < 0)
+            return PPQ_EUSAGE;
+        o->enabled[k] = false;
+        return 0;
+    }
+    return diag_set(d, PPQ_EUSAGE, "unknown option '%.*s' (try --help)", (int)len, arg);
 }
 
-static int handle(Options *o, int c, char **argv, Diag *d)
+/* getopt's '?' (unknown option or an argument where none belongs) and ':'
+ * (missing argument), as one message instead of getopt's own two lines.
+ * Inside a cluster of short options ("-xq") optind has not moved on, so the
+ * option's kind comes from optopt: 0 for an unknown long option, a known
+ * option's value for a long one given "=value", else the unknown letter. */
+static int bad_option(Options *o, int c, char **argv, const struct option *opts, Diag *d)
+{
+    const char *arg = argv[optind - 1];
+    bool known = optopt >= OPT_PASSES || (optopt > 0 && strchr("oqvh", optopt));
+    if (c == ':' && strncmp(arg, "--", 2) == 0)
+        return diag_set(d, PPQ_EUSAGE, "option '%s' needs an argument (try --help)", arg);
+    if (c == ':')
+        return diag_set(d, PPQ_EUSAGE, "option -%c needs an argument (try --help)", optopt);
+    if (optopt == 0)
+        return unknown_long(o, arg, opts, d);
+    if (known)
+        return diag_set(d, PPQ_EUSAGE, "option '%.*s' takes no argument (try --help)",
+                        (int)strcspn(arg, "="), arg);
+    if (isgraph(optopt) && optopt < 128)
+        return diag_set(d, PPQ_EUSAGE, "unknown option -%c (try --help)", optopt);
+    return diag_set(d, PPQ_EUSAGE, "unknown option -\\x%02x (try --help)", optopt & 0xff);
+}
+
+static int handle(Options *o, int c, char **argv, const struct option *opts, Diag *d)
 {
     switch (c) {
     case 'o': o->output = optarg; return 0;
     case OPT_PASSES: return set_exact(o, optarg, d);
-    case OPT_ENABLE: return set_passes(o, optarg, true, d);
-    case OPT_DISABLE: return set_passes(o, optarg, false, d);
+    case OPT_ENABLE: return set_passes(o, "--enable", optarg, true, d);
+    case OPT_DISABLE: return set_passes(o, "--disable", optarg, false, d);
     case OPT_LIST: list_passes(); o->exit_now = true; return 0;
     case OPT_REPORT: return set_report(o, optarg, d);
     case OPT_PRINT: o->print = true; return 0;
@@ -183,7 +270,7 @@ static int handle(Options *o, int c, char **argv, Diag *d)
             o->enabled[c - OPT_NO_PASS] = false;
             return 0;
         }
-        return bad_option(c, argv, d);
+        return bad_option(o, c, argv, opts, d);
     }
 }
 
@@ -202,11 +289,20 @@ int options_parse(Options *o, int argc, char **argv, Diag *d)
     int c, rc = 0;
     optind = 1;
     opterr = 0; /* bad_option() says it in one line */
-    while (!rc && !o->exit_now && (c = getopt_long(argc, argv, ":o:qvh", opts, NULL)) != -1)
-        rc = handle(o, c, argv, d);
+    bool threshold = false;
+    while (!rc && !o->exit_now && (c = getopt_long(argc, argv, ":o:qvh", opts, NULL)) != -1) {
+        threshold |= c == OPT_THRESHOLD;
+        rc = handle(o, c, argv, opts, d);
+    }
     free(opts);
     if (rc || o->exit_now)
         return rc;
+    if (o->dry_run && o->output)
+        o->warnings[o->n_warnings++] =
+            (OptionWarning){"-o", "has no effect with --dry-run: no model is written"};
+    if (threshold && !o->external_data)
+        o->warnings[o->n_warnings++] =
+            (OptionWarning){"--size-threshold", "has no effect without --external-data"};
     if (optind != argc - 1)
         return diag_set(d, PPQ_EUSAGE, optind >= argc ? "no input model given (try --help)"
                                                       : "more than one input given");

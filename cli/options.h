@@ -10,6 +10,10 @@
 
 enum { MAX_PASSES = 32 };
 typedef enum { REPORT_NONE, REPORT_TEXT, REPORT_JSON } ReportFormat;
+/* An option given where it has no effect: "OPTION MESSAGE" is the warning. */
+typedef struct OptionWarning {
+    const char *option, *message;
+} OptionWarning;
 
 typedef struct Options {
     const char *input;
@@ -24,6 +28,8 @@ typedef struct Options {
     bool rewrite; /* hidden: re-encode every node and graph (tests the writer) */
     int verbosity; /* -1 quiet, 0 normal, 1 verbose */
     bool exit_now; /* --help, --version, --list-passes done */
+    OptionWarning warnings[2];
+    size_t n_warnings;
 } Options;
 
 /* Fills o from argv; on error returns PPQ_EUSAGE with a message in d. */

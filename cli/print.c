@@ -1,16 +1,19 @@
 /* print.c - --print: the graph as an aligned table, in the spirit of
  * torch.fx's print_tabular. One row per graph input, initializer, node and
- * graph output; subgraphs follow their owner, each under a heading. */
+ * graph output; subgraphs follow their owner, each under a heading. Model text
+ * goes through term_safe: escapes made visible, long names cut. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "report.h"
+#include "term.h"
 
-enum { COLS = 6, CELL = 96, MAX_LIST = 8 };
+enum { COLS = 6, CELL_COLS = 96, RAW = 1024, MAX_LIST = 8 };
 typedef struct Row {
-    char cell[COLS][CELL];
+    char *cell[COLS]; /* NULL: empty (or out of memory) */
+    size_t width[COLS];
 } Row;
 
 typedef struct Table {
@@ -18,26 +21,33 @@ typedef struct Table {
     size_t n, cap;
 } Table;
 
-/* A cell being filled: appends stop when it is full, and "..." marks the cut. */
+/* A cell's raw text being built; appends stop when it is full. RAW bytes hold
+ * more than CELL_COLS columns, so term_safe cuts it before the raw text ends. */
 typedef struct Cell {
-    char *s;
+    char s[RAW];
     size_t len;
 } Cell;
 
 static void cell_add(Cell *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void cell_add(Cell *c, const char *fmt, ...)
 {
-    if (c->len >= CELL - 1)
+    if (c->len >= RAW - 1)
         return;
     va_list ap;
     va_start(ap, fmt);
-    int w = vsnprintf(c->s + c->len, CELL - c->len, fmt, ap);
+    int w = vsnprintf(c->s + c->len, RAW - c->len, fmt, ap);
     va_end(ap);
     c->len += w > 0 ? (size_t)w : 0;
-    if (c->len >= CELL - 1) {
-        c->len = CELL - 1;
-        memcpy(c->s + CELL - 4, "...", 4);
-    }
+    if (c->len > RAW - 1)
+        c->len = RAW - 1;
+}
+
+/* Row r's cell col becomes c's text, made safe and cut to CELL_COLS. */
+static void cell_store(Row *r, int col, const Cell *c)
+{
+    char buf[4 * CELL_COLS + 8];
+    r->width[col] = term_safe(buf, sizeof buf, c->s, CELL_COLS);
+    r->cell[col] = strdup(buf);
 }
 
 static Row *add_row(Table *t)
@@ -55,11 +65,12 @@ static Row *add_row(Table *t)
     return r;
 }
 
-static void join_names(char *cell, Var *const *vars, size_t n)
+static void join_names(Row *r, int col, Var *const *vars, size_t n)
 {
-    Cell c = {cell, 0};
+    Cell c = {.len = 0};
     for (size_t i = 0; i < n; i++)
         cell_add(&c, "%s%s", i ? ", " : "", vars[i] ? vars[i]->name : "");
+    cell_store(r, col, &c);
 }
 
 /* "float[1,3,?,?]": dtype and shape, "?" where unknown. */
@@ -129,27 +140,33 @@ static void attr_text(Cell *c, const Attr *a)
     }
 }
 
-static void fill(Row *r, const char *kind, const char *name, const char *type)
+static void fill_text(Row *r, int col, const char *text)
 {
-    const char *text[] = {kind, name, type};
-    for (int c = 0; c < 3; c++)
-        cell_add(&(Cell){r->cell[c], 0}, "%s", text[c]);
+    Cell c = {.len = 0};
+    cell_add(&c, "%s", text);
+    cell_store(r, col, &c);
 }
 
 static void fill_value(Row *r, const char *kind, const Var *v)
 {
-    fill(r, kind, v->name, "");
-    type_text(&(Cell){r->cell[2], 0}, &v->type, v->param);
+    Cell c = {.len = 0};
+    fill_text(r, 0, kind);
+    fill_text(r, 1, v->name);
+    type_text(&c, &v->type, v->param);
+    cell_store(r, 2, &c);
 }
 
 static void fill_op(Row *r, const Op *op)
 {
-    fill(r, "node", op->name, op->type);
-    join_names(r->cell[3], op->inputs, op->n_inputs);
-    join_names(r->cell[4], op->outputs, op->n_outputs);
-    Cell c = {r->cell[5], 0};
+    Cell c = {.len = 0};
+    fill_text(r, 0, "node");
+    fill_text(r, 1, op->name);
+    fill_text(r, 2, op->type);
+    join_names(r, 3, op->inputs, op->n_inputs);
+    join_names(r, 4, op->outputs, op->n_outputs);
     for (size_t k = 0; k < op->n_attrs; k++)
         attr_text(&c, &op->attrs[k]);
+    cell_store(r, 5, &c);
 }
 
 static int build(Table *t, const Graph *g)
@@ -160,7 +177,7 @@ static int build(Table *t, const Graph *g)
     if (!r)
         return -1;
     for (int c = 0; c < COLS; c++)
-        snprintf(r->cell[c], CELL, "%s", head[c]);
+        fill_text(r, c, head[c]);
     for (size_t i = 0; i < g->n_inputs; i++)
         if (!g->inputs[i].removed && (r = add_row(t)))
             fill_value(r, "input", g->inputs[i].var);
@@ -176,70 +193,73 @@ static int build(Table *t, const Graph *g)
     return 0;
 }
 
-/* Control characters in a name or string would break the alignment. */
-static void clean(Table *t)
+/* One row, each cell padded to its column's width but the last non-empty one
+ * (no trailing blanks). */
+static void print_row(char *const *cell, const size_t *cell_width, const size_t *width, FILE *f)
+{
+    int last = COLS - 1;
+    while (last > 0 && (!cell[last] || !*cell[last]))
+        last--;
+    for (int c = 0; c < last; c++)
+        fprintf(f, "%s%*s  ", cell[c] ? cell[c] : "", (int)(width[c] - cell_width[c]), "");
+    fprintf(f, "%s\n", cell[last] ? cell[last] : "");
+}
+
+static void print_table(const Table *t, FILE *f)
+{
+    size_t width[COLS] = {0};
+    char rule[COLS][CELL_COLS + 1];
+    char *rule_cell[COLS];
+    for (size_t i = 0; i < t->n; i++)
+        for (int c = 0; c < COLS; c++)
+            if (t->rows[i].width[c] > width[c])
+                width[c] = t->rows[i].width[c];
+    for (int c = 0; c < COLS; c++) {
+        memset(rule[c], '-', width[c]);
+        rule[c][width[c]] = '\0';
+        rule_cell[c] = rule[c];
+    }
+    for (size_t i = 0; i < t->n; i++) {
+        print_row(t->rows[i].cell, t->rows[i].width, width, f);
+        if (i == 0)
+            print_row(rule_cell, width, width, f);
+    }
+}
+
+static void table_free(Table *t)
 {
     for (size_t i = 0; i < t->n; i++)
         for (int c = 0; c < COLS; c++)
-            for (char *p = t->rows[i].cell[c]; *p; p++)
-                if ((unsigned char)*p < 0x20 || *p == 0x7f)
-                    *p = '?';
+            free(t->rows[i].cell[c]);
+    free(t->rows);
 }
 
-/* One row, each cell padded to its column's width but the last non-empty one
- * (no trailing blanks). */
-static void print_row(const char (*cell)[CELL], const size_t *width, FILE *f)
+/* "subgraph conv.then_branch (If 'then'):", each name made safe. */
+static void print_heading(const Op *op, const Attr *a, const Graph *sub, FILE *f)
 {
-    int last = COLS - 1;
-    while (last > 0 && !cell[last][0])
-        last--;
-    for (int c = 0; c < last; c++)
-        fprintf(f, "%-*s  ", (int)width[c], cell[c]);
-    fprintf(f, "%s\n", cell[last]);
-}
-
-static void print_table(Table *t, FILE *f)
-{
-    size_t width[COLS] = {0};
-    Row rule;
-    clean(t);
-    for (size_t i = 0; i < t->n; i++)
-        for (int c = 0; c < COLS; c++) {
-            size_t w = strlen(t->rows[i].cell[c]);
-            width[c] = w > width[c] ? w : width[c];
-        }
-    for (int c = 0; c < COLS; c++) {
-        memset(rule.cell[c], '-', width[c]);
-        rule.cell[c][width[c]] = '\0';
-    }
-    for (size_t i = 0; i < t->n; i++) {
-        print_row(t->rows[i].cell, width, f);
-        if (i == 0)
-            print_row(rule.cell, width, f);
-    }
-}
-
-static void print_one(const Graph *g, const char *heading, FILE *f)
-{
-    Table t = {0};
-    if (heading)
-        fprintf(f, "\n%s\n", heading);
-    if (build(&t, g) == 0)
-        print_table(&t, f);
-    free(t.rows);
-    for (size_t i = 0; i < g->n_ops; i++) {
-        const Op *op = g->ops[i];
-        for (size_t k = 0; !op->removed && k < op->n_attrs; k++)
-            for (size_t s = 0; op->attrs[k].graphs && s < op->attrs[k].n; s++) {
-                char head[256];
-                snprintf(head, sizeof head, "subgraph %s.%s (%s '%s'):", op_label(op),
-                         op->attrs[k].name, op->type, op->attrs[k].graphs[s]->name);
-                print_one(op->attrs[k].graphs[s], head, f);
-            }
-    }
+    fputs("\nsubgraph ", f);
+    term_put(f, op_label(op), TERM_NAME_COLS);
+    fputc('.', f);
+    term_put(f, a->name, TERM_NAME_COLS);
+    fputs(" (", f);
+    term_put(f, op->type, TERM_NAME_COLS);
+    fputs(" '", f);
+    term_put(f, sub->name, TERM_NAME_COLS);
+    fputs("'):\n", f);
 }
 
 void print_graph(const Graph *g, FILE *f)
 {
-    print_one(g, NULL, f);
+    Table t = {0};
+    if (build(&t, g) == 0)
+        print_table(&t, f);
+    table_free(&t);
+    for (size_t i = 0; i < g->n_ops; i++) {
+        const Op *op = g->ops[i];
+        for (size_t k = 0; !op->removed && k < op->n_attrs; k++)
+            for (size_t s = 0; op->attrs[k].graphs && s < op->attrs[k].n; s++) {
+                print_heading(op, &op->attrs[k], op->attrs[k].graphs[s], f);
+                print_graph(op->attrs[k].graphs[s], f);
+            }
+    }
 }

@@ -1,22 +1,39 @@
-/* report.h - --report (text or JSON on stderr), warnings, and --print. */
+/* report.h - --report (text or JSON on stderr), warnings, -v, and --print. */
 #ifndef PPQ_REPORT_H
 #define PPQ_REPORT_H
 
 #include <stdio.h>
 
 #include "../core/graph.h"
+#include "../formatter/pass.h"
 #include "options.h"
 
-/* What main measured while running the passes, for the JSON report. */
+/* What the pipeline did over all its rounds (it runs again until a round
+ * changes nothing), for -v and the JSON report: totals per pass. */
 typedef struct RunStats {
     bool ran[MAX_PASSES]; /* by registry index */
     double ms[MAX_PASSES];
+    int rounds;
+    bool verbose;   /* -v, and stderr free for it (no JSON report) */
+    double started; /* when the pass now running started, in ms */
 } RunStats;
 
+/* May messages other than the report go to stderr? Not with --report=json:
+ * then stderr holds one JSON document and nothing else. */
+bool report_stderr_free(const Options *o);
+void report_stats_init(RunStats *st, const Options *o);
+/* Around each round and each pass of the pipeline: -v names each pass once
+ * (in the first round), the status line shows it, the time is added up. */
+void report_round_start(RunStats *st);
+void report_pass_start(RunStats *st, const Pass *p);
+void report_pass_end(RunStats *st, size_t pass_index);
+
+/* The options that have no effect, as warnings (not with -q or JSON). */
+void report_option_warnings(const Options *o, FILE *f);
 /* Warnings from the change log, one "ppqfmt: warning: ..." line each. */
 void report_warnings(const Model *m, FILE *f);
-/* One line per pass that changed something; its warnings under it unless
- * with_warnings is false (-q). */
+/* One line per pass that changed something, in pipeline order, with totals
+ * over all rounds; its warnings under it unless with_warnings is false (-q). */
 void report_text(const Model *m, bool with_warnings, FILE *f);
 /* One JSON document (schema in report.c); it always holds the warnings. */
 void report_json(const Model *m, const Options *o, const RunStats *st, FILE *f);

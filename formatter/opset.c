@@ -8,6 +8,7 @@
  * upgraded too (legacy broadcast, is_test); older ones are not. */
 #include "opset.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* --- operators adapted on the way --- */
@@ -341,15 +342,23 @@ static int gather(Graph *g, void *ctx)
     return 0;
 }
 
-static void raise_versions(Model *m)
+/* Says "raised opset 9 → 11": a change to the whole model, so the action
+ * carries the versions and the subject is empty. */
+static void raise_versions(Model *m, int64_t from)
 {
+    char what[64];
+    snprintf(what, sizeof what, "raised opset %lld \u2192 %d", (long long)from, OPSET_TARGET);
     for (size_t i = 0; i < m->n_opsets; i++)
         if (!*m->opsets[i].domain || strcmp(m->opsets[i].domain, "ai.onnx") == 0)
             m->opsets[i].version = OPSET_TARGET;
     if (m->ir_version < IR_FOR_OPSET_TARGET)
         m->ir_version = IR_FOR_OPSET_TARGET;
     m->changed = true;
-    model_note(m, "raised opset to", "11");
+    const char *action = arena_strdup(&m->arena, what);
+    if (action)
+        model_note(m, action, "");
+    else
+        m->oom = true;
 }
 
 int opset_upgrade_for(Graph *g, const char *type, Diag *d)
@@ -375,7 +384,7 @@ int opset_upgrade_for(Graph *g, const char *type, Diag *d)
         return 0;
     }
     /* New parameters follow IR >= 4 rules from here on (not graph inputs). */
-    raise_versions(m);
+    raise_versions(m, from);
     for (size_t i = 0; i < w.n; i++) {
         Op *op = w.todo[i];
         const Upgrade *u = rule_for(op);

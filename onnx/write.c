@@ -186,8 +186,7 @@ static int write_segments(int fd, const Out *o, const Model *m)
 static int write_stdout(const Out *o, const Model *m, Diag *d)
 {
     if (isatty(STDOUT_FILENO))
-        return diag_set(d, PPQ_EOUTPUT,
-                        "refusing to write a binary model to a terminal (use -o FILE or a pipe)");
+        return diag_set(d, PPQ_EOUTPUT, STDOUT_TERMINAL_MSG);
     if (write_segments(STDOUT_FILENO, o, m))
         return diag_set(d, PPQ_EOUTPUT, "standard output: %s", strerror(errno));
     return 0;

@@ -12,6 +12,9 @@
 #include "../core/graph.h"
 #include "source.h"
 
+/* Why a model is not written to standard output when it is a terminal. */
+#define STDOUT_TERMINAL_MSG "refusing to write a binary model to a terminal (use -o FILE or a pipe)"
+
 typedef struct WriteOptions {
     const char *path;          /* "-": standard output (refused on a terminal) */
     const char *in_dir;        /* the input model's folder; NULL for standard input */

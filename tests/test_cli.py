@@ -21,7 +21,19 @@ models in testdata/, and checks:
   - '-' for stdin and stdout gives the same bytes as files;
   - colour on a terminal's stderr unless NO_COLOR is non-empty; the progress
     line for a model over 1 GiB (a sparse file), only on a terminal;
-  - --print shows every node name and the key attributes.
+  - --print shows every node name and the key attributes;
+  - issue 11 item 11: getopt's own complaint for an unknown short option,
+    unknown pass names with the nearest registry name suggested, '_' for '-'
+    in pass names, empty pass lists refused, options without effect warned
+    about (once, on stderr, or in the JSON), a terminal on stdout refused
+    before the model is read;
+  - item 12: --report=json keeps stderr one JSON document with -v and option
+    warnings; JSON strings are UTF-8 with control characters escaped; the text
+    report, warnings and --print show control characters and bytes that are
+    not UTF-8 as visible escapes and cut a 1 MB name with "…";
+  - item 13: the text report names each pass once, in pipeline order, with
+    totals over the pipeline's rounds; "raised opset 9 → 11"; -v names each
+    pass once.
 Each check prints `ok NAME` or `FAIL NAME: reason`; the last line is
 `test_cli: N passed, M failed`; the exit status is 1 if anything failed.
 Run with Debian's /usr/bin/python3 (python3-onnx, for the node names).
@@ -43,6 +55,8 @@ PPQFMT = os.environ.get("PPQFMT", os.path.join(REPO, "build", "ppqfmt"))
 SAMPLE = os.path.join(REPO, "testdata", "sample.onnx")
 WARNS = os.path.join(REPO, "testdata", "identity_input_to_output.onnx")
 MIXED = os.path.join(REPO, "testdata", "mixed_conv_add_bn_shared.onnx")
+ROUNDS = os.path.join(REPO, "testdata", "mixed_loop_body.onnx")  # needs a second round
+OPSET9 = os.path.join(REPO, "testdata", "legacy", "mixed_opset9.onnx")
 MAN = os.path.join(REPO, "ppqfmt.1")
 RUN_TIMEOUT = 60
 EXIT_CODES = (0, 1, 2, 3, 4)
@@ -399,7 +413,7 @@ def json_report(args, model):
 
 def schema_errors(rep, passes):
     errs = []
-    for key, kind in (("input", str), ("passes", list), ("timings", dict),
+    for key, kind in (("input", str), ("passes", list), ("rounds", int), ("timings", dict),
                       ("other_warnings", list), ("warnings", int)):
         if not isinstance(rep.get(key), kind):
             errs.append("%r is not a %s" % (key, kind.__name__))
@@ -413,6 +427,10 @@ def schema_errors(rep, passes):
     names = [p.get("name") for p in rep.get("passes", [])]
     if names != passes:
         errs.append("passes %s, want %s" % (names, passes))
+    for w in rep.get("other_warnings", []):
+        if w.get("stage") not in ("options", "load", "output") or \
+                not all(isinstance(w.get(k), str) for k in ("subject", "message")):
+            errs.append("other_warnings entry %r" % w)
     return errs
 
 
@@ -727,6 +745,242 @@ def t_print_attributes():
     if any(line != line.rstrip() for line in lines):
         return "trailing blanks"
     return None
+
+
+# ---------------------------------------------------------------------------
+# issue 11, item 11: options and pass names
+# ---------------------------------------------------------------------------
+
+def t_unknown_short_option():
+    """An unknown letter in a cluster is named, not argv[0] or the model."""
+    for args, letter in ((["-weird.onnx"], "w"), ([SAMPLE, "-xq"], "x"), (["-qZ", SAMPLE], "Z")):
+        err = expect_error(args, 1, ["unknown option -%s" % letter])
+        if err:
+            return "%s: %s" % (args, err)
+    return None
+
+
+def t_pass_name_suggestion():
+    """A misspelt pass name: the nearest registry name is suggested, in every
+    option that takes pass names."""
+    passes = list_passes()
+    want = [p for p in passes if p.replace("-", "") == "fusebn"]  # what "fusebn" was meant to be
+    if len(want) != 1:
+        return "no registry name reads 'fusebn' without its dashes: %s" % passes
+    for args in (["--no-fusebn"], ["--passes=fusebn"], ["--enable=fusebn"], ["--disable=identity,fusebn"]):
+        err = expect_error(args + [SAMPLE], 1, ["unknown pass 'fusebn'; did you mean '%s'?" % want[0]])
+        if err:
+            return "%s: %s" % (args, err)
+    return expect_error(["--passes=zzzzzz", SAMPLE], 1, ["unknown pass 'zzzzzz'"])
+
+
+def t_pass_name_underscore():
+    """'_' stands for '-' in pass names, in every spelling."""
+    dashed = [p for p in list_passes() if "-" in p]
+    if not dashed:
+        return "no pass name with a dash"
+    for p in dashed:
+        u = p.replace("-", "_")
+        want = output_of(["--passes=" + p], MIXED)
+        if output_of(["--passes=" + u], MIXED) != want:
+            return "--passes=%s differs from --passes=%s" % (u, p)
+        want = output_of(["--no-" + p], MIXED)
+        for args in (["--no-" + u], ["--disable=" + u]):
+            if output_of(args, MIXED) != want:
+                return "%s differs from --no-%s" % (args, p)
+    return None
+
+
+def t_empty_pass_list():
+    for opt in ("--passes=", "--enable=", "--disable=", "--passes=identity,,isolated"):
+        err = expect_error([opt, SAMPLE], 1)
+        if err:
+            return "%s: %s" % (opt, err)
+    return None
+
+
+def t_option_without_effect():
+    """--dry-run -o FILE and --size-threshold without --external-data: one
+    warning line each; none with -q; in the JSON with --report=json."""
+    out = tmp("dry.onnx")
+    for args, words in ((["--dry-run", "-o", out], ["-o", "--dry-run"]),
+                        (["--size-threshold=10", "-o", tmp("st.onnx")], ["--size-threshold", "--external-data"])):
+        code, _, err = run(args + [SAMPLE])
+        lines = err.splitlines()
+        if code != 0 or len(lines) != 1 or "warning" not in lines[0] or "no effect" not in lines[0] or \
+                any(w not in lines[0] for w in words):
+            return "%s: exit %d, want one warning naming %s: %r" % (args, code, words, err)
+        err = expect_quiet(["-q"] + args + [SAMPLE])
+        if err:
+            return "-q %s: %s" % (args, err)
+        code, _, err = run(["--report=json"] + args + [SAMPLE])
+        rep = json.loads(err)
+        opts = [w for w in rep["other_warnings"] if w["stage"] == "options"]
+        if code != 0 or len(opts) != 1 or opts[0]["subject"] != words[0] or rep["warnings"] != 1:
+            return "--report=json %s: other_warnings %r, warnings %r" % (args, rep["other_warnings"], rep["warnings"])
+    if os.path.exists(out):
+        return "--dry-run wrote %s" % out
+    return expect_quiet(["--external-data=w.bin", "--size-threshold=10", SAMPLE, "-o", tmp("ed.onnx")])
+
+
+def t_terminal_refused_before_loading():
+    """stdout a terminal: refused (exit 3) before the input is read, so even an
+    input that is not a model gets the terminal message."""
+    with open(tmp("notamodel.onnx"), "wb") as f:
+        f.write(b"this is not a model")
+    code, seen, err = run_tty([tmp("notamodel.onnx")], term_env(), tty_stdout=True)
+    if code != 3 or "terminal" not in err or seen:
+        return "exit %d (want 3), stderr %r, %d bytes on the terminal" % (code, err, len(seen))
+    return None
+
+
+# ---------------------------------------------------------------------------
+# item 12: JSON stays JSON; model names are safe on a terminal
+# ---------------------------------------------------------------------------
+
+def t_json_verbose():
+    """--report=json -v (and an option warning): stderr is one JSON document."""
+    for model in (ROUNDS, WARNS):
+        code, _, err = run(["--report=json", "-v", "--size-threshold=5", model, "-o", tmp("jv.onnx")])
+        try:
+            rep = json.loads(err)
+        except ValueError as e:
+            return "%s: stderr is not one JSON document (%s): %r" % (os.path.basename(model), e, err[:300])
+        errs = schema_errors(rep, list_passes())
+        if code != 0 or errs:
+            return "%s: exit %d; %s" % (os.path.basename(model), code, "; ".join(errs))
+    return None
+
+
+EVIL = b"\x1b[31mred\x1b[0m\x07\xff\xfe\xe2\x80\xaeevil"  # escapes, BEL, non-UTF-8 bytes, U+202E
+LONG = b"L" * (1 << 20)
+
+
+def evil_names_model(path):
+    """X -> Identity(EVIL) -> t -> Identity(LONG) -> u -> Relu -> Y. protobuf
+    will not take such names, so they replace same-length placeholders in the
+    encoded model."""
+    from onnx import TensorProto, helper
+    p1, p2 = "P" * len(EVIL), "Q" * len(LONG)
+    nodes = [helper.make_node("Identity", ["X"], ["t"], name=p1),
+             helper.make_node("Identity", ["t"], ["u"], name=p2),
+             helper.make_node("Relu", ["u"], ["Y"], name="relu")]
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("X", TensorProto.FLOAT, [2])],
+                          [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [2])])
+    data = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]).SerializeToString()
+    with open(path, "wb") as f:
+        f.write(data.replace(p1.encode(), EVIL).replace(p2.encode(), LONG))
+    return path
+
+
+def run_raw(args):
+    p = subprocess.run([PPQFMT] + args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, timeout=RUN_TIMEOUT)
+    return p.returncode, p.stdout, p.stderr
+
+
+def t_json_utf8():
+    """Names that are not UTF-8 or hold control characters: the JSON is valid
+    UTF-8 and gives them back with U+FFFD for the bad bytes."""
+    model = evil_names_model(tmp("evil.onnx"))
+    code, _, err = run_raw(["--report=json", "--dry-run", model])
+    try:
+        rep = json.loads(err.decode("utf-8"))  # strict: a bad byte fails here
+    except ValueError as e:
+        return "exit %d, stderr is not UTF-8 JSON: %s" % (code, e)
+    subjects = [a["subject"] for p in rep["passes"] for a in p["actions"]]
+    want = [EVIL.decode("utf-8", "replace"), LONG.decode()]
+    return None if subjects == want else "subjects %r, want %r" % (
+        [x[:40] for x in subjects], [x[:40] for x in want])
+
+
+def terminal_safe(text, what):
+    """None when text (bytes) is UTF-8 without control characters but newlines,
+    shows the evil name escaped and the long one cut with '…'."""
+    try:
+        s = text.decode("utf-8")
+    except UnicodeDecodeError as e:
+        return "%s: not UTF-8: %s" % (what, e)
+    raw = sorted({hex(ord(c)) for c in s if (ord(c) < 0x20 and c != "\n") or 0x7f <= ord(c) < 0xa0
+                  or c == "\u202e"})
+    if raw:
+        return "%s: raw control characters %s" % (what, raw)
+    if "\\x1b[31mred\\x1b[0m\\x07" not in s:
+        return "%s: the escape sequence is not shown escaped: %r" % (what, s[:300])
+    if max(len(line) for line in s.splitlines()) > 1000 or "L" * 40 + "…" not in s:
+        return "%s: the 1 MB name is not cut with '…' (longest line %d)" % (
+            what, max(len(line) for line in s.splitlines()))
+    return None
+
+
+def t_names_safe_on_terminal():
+    model = evil_names_model(tmp("evil.onnx"))
+    code, _, err = run_raw(["--report", "--dry-run", model])
+    bad = terminal_safe(err, "--report") if code == 0 else "--report: exit %d" % code
+    if bad:
+        return bad
+    code, out, err = run_raw(["--print", "--passes=none", model])
+    return terminal_safe(out, "--print") if code == 0 else "--print: exit %d: %r" % (code, err)
+
+
+# ---------------------------------------------------------------------------
+# item 13: one line per pass with totals over the rounds
+# ---------------------------------------------------------------------------
+
+def initializer_names(path, constants=False):
+    """Initializer names of every graph (with the outputs of Constant nodes,
+    which the constant pass turns into initializers, when constants)."""
+    import onnx
+    graphs = [c[-1][1] for c in testlib.scoped_graphs(onnx.load(path))]
+    return {i.name for g in graphs for i in g.initializer} | \
+        {o for g in graphs for n in g.node if constants and n.op_type == "Constant" for o in n.output}
+
+
+def t_text_report_totals():
+    """A model that needs a second round: each pass once, in pipeline order;
+    isolated's initializers are those the input has (Constants included) and
+    the output lacks."""
+    out = tmp("rounds.onnx")
+    code, _, err = run(["--report", ROUNDS, "-o", out])
+    if code != 0:
+        return "exit %d: %s" % (code, err)
+    passes = list_passes()
+    heads = [line.split(":")[0] for line in err.splitlines() if "warning:" not in line]
+    if len(set(heads)) != len(heads) or heads != sorted(heads, key=passes.index):
+        return "want each pass once, in pipeline order %s: %r" % (passes, err)
+    gone = initializer_names(ROUNDS, constants=True) - initializer_names(out)
+    m = re.search(r"^isolated: .*removed initializer (\d+) \(([^)]*)\)", err, re.M)
+    if not gone or not m or int(m.group(1)) != len(gone) or set(m.group(2).split(", ")) != gone:
+        return "want 'removed initializer %d (%s)': %r" % (len(gone), ", ".join(sorted(gone)), err)
+    return None
+
+
+def t_json_rounds():
+    rep = json_report([], ROUNDS)
+    iso = [p for p in rep["passes"] if p["name"] == "isolated"][0]
+    text = run(["--report", "--dry-run", ROUNDS])[2]
+    m = re.search(r"^isolated: .*removed initializer (\d+)", text, re.M)
+    if rep["rounds"] < 2 or not m or iso["changes"] != int(m.group(1)):
+        return "rounds %r, isolated changes %r, text %r" % (rep["rounds"], iso["changes"], text)
+    return None
+
+
+def t_opset_raise_text():
+    import onnx
+    out = tmp("opset.onnx")
+    code, _, err = run(["--report", OPSET9, "-o", out])
+    version = lambda path: [o.version for o in onnx.load(path).opset_import if o.domain in ("", "ai.onnx")][0]
+    want = "raised opset %d \u2192 %d" % (version(OPSET9), version(out))
+    return None if code == 0 and want in err else "no %r in %r" % (want, err)
+
+
+def t_verbose_names_pass_once():
+    code, _, err = run(["-v", "--dry-run", ROUNDS])
+    lines = [line for line in err.splitlines() if "warning:" not in line]
+    counts = {p: sum(bool(re.search(r"(?<![\w-])%s(?![\w-])" % re.escape(p), line)) for line in lines)
+              for p in list_passes()}
+    twice = {p: n for p, n in counts.items() if n != 1}
+    return "exit %d; passes not named once: %s: %r" % (code, twice, err) if code or twice else None
 
 
 def main():

@@ -19,14 +19,14 @@
  *                "actions": [{"action": str, "subject": str}],
  *                "warnings": [{"subject": str, "message": str}]}]
  *              (every registered pass, in pipeline order, totals of all rounds),
- *    "rounds": int (rounds of the pipeline run; the last one changed nothing),
+ *    "rounds": int (rounds the pipeline ran: until one changed nothing, at most 8),
  *    "timings": {pass name: milliseconds (number, all rounds), for each pass that ran},
  *    "other_warnings": [{"stage": "options"|"load"|"output", "subject": str, "message": str}]
  *                      (warnings raised outside the passes; "options": an
  *                      option that has no effect, the subject names it),
  *    "warnings": int (all warnings of the run)}
  * With --report=json this document is all that goes to stderr on success:
- * -v, the status line and the option warnings stay out of it or go in it.
+ * -v and the status line are silent, option warnings go into it.
  */
 #include "report.h"
 
@@ -143,8 +143,10 @@ static void text_action(const ChangeLog *l, size_t i, FILE *f)
     size_t count = 0, shown = 0;
     for (size_t j = i; j < l->n; j++)
         count += is_action(&l->items[j], first->action) && of_pass(&l->items[j], first->pass);
-    if (!*first->subject && count == 1) {
+    if (!*first->subject) {
         fputs(first->action, f);
+        if (count > 1)
+            fprintf(f, " (%zu times)", count);
         return;
     }
     fprintf(f, "%s %zu (", first->action, count);

@@ -241,7 +241,7 @@ static int bad_option(Options *o, int c, char **argv, const struct option *opts,
     if (known)
         return diag_set(d, PPQ_EUSAGE, "option '%.*s' takes no argument (try --help)",
                         (int)strcspn(arg, "="), arg);
-    if (isgraph(optopt) && optopt < 128)
+    if (optopt > 0 && optopt < 128 && isgraph(optopt)) /* a byte >= 0x80 is negative here */
         return diag_set(d, PPQ_EUSAGE, "unknown option -%c (try --help)", optopt);
     return diag_set(d, PPQ_EUSAGE, "unknown option -\\x%02x (try --help)", optopt & 0xff);
 }

@@ -16,7 +16,9 @@
  * valid UTF-8: bytes of a name that are not become U+FFFD.
  *   {"input": str, "output": str|null,
  *    "passes": [{"name": str, "enabled": bool, "changes": int,
- *                "actions": [{"action": str, "subject": str}],
+ *                "actions": [{"action": str, "subject": str}]
+ *                           (subject "": a change to the whole model, which
+ *                           the action says: "raised opset 9 → 11"),
  *                "warnings": [{"subject": str, "message": str}]}]
  *              (every registered pass, in pipeline order, totals of all rounds),
  *    "rounds": int (rounds the pipeline ran: until one changed nothing, at most 8),

@@ -78,7 +78,8 @@ static size_t edit_distance(const char *a, const char *b)
         size_t diag = row[0];
         row[0] = i;
         for (size_t j = 1; j <= lb; j++) {
-            size_t up = row[j], cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
+            size_t up = row[j];
+            size_t cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
             size_t best = diag + cost < up + 1 ? diag + cost : up + 1;
             row[j] = best < row[j - 1] + 1 ? best : row[j - 1] + 1;
             diag = up;

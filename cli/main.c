@@ -8,6 +8,7 @@
 
 #include "../formatter/pass.h"
 #include "../onnx/load.h"
+#include "../onnx/tempfile.h"
 #include "../onnx/write.h"
 #include "options.h"
 #include "report.h"
@@ -141,6 +142,8 @@ static int format_model(const Options *o, Diag *d)
         progress_show("writing", NULL);
         rc = onnx_write(m, &(WriteOptions){out, input_dir(o->input, in_dir, sizeof in_dir),
                                            o->external_data, o->size_threshold}, d);
+        if (rc == PPQ_EINPUT) /* the input changed while it was copied */
+            name_input(d, o->input);
         progress_clear();
     }
     model_free(m);
@@ -153,8 +156,10 @@ int main(int argc, char **argv)
     Options o;
     Diag d = {0};
     int rc = options_parse(&o, argc, argv, &d);
-    if (!rc && !o.exit_now)
+    if (!rc && !o.exit_now) {
+        tempfile_install_handlers(o.input);
         rc = format_model(&o, &d);
+    }
     if (fflush(stdout) != 0 && !rc)
         rc = diag_set(&d, PPQ_EOUTPUT, "standard output: write error");
     if (rc) /* even with -q: quiet means no warnings, never no errors */

@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "tempfile.h"
+
 enum { T_EXTERNAL_DATA = 13, KV_KEY = 1, KV_VALUE = 2 };
 
 typedef struct Mapped {
@@ -317,19 +319,20 @@ static int copy_file(const char *src, const char *dst, Diag *d)
 {
     char dir[PATH_MAX], tmp[PATH_MAX + 32];
     path_folder(dst, dir, sizeof dir);
-    snprintf(tmp, sizeof tmp, "%s/.ppqfmt-XXXXXX", dir);
     int in = open(src, O_RDONLY | O_CLOEXEC);
     if (in < 0)
         return diag_set(d, PPQ_EOUTPUT, "%s: cannot read: %s", src, strerror(errno));
-    int out = mkstemp(tmp);
+    int out = tempfile_create(dir, tmp, sizeof tmp);
     int rc = 0;
     if (out < 0)
         rc = diag_set(d, PPQ_EOUTPUT, "%s: cannot create a file in '%s': %s", dst, dir,
                       strerror(errno));
     else if (fchmod(out, 0644) || copy_fd(in, out) || close(out) || rename(tmp, dst))
         rc = diag_set(d, PPQ_EOUTPUT, "%s: cannot copy external data: %s", dst, strerror(errno));
-    if (rc && out >= 0)
-        unlink(tmp);
+    if (out >= 0 && rc)
+        tempfile_remove(tmp);
+    else if (out >= 0)
+        tempfile_done(tmp);
     close(in);
     return rc;
 }

@@ -699,6 +699,91 @@ def t_no_progress_small():
 
 
 # ---------------------------------------------------------------------------
+# interrupted runs and inputs that change under ppqfmt: no temporary left
+# ---------------------------------------------------------------------------
+
+def big_conv_bn_model(path, nbytes):
+    """Conv with a zero weight W of nbytes followed by a BatchNormalization:
+    fuse-bn computes the new W while writing it. W's raw bytes end the file,
+    which is written sparse (a few KB on disk)."""
+    from onnx import TensorProto, helper
+    c = nbytes // 16
+    stats = [helper.make_tensor(n, TensorProto.FLOAT, [4], [v] * 4)
+             for n, v in (("s", 2.0), ("b", 0.5), ("m", 0.0), ("v", 1.0))]
+    g = helper.make_graph([helper.make_node("Conv", ["X", "W"], ["c"], name="conv"),
+                           helper.make_node("BatchNormalization", ["c", "s", "b", "m", "v"], ["Y"],
+                                            name="bn")],
+                          "big", [helper.make_tensor_value_info("X", TensorProto.FLOAT, [1, c, 1, 1])],
+                          [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1, 4, 1, 1])], stats)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    graph = m.graph.SerializeToString()
+    m.ClearField("graph")
+    n = 16 * c
+    tensor = TensorProto(name="W", dims=[4, c, 1, 1], data_type=TensorProto.FLOAT).SerializeToString()
+    tensor += varint(9 << 3 | 2) + varint(n)  # raw_data, its bytes follow
+    graph += varint(5 << 3 | 2) + varint(len(tensor) + n) + tensor  # initializer
+    head = m.SerializeToString() + varint(7 << 3 | 2) + varint(len(graph) + n) + graph
+    with open(path, "wb") as f:
+        f.write(head)
+        f.truncate(len(head) + n)
+
+
+def temporaries(folder):
+    return [n for n in os.listdir(folder) if n.startswith(".ppqfmt-")]
+
+
+def interrupt_write(args, act):
+    """Runs ppqfmt on a big Conv+BN model, calling act(process, model) as soon
+    as its temporary file appears in the output folder (polled, not timed).
+    When the run ends before that, it is retried on a model twice as big.
+    Returns (exit status, stderr, files left in the output folder)."""
+    out = tmp("interrupted")
+    for size in (256 << 20, 1 << 30, 4 << 30):
+        shutil.rmtree(out, ignore_errors=True)
+        os.mkdir(out)
+        model = tmp("interrupt.onnx")
+        big_conv_bn_model(model, size)
+        p = subprocess.Popen([PPQFMT] + args + [model, "-o", os.path.join(out, "y.onnx")],
+                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE)
+        while p.poll() is None and not temporaries(out):
+            select.select([], [], [], 0.0005)
+        if p.poll() is None:
+            act(p, model)
+        _, err = p.communicate(timeout=RUN_TIMEOUT)
+        if p.returncode != 0:
+            left = os.listdir(out)
+            os.unlink(model)
+            return p.returncode, err.decode("utf-8", "replace"), left
+    raise RuntimeError("the write ended before it could be interrupted, even at 4 GiB")
+
+
+def t_signal_removes_temporary():
+    """SIGINT, SIGTERM and SIGHUP during the write: the temporary file is
+    removed and ppqfmt dies by the signal."""
+    import signal
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        code, err, left = interrupt_write([], lambda p, model: p.send_signal(sig))
+        if code != -sig or left:
+            return "%s: exit %d (want killed by the signal), files left %s, stderr %r" % (
+                sig.name, code, left, err)
+    return None
+
+
+def t_input_truncated_while_writing():
+    """The input truncated while its bytes are copied (--passes=none) or
+    folded (fuse-bn, a second thread reading the mapping: SIGBUS): exit 2,
+    one line saying so, no temporary file left."""
+    for args in ([], ["--passes=none"]):
+        code, err, left = interrupt_write(args, lambda p, model: os.truncate(model, 4096))
+        lines = err.splitlines()
+        if code != 2 or left or len(lines) != 1 or "input changed while reading" not in err:
+            return "%s: exit %d (want 2), files left %s, stderr %r" % (args, code, left, err)
+    return None
+
+
+# ---------------------------------------------------------------------------
 # --print
 # ---------------------------------------------------------------------------
 

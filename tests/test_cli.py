@@ -295,6 +295,80 @@ def t_no_partial_output():
     return "files left after a failed run: %s" % left if left else None
 
 
+def t_output_symlinks():
+    """-o LINK writes the file LINK points to, whether it exists yet or not,
+    and leaves the link a link."""
+    want = formatted()
+    d = tmp("links")
+    os.mkdir(d)
+    os.symlink("live_target.onnx", os.path.join(d, "live.onnx"))
+    shutil.copy(WARNS, os.path.join(d, "live_target.onnx"))
+    os.symlink("dangling_target.onnx", os.path.join(d, "dangling.onnx"))
+    for link in ("live", "dangling"):
+        code, _, err = run([SAMPLE, "-o", os.path.join(d, link + ".onnx")])
+        if code != 0:
+            return "%s link: exit %d: %s" % (link, code, err)
+        if not os.path.islink(os.path.join(d, link + ".onnx")):
+            return "%s link: replaced by a regular file" % link
+        target = os.path.join(d, link + "_target.onnx")
+        if not os.path.exists(target) or read(target) != want:
+            return "%s link: its target does not hold the formatted model" % link
+    return None
+
+
+def t_output_keeps_mode():
+    """An existing output keeps its permissions (as cp keeps them); a new one
+    gets 0666 less the umask."""
+    out = tmp("mode.onnx")
+    shutil.copy(WARNS, out)
+    os.chmod(out, 0o600)
+    code, _, err = run([SAMPLE, "-o", out])
+    mode = os.stat(out).st_mode & 0o777
+    if code != 0 or mode != 0o600:
+        return "exit %d, mode %o after writing over a 0600 file (want 600): %s" % (code, mode, err)
+    os.unlink(out)
+    p = subprocess.run(["sh", "-c", 'umask 027 && exec "$0" "$@"', PPQFMT, SAMPLE, "-o", out],
+                       stderr=subprocess.PIPE, timeout=RUN_TIMEOUT)
+    mode = os.stat(out).st_mode & 0o777
+    return None if p.returncode == 0 and mode == 0o640 else \
+        "new file under umask 027: exit %d, mode %o (want 640)" % (p.returncode, mode)
+
+
+def as_user_nobody():
+    """For preexec_fn: drop root, under which every folder is writable."""
+    if os.geteuid() == 0:
+        os.setgroups([])
+        os.setgid(65534)
+        os.setuid(65534)
+
+
+def t_output_readonly_folder():
+    """-o FILE in a folder ppqfmt cannot write, FILE itself writable: exit 3,
+    the path as typed, and why (the temporary file beside it)."""
+    os.chmod(TMP, 0o755)  # let user nobody in (as root)
+    d = tmp("ro")
+    os.mkdir(d)
+    shutil.copy(SAMPLE, tmp("ro_in.onnx"))
+    os.chmod(tmp("ro_in.onnx"), 0o644)
+    with open(os.path.join(d, "out.onnx"), "wb") as f:
+        f.write(b"old")
+    os.chmod(os.path.join(d, "out.onnx"), 0o666)
+    os.chmod(d, 0o555)
+    try:
+        p = subprocess.run([PPQFMT, "ro_in.onnx", "-o", "ro/out.onnx"], cwd=TMP,
+                           stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, preexec_fn=as_user_nobody, timeout=RUN_TIMEOUT)
+    finally:
+        os.chmod(d, 0o755)
+    err = p.stderr.decode("utf-8", "replace")
+    if p.returncode != 3 or len(err.splitlines()) != 1:
+        return "exit %d (want 3), stderr %r" % (p.returncode, err)
+    missing = [w for w in ("ppqfmt: ro/out.onnx:", "temporary file", "folder") if w not in err]
+    if missing:
+        return "the message %r lacks %s" % (err.strip(), missing)
+    return None if read(os.path.join(d, "out.onnx")) == b"old" else "the file was changed"
+
+
 def t_quiet_keeps_errors():
     return expect_error(["-q", tmp("missing.onnx")], 2, ["missing.onnx"])
 

@@ -144,7 +144,9 @@ void tempfile_install_handlers(const char *input)
     struct sigaction sa, old;
     int n = snprintf(temp_bus_msg, sizeof temp_bus_msg, "ppqfmt: %s: %s\n",
                      strcmp(input, "-") ? input : "standard input", TEMP_CHANGED);
-    temp_bus_len = n < 0 ? 0 : (size_t)n < sizeof temp_bus_msg ? (size_t)n : sizeof temp_bus_msg - 1;
+    temp_bus_len = n < 0                              ? 0
+                   : (size_t)n < sizeof temp_bus_msg ? (size_t)n
+                                                     : sizeof temp_bus_msg - 1;
     memset(&sa, 0, sizeof sa);
     temp_termination_set(&sa.sa_mask); /* one handler at a time */
     sigaddset(&sa.sa_mask, SIGBUS);

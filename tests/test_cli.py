@@ -35,6 +35,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 import testlib  # tests/, beside this file
 
@@ -854,6 +855,73 @@ def t_input_truncated_while_writing():
         lines = err.splitlines()
         if code != 2 or left or len(lines) != 1 or "input changed while reading" not in err:
             return "%s: exit %d (want 2), files left %s, stderr %r" % (args, code, left, err)
+    return None
+
+
+def peak_rss_mib(args, stdin):
+    """ppqfmt's exit status and peak resident size in MiB (GNU time when
+    installed: wait4 would also count the Python process it forks from)."""
+    gnu_time = "/usr/bin/time"
+    if not os.access(gnu_time, os.X_OK):
+        return None, None
+    with tempfile.NamedTemporaryFile() as report:
+        p = subprocess.run([gnu_time, "-f", "%M", "-o", report.name, PPQFMT] + args, stdin=stdin,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=RUN_TIMEOUT)
+        kib = open(report.name).read().strip().splitlines()[-1]
+    return p.returncode, int(kib) / 1024
+
+
+def t_stdin_memory_flat():
+    """A 256 MiB model on standard input is spooled to a temporary file and
+    mapped, not read into memory: the peak RSS stays far below its size."""
+    model = tmp("stdin_big.onnx")
+    big_model(model, 256 << 20)
+    try:
+        with open(model, "rb") as f:
+            code, rss = peak_rss_mib(["--passes=none", "-", "-o", "-"], f)
+    finally:
+        os.unlink(model)
+    if code is None:
+        return SKIP + "no GNU time (/usr/bin/time) to measure the peak RSS"
+    return None if code == 0 and rss < 64 else "exit %d, peak RSS %.0f MiB" % (code, rss)
+
+
+def rss_mib(pid):
+    with open("/proc/%d/status" % pid) as f:
+        kib = [line.split()[1] for line in f if line.startswith("VmRSS:")]
+    return int(kib[0]) / 1024 if kib else 0
+
+
+def run_watched(args, stdin, limit_mib=512, seconds=20):
+    """(exit status, stderr) of ppqfmt, or (None, why) when it grows past
+    limit_mib of memory or runs past seconds (it is then killed)."""
+    p = subprocess.Popen([PPQFMT] + args, stdin=stdin, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE)
+    why, start = None, time.monotonic()
+    while p.poll() is None and not why:
+        try:
+            if rss_mib(p.pid) > limit_mib:
+                why = "grew past %d MiB" % limit_mib
+        except (OSError, IndexError, ValueError):
+            pass  # exited meanwhile
+        if time.monotonic() - start > seconds:
+            why = "still reading after %d s" % seconds
+        select.select([], [], [], 0.01)
+    if why:
+        p.kill()
+    err = p.communicate()[1].decode("utf-8", "replace")
+    return (None, why) if why else (p.returncode, err)
+
+
+def t_endless_input_stops():
+    """/dev/zero as the input, or as standard input, is refused after its
+    first KiB (exit 2) instead of being read without end."""
+    for args, stdin in ((["/dev/zero"], subprocess.DEVNULL), (["-"], open("/dev/zero", "rb"))):
+        code, err = run_watched(args + ["-o", tmp("zero.onnx")], stdin)
+        if stdin != subprocess.DEVNULL:
+            stdin.close()
+        if code != 2 or "not an ONNX model" not in err or os.path.exists(tmp("zero.onnx")):
+            return "%s: exit %s (want 2): %r" % (args, code, err)
     return None
 
 

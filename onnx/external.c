@@ -56,7 +56,10 @@ static External *registry(Loader *L)
     return x;
 }
 
-/* A location must name a file inside the model's folder. */
+/* A location must name a file inside the model's folder: a relative path
+ * whose ".." components, taken lexically, never climb above the folder
+ * ("sub/../x.bin" is "x.bin"). Symlinks leading out are refused once the
+ * path is resolved (load_external). */
 static int check_location(Loader *L, const Tensor *t, const char *loc)
 {
     if (!*loc)
@@ -64,9 +67,14 @@ static int check_location(Loader *L, const Tensor *t, const char *loc)
     if (loc[0] == '/')
         return loader_error(L, "tensor '%s': external data location '%s' is an absolute path",
                             t->name, loc);
+    long depth = 0; /* folders below the model's */
     for (const char *p = loc; *p;) {
         size_t n = strcspn(p, "/");
         if (n == 2 && p[0] == '.' && p[1] == '.')
+            depth--;
+        else if (n && !(n == 1 && p[0] == '.'))
+            depth++;
+        if (depth < 0)
             return loader_error(L, "tensor '%s': external data location '%s' leaves the "
                                 "model's folder", t->name, loc);
         p += n + (p[n] == '/');

@@ -21,7 +21,12 @@ models in testdata/, and checks:
   - '-' for stdin and stdout gives the same bytes as files;
   - colour on a terminal's stderr unless NO_COLOR is non-empty; the progress
     line for a model over 1 GiB (a sparse file), only on a terminal;
-  - --print shows every node name and the key attributes.
+  - --print shows every node name and the key attributes;
+  - files: SIGINT/SIGTERM/SIGHUP during a big write and an input truncated
+    while read leave no temporary file (death by the signal; exit 2); -o
+    follows live and dangling symlinks, keeps an existing file's mode, and
+    explains a read-only folder; standard input is spooled (peak RSS far
+    below the model's size) and /dev/zero is refused after its first KiB.
 Each check prints `ok NAME` or `FAIL NAME: reason`; the last line is
 `test_cli: N passed, M failed`; the exit status is 1 if anything failed.
 Run with Debian's /usr/bin/python3 (python3-onnx, for the node names).
@@ -171,6 +176,22 @@ def t_help_exit_codes():
         return "--help has no exit code section"
     missing = [c for c in EXIT_CODES if not re.search(r"\b%d\b" % c, m.group(0))]
     return "exit codes missing from --help: %s" % missing if missing else None
+
+
+def t_help_names_manual():
+    """The page is `man ppqfmt` only once installed: --help also says how to
+    read it from the sources (man -l ppqfmt.1)."""
+    text = help_text()
+    return None if "man -l ppqfmt.1" in text else "--help does not mention man -l ppqfmt.1"
+
+
+def t_nesting_limit_documented():
+    """The loader's limit of 64 nested graphs is in README and the man page."""
+    missing = [name for name, text in (("README.md", read(os.path.join(REPO, "README.md")).decode()),
+                                       ("ppqfmt.1", man_text()))
+               if not re.search(r"(?s)\b64\b.{0,80}nested|nested.{0,80}\b64\b",
+                                " ".join(text.split()))]
+    return "no nesting limit of 64 in %s" % missing if missing else None
 
 
 def t_options_help_vs_man():

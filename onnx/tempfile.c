@@ -68,12 +68,19 @@ int tempfile_create(const char *dir, char *path, size_t size)
         errno = ENAMETOOLONG;
         return -1;
     }
+    /* A signal between creating the file and registering it would leave
+     * it: it waits until the file is registered. */
+    sigset_t old;
+    tempfile_block_signals(&old);
     int fd = mkstemp(path);
-    if (fd < 0)
-        return -1;
-    strcpy(b->path[slot], path);
-    atomic_signal_fence(memory_order_seq_cst); /* the path before the flag */
-    b->used[slot] = 1;
+    if (fd >= 0) {
+        strcpy(b->path[slot], path);
+        atomic_signal_fence(memory_order_seq_cst); /* the path before the flag */
+        b->used[slot] = 1;
+    }
+    int e = errno;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    errno = e;
     return fd;
 }
 

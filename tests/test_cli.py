@@ -45,7 +45,7 @@ import time
 import testlib  # tests/, beside this file
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PPQFMT = os.environ.get("PPQFMT", os.path.join(REPO, "build", "ppqfmt"))
+PPQFMT = os.path.abspath(os.environ.get("PPQFMT", os.path.join(REPO, "build", "ppqfmt")))
 SAMPLE = os.path.join(REPO, "testdata", "sample.onnx")
 WARNS = os.path.join(REPO, "testdata", "identity_input_to_output.onnx")
 MIXED = os.path.join(REPO, "testdata", "mixed_conv_add_bn_shared.onnx")

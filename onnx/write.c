@@ -244,10 +244,10 @@ static int output_target(const char *path, char *out, size_t size, Diag *d)
     struct stat st;
     snprintf(out, size, "%s", path);
     for (int hops = 0; lstat(out, &st) == 0 && S_ISLNK(st.st_mode); hops++) {
-        ssize_t n = hops < 40 ? readlink(out, link, sizeof link - 1) : (errno = ELOOP, -1);
-        if (n < 0)
+        ssize_t n = readlink(out, link, sizeof link - 1);
+        if (n < 0 || hops == 40)
             return diag_set(d, PPQ_EOUTPUT, "%s: cannot follow the symbolic link: %s", path,
-                            strerror(errno));
+                            strerror(n < 0 ? errno : ELOOP));
         link[n] = '\0';
         path_folder(out, dir, sizeof dir);
         if ((link[0] == '/' ? snprintf(out, size, "%s", link)

@@ -8,6 +8,7 @@
 
 #include "../formatter/pass.h"
 #include "../onnx/load.h"
+#include "../onnx/tempfile.h"
 #include "../onnx/write.h"
 #include "options.h"
 #include "report.h"
@@ -135,6 +136,8 @@ static int format_model(const Options *o, Diag *d)
         progress_show("writing", NULL);
         rc = onnx_write(m, &(WriteOptions){out, input_dir(o->input, in_dir, sizeof in_dir),
                                            o->external_data, o->size_threshold}, d);
+        if (rc == PPQ_EINPUT) /* the input changed while it was copied */
+            name_input(d, o->input);
         progress_clear();
     }
     model_free(m);
@@ -148,6 +151,7 @@ int main(int argc, char **argv)
     Diag d = {0};
     int rc = options_parse(&o, argc, argv, &d);
     if (!rc && !o.exit_now) {
+        tempfile_install_handlers(o.input);
         report_option_warnings(&o, stderr);
         rc = format_model(&o, &d);
     }

@@ -45,7 +45,7 @@ void options_usage(FILE *f)
           "  -h, --help             print this help and exit\n\n"
           "Exit codes: 0 success, 1 usage error, 2 unreadable or invalid model,\n"
           "            3 output cannot be written, 4 internal error (out of memory).\n"
-          "Colour on a terminal unless NO_COLOR is set. Manual: man ppqfmt\n",
+          "Colour unless NO_COLOR is set. Manual: man ppqfmt, or man -l ppqfmt.1\n",
           f);
 }
 

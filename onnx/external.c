@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "tempfile.h"
+
 enum { T_EXTERNAL_DATA = 13, KV_KEY = 1, KV_VALUE = 2 };
 
 typedef struct Mapped {
@@ -54,7 +56,10 @@ static External *registry(Loader *L)
     return x;
 }
 
-/* A location must name a file inside the model's folder. */
+/* A location must name a file inside the model's folder: a relative path
+ * whose ".." components, taken lexically, never climb above the folder
+ * ("sub/../x.bin" is "x.bin"). Symlinks leading out are refused once the
+ * path is resolved (load_external). */
 static int check_location(Loader *L, const Tensor *t, const char *loc)
 {
     if (!*loc)
@@ -62,9 +67,14 @@ static int check_location(Loader *L, const Tensor *t, const char *loc)
     if (loc[0] == '/')
         return loader_error(L, "tensor '%s': external data location '%s' is an absolute path",
                             t->name, loc);
+    long depth = 0; /* folders below the model's */
     for (const char *p = loc; *p;) {
         size_t n = strcspn(p, "/");
         if (n == 2 && p[0] == '.' && p[1] == '.')
+            depth--;
+        else if (n && !(n == 1 && p[0] == '.'))
+            depth++;
+        if (depth < 0)
             return loader_error(L, "tensor '%s': external data location '%s' leaves the "
                                 "model's folder", t->name, loc);
         p += n + (p[n] == '/');
@@ -317,19 +327,20 @@ static int copy_file(const char *src, const char *dst, Diag *d)
 {
     char dir[PATH_MAX], tmp[PATH_MAX + 32];
     path_folder(dst, dir, sizeof dir);
-    snprintf(tmp, sizeof tmp, "%s/.ppqfmt-XXXXXX", dir);
     int in = open(src, O_RDONLY | O_CLOEXEC);
     if (in < 0)
         return diag_set(d, PPQ_EOUTPUT, "%s: cannot read: %s", src, strerror(errno));
-    int out = mkstemp(tmp);
+    int out = tempfile_create(dir, tmp, sizeof tmp);
     int rc = 0;
     if (out < 0)
         rc = diag_set(d, PPQ_EOUTPUT, "%s: cannot create a file in '%s': %s", dst, dir,
                       strerror(errno));
     else if (fchmod(out, 0644) || copy_fd(in, out) || close(out) || rename(tmp, dst))
         rc = diag_set(d, PPQ_EOUTPUT, "%s: cannot copy external data: %s", dst, strerror(errno));
-    if (rc && out >= 0)
-        unlink(tmp);
+    if (out >= 0 && rc)
+        tempfile_remove(tmp);
+    else if (out >= 0)
+        tempfile_done(tmp);
     close(in);
     return rc;
 }

@@ -470,6 +470,11 @@ static int load_model_fields(Loader *L, Bytes bytes, bool *has_graph)
                  : 0;
 }
 
+bool onnx_head_ok(Bytes head)
+{
+    return wire_head_ok(wire_reader_checked(head, MODEL_WT));
+}
+
 int onnx_load(Bytes bytes, const char *dir, Model **out, Diag *d)
 {
     Model *m = model_new();

@@ -15,6 +15,11 @@
  * when the model came from standard input (external data is then refused). */
 int onnx_load(Bytes bytes, const char *dir, Model **out, Diag *d);
 
+/* Could head be the first bytes of a ModelProto? False when they cannot be
+ * (the loader would refuse the whole as malformed protobuf), so that a
+ * stream is not read to its end only to be refused. */
+bool onnx_head_ok(Bytes head);
+
 /* Shared by the loader's files. */
 typedef struct External External;
 typedef struct Loader {

@@ -68,6 +68,46 @@ int wire_next(WireReader *r, WireField *f)
     return 1;
 }
 
+/* Does the field at r->p run past the end of the bytes, rather than being
+ * malformed? (wire_next failed on it.) */
+static bool wire_field_cut(WireReader *r)
+{
+    const uint8_t *start = r->p;
+    uint64_t tag, v;
+    if (wire_varint(r, &tag))
+        return r->p == r->end && r->p - start < 10;
+    uint64_t num = tag >> 3;
+    int wt = (int)(tag & 7);
+    if (num == 0 || num > 0x1fffffff ||
+        (num < r->n_allowed && r->allowed[num] && !(r->allowed[num] & WT_BIT(wt))))
+        return false;
+    start = r->p;
+    switch (wt) {
+    case WT_VARINT:
+        return wire_varint(r, &v) && r->p == r->end && r->p - start < 10;
+    case WT_I64:
+    case WT_I32:
+        return true; /* fewer bytes left than the value takes */
+    case WT_LEN:
+        return wire_varint(r, &v) ? r->p == r->end && r->p - start < 10 : true;
+    default:
+        return false;
+    }
+}
+
+bool wire_head_ok(WireReader r)
+{
+    WireField f;
+    const uint8_t *start = r.p;
+    int rc;
+    while ((rc = wire_next(&r, &f)) == 1)
+        start = r.p;
+    if (r.bad || rc == 0)
+        return !r.bad;
+    r.p = start;
+    return wire_field_cut(&r);
+}
+
 /* Free room in the current chunk for copied bytes. One pool serves a whole
  * encoding (every submessage's output), so a model with 100k small messages
  * does not hold 100k half-empty chunks. */

@@ -55,6 +55,9 @@ static inline WireReader wire_reader(Bytes b)
                   sizeof(table) / sizeof *(table), 0})
 /* 1: *f holds the next field; 0: end of message; -1: malformed bytes. */
 int wire_next(WireReader *r, WireField *f);
+/* Could the bytes of r be the head of a longer message: well-formed fields
+ * (wire types checked as r checks them), the last one perhaps cut short? */
+bool wire_head_ok(WireReader r);
 /* Reads one varint from a packed run; -1 when malformed. */
 int wire_varint(WireReader *r, uint64_t *v);
 

@@ -17,6 +17,7 @@
 
 #include "encode.h"
 #include "external.h"
+#include "tempfile.h"
 
 static int encode(const Model *m, Arena *a, Out *o, const EncodeOptions *opt, Diag *d)
 {
@@ -65,9 +66,12 @@ static int copy_segment(int fd, const MappedFile *f, Seg s)
         ssize_t n = copy_file_range(f->fd, &off, fd, NULL, s.len, 0);
         if (n < 0 && errno == EINTR)
             continue;
-        if (n <= 0) {
-            if (n < 0 && errno != EXDEV && errno != EINVAL && errno != ENOSYS &&
-                errno != EOPNOTSUPP)
+        if (n == 0) { /* the file ends before its mapping: it was truncated */
+            errno = EFAULT;
+            return -1;
+        }
+        if (n < 0) {
+            if (errno != EXDEV && errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)
                 return -1;
             return write_memory(fd, &s, 1);
         }
@@ -144,10 +148,16 @@ static int write_generated(int fd, const Seg *s)
         return -1;
     int rc;
     pthread_t t;
+    sigset_t mask;
     sem_init(&f.empty, 0, GEN_BUFS);
     sem_init(&f.full, 0, 0);
     atomic_init(&f.stop, false);
-    if (s->len <= GEN_CHUNK || pthread_create(&t, NULL, fill_chunks, &f)) {
+    /* The filler leaves SIGINT & co. to this thread, whose handler removes
+     * the temporary file while nothing else is being created. */
+    tempfile_block_signals(&mask);
+    bool serial = s->len <= GEN_CHUNK || pthread_create(&t, NULL, fill_chunks, &f);
+    pthread_sigmask(SIG_SETMASK, &mask, NULL);
+    if (serial) {
         rc = write_generated_serial(fd, s, f.buf);
     } else {
         rc = write_filled(fd, &f);
@@ -183,13 +193,21 @@ static int write_segments(int fd, const Out *o, const Model *m)
     return 0;
 }
 
+/* EFAULT: the write read bytes of a mapped input file that are no longer
+ * there, because another program truncated the file while ppqfmt ran
+ * (copy_segment reports a short copy the same way). */
+static int write_failed(Diag *d, const char *path)
+{
+    if (errno == EFAULT)
+        return diag_set(d, PPQ_EINPUT, "%s", tempfile_input_changed());
+    return diag_set(d, PPQ_EOUTPUT, "%s: write error: %s", path, strerror(errno));
+}
+
 static int write_stdout(const Out *o, const Model *m, Diag *d)
 {
     if (isatty(STDOUT_FILENO))
         return diag_set(d, PPQ_EOUTPUT, STDOUT_TERMINAL_MSG);
-    if (write_segments(STDOUT_FILENO, o, m))
-        return diag_set(d, PPQ_EOUTPUT, "standard output: %s", strerror(errno));
-    return 0;
+    return write_segments(STDOUT_FILENO, o, m) ? write_failed(d, "standard output") : 0;
 }
 
 void path_folder(const char *path, char *dir, size_t size)
@@ -210,41 +228,81 @@ static int write_special(const Out *o, const Model *m, const char *path, Diag *d
     int fd = open(path, O_WRONLY | O_CLOEXEC);
     if (fd < 0)
         return diag_set(d, PPQ_EOUTPUT, "%s: cannot open: %s", path, strerror(errno));
-    int rc = write_segments(fd, o, m) ? diag_set(d, PPQ_EOUTPUT, "%s: write error: %s", path,
-                                              strerror(errno))
-                                   : 0;
+    int rc = write_segments(fd, o, m) ? write_failed(d, path) : 0;
     if (close(fd) && !rc)
-        rc = diag_set(d, PPQ_EOUTPUT, "%s: write error: %s", path, strerror(errno));
+        rc = write_failed(d, path);
     return rc;
+}
+
+/* The file -o PATH names: symbolic links are followed, dangling or not, so
+ * -o LINK always writes the file LINK points to (creating it if need be)
+ * and never replaces the link itself. */
+static int output_target(const char *path, char *out, size_t size, Diag *d)
+{
+    char link[PATH_MAX], dir[PATH_MAX];
+    struct stat st;
+    snprintf(out, size, "%s", path);
+    for (int hops = 0; lstat(out, &st) == 0 && S_ISLNK(st.st_mode); hops++) {
+        ssize_t n = readlink(out, link, sizeof link - 1);
+        if (n < 0 || hops == 40)
+            return diag_set(d, PPQ_EOUTPUT, "%s: cannot follow the symbolic link: %s", path,
+                            strerror(n < 0 ? errno : ELOOP));
+        link[n] = '\0';
+        path_folder(out, dir, sizeof dir);
+        if ((link[0] == '/' ? snprintf(out, size, "%s", link)
+                            : snprintf(out, size, "%s/%s", dir, link)) >= (int)size)
+            return diag_set(d, PPQ_EOUTPUT, "%s: the symbolic link leads to too long a path",
+                            path);
+    }
+    return 0;
+}
+
+static int temp_create_failed(Diag *d, const char *path, const char *dir)
+{
+    bool denied = errno == EACCES || errno == EPERM || errno == EROFS;
+    return diag_set(d, PPQ_EOUTPUT, "%s: cannot create a temporary file in the folder '%s': %s%s",
+                    path, dir, strerror(errno),
+                    denied ? " (the output is written there first and then renamed over the "
+                             "target, so the folder must be writable, not only the file)"
+                           : "");
+}
+
+/* The permissions of the new file: an existing target's own (as cp keeps
+ * them), else 0666 less the umask. */
+static mode_t output_mode(const char *target)
+{
+    struct stat st;
+    if (stat(target, &st) == 0)
+        return st.st_mode & 0777;
+    mode_t mask = umask(0);
+    umask(mask);
+    return 0666 & ~mask;
 }
 
 static int write_file(const Out *o, const Model *m, const char *path, Diag *d)
 {
-    char dir[PATH_MAX], tmp[PATH_MAX + 32], real[PATH_MAX];
+    char target[PATH_MAX], dir[PATH_MAX], tmp[PATH_MAX + 32];
     struct stat st;
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
         return S_ISDIR(st.st_mode) ? diag_set(d, PPQ_EOUTPUT, "%s: is a directory", path)
                                    : write_special(o, m, path, d);
-    /* Replace the file a symlink points to, not the symlink. */
-    if (stat(path, &st) == 0 && realpath(path, real))
-        path = real;
-    path_folder(path, dir, sizeof dir);
-    snprintf(tmp, sizeof tmp, "%s/.ppqfmt-XXXXXX", dir);
-    int fd = mkstemp(tmp);
+    if (output_target(path, target, sizeof target, d))
+        return d->code;
+    path_folder(target, dir, sizeof dir);
+    int fd = tempfile_create(dir, tmp, sizeof tmp);
     if (fd < 0)
-        return diag_set(d, PPQ_EOUTPUT, "%s: cannot create a file in '%s': %s", path, dir,
-                        strerror(errno));
-    mode_t mask = umask(0);
-    umask(mask);
+        return temp_create_failed(d, path, dir);
     int rc = 0;
-    if (fchmod(fd, 0666 & ~mask) || write_segments(fd, o, m))
-        rc = diag_set(d, PPQ_EOUTPUT, "%s: write error: %s", path, strerror(errno));
+    if (fchmod(fd, output_mode(target)) || write_segments(fd, o, m))
+        rc = write_failed(d, path);
     if (close(fd) && !rc)
-        rc = diag_set(d, PPQ_EOUTPUT, "%s: write error: %s", path, strerror(errno));
-    if (!rc && rename(tmp, path))
+        rc = write_failed(d, path);
+    if (!rc && rename(tmp, target))
         rc = diag_set(d, PPQ_EOUTPUT, "%s: cannot replace: %s", path, strerror(errno));
     if (rc)
-        unlink(tmp);
+        tempfile_remove(tmp);
+    else
+        tempfile_done(tmp);
     return rc;
 }
 

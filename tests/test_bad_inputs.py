@@ -407,6 +407,20 @@ def output_cases(t, model, tmp, casedir):
     with open(os.devnull, "rb") as devnull:
         r = run(["-", "-o", os.path.join(tmp, "w.onnx")], stdin=devnull)
     t.add("stdin_empty", r, expect(r, (2,), r"standard input|stdin|empty|-|graph"))
+    # a file that reports size 0 but has bytes is read, not called empty
+    r = run(["/proc/self/status", "-o", os.path.join(tmp, "p.onnx")])
+    t.add("input_proc_file", r, expect(r, (2,), r"^/proc/self/status: not an ONNX model"))
+    # a valid model through a named pipe: read to its end (spooled), formatted
+    fifo = os.path.join(tmp, "model.fifo")
+    os.mkfifo(fifo)
+    pid = os.fork()
+    if pid == 0:  # the writer
+        with open(fifo, "wb") as f, open(model, "rb") as m:
+            f.write(m.read())
+        os._exit(0)
+    r = run([fifo, "-o", os.path.join(tmp, "fifo.out.onnx")], input_size=size)
+    os.waitpid(pid, 0)
+    t.add("input_fifo", r, expect(r, (0,)) or output_checks("checker", os.path.join(tmp, "fifo.out.onnx"), r))
     r = run(["--no-such-option", model])
     t.add("usage_unknown_option", r, expect(r, (1,), r"no-such-option|option"))
     r = run(["--passes=nope", model, "-o", os.path.join(tmp, "v.onnx")])

@@ -34,6 +34,11 @@ models in testdata/, and checks:
   - item 13: the text report names each pass once, in pipeline order, with
     totals over the pipeline's rounds; "raised opset 9 → 11"; -v names each
     pass once.
+  - files: SIGINT/SIGTERM/SIGHUP during a big write and an input truncated
+    while read leave no temporary file (death by the signal; exit 2); -o
+    follows live and dangling symlinks, keeps an existing file's mode, and
+    explains a read-only folder; standard input is spooled (peak RSS far
+    below the model's size) and /dev/zero is refused after its first KiB.
 Each check prints `ok NAME` or `FAIL NAME: reason`; the last line is
 `test_cli: N passed, M failed`; the exit status is 1 if anything failed.
 Run with Debian's /usr/bin/python3 (python3-onnx, for the node names).
@@ -47,11 +52,12 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 import testlib  # tests/, beside this file
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PPQFMT = os.environ.get("PPQFMT", os.path.join(REPO, "build", "ppqfmt"))
+PPQFMT = os.path.abspath(os.environ.get("PPQFMT", os.path.join(REPO, "build", "ppqfmt")))
 SAMPLE = os.path.join(REPO, "testdata", "sample.onnx")
 WARNS = os.path.join(REPO, "testdata", "identity_input_to_output.onnx")
 MIXED = os.path.join(REPO, "testdata", "mixed_conv_add_bn_shared.onnx")
@@ -186,6 +192,22 @@ def t_help_exit_codes():
     return "exit codes missing from --help: %s" % missing if missing else None
 
 
+def t_help_names_manual():
+    """The page is `man ppqfmt` only once installed: --help also says how to
+    read it from the sources (man -l ppqfmt.1)."""
+    text = help_text()
+    return None if "man -l ppqfmt.1" in text else "--help does not mention man -l ppqfmt.1"
+
+
+def t_nesting_limit_documented():
+    """The loader's limit of 64 nested graphs is in README and the man page."""
+    missing = [name for name, text in (("README.md", read(os.path.join(REPO, "README.md")).decode()),
+                                       ("ppqfmt.1", man_text()))
+               if not re.search(r"(?s)\b64\b.{0,80}nested|nested.{0,80}\b64\b",
+                                " ".join(text.split()))]
+    return "no nesting limit of 64 in %s" % missing if missing else None
+
+
 def t_options_help_vs_man():
     passes = list_passes()
     in_help, in_man = long_options(help_text(), passes), long_options(man_text(), passes)
@@ -307,6 +329,80 @@ def t_no_partial_output():
     run([tmp("text2.onnx"), "-o", os.path.join(d, "out.onnx")])
     left = os.listdir(d)
     return "files left after a failed run: %s" % left if left else None
+
+
+def t_output_symlinks():
+    """-o LINK writes the file LINK points to, whether it exists yet or not,
+    and leaves the link a link."""
+    want = formatted()
+    d = tmp("links")
+    os.mkdir(d)
+    os.symlink("live_target.onnx", os.path.join(d, "live.onnx"))
+    shutil.copy(WARNS, os.path.join(d, "live_target.onnx"))
+    os.symlink("dangling_target.onnx", os.path.join(d, "dangling.onnx"))
+    for link in ("live", "dangling"):
+        code, _, err = run([SAMPLE, "-o", os.path.join(d, link + ".onnx")])
+        if code != 0:
+            return "%s link: exit %d: %s" % (link, code, err)
+        if not os.path.islink(os.path.join(d, link + ".onnx")):
+            return "%s link: replaced by a regular file" % link
+        target = os.path.join(d, link + "_target.onnx")
+        if not os.path.exists(target) or read(target) != want:
+            return "%s link: its target does not hold the formatted model" % link
+    return None
+
+
+def t_output_keeps_mode():
+    """An existing output keeps its permissions (as cp keeps them); a new one
+    gets 0666 less the umask."""
+    out = tmp("mode.onnx")
+    shutil.copy(WARNS, out)
+    os.chmod(out, 0o600)
+    code, _, err = run([SAMPLE, "-o", out])
+    mode = os.stat(out).st_mode & 0o777
+    if code != 0 or mode != 0o600:
+        return "exit %d, mode %o after writing over a 0600 file (want 600): %s" % (code, mode, err)
+    os.unlink(out)
+    p = subprocess.run(["sh", "-c", 'umask 027 && exec "$0" "$@"', PPQFMT, SAMPLE, "-o", out],
+                       stderr=subprocess.PIPE, timeout=RUN_TIMEOUT)
+    mode = os.stat(out).st_mode & 0o777
+    return None if p.returncode == 0 and mode == 0o640 else \
+        "new file under umask 027: exit %d, mode %o (want 640)" % (p.returncode, mode)
+
+
+def as_user_nobody():
+    """For preexec_fn: drop root, under which every folder is writable."""
+    if os.geteuid() == 0:
+        os.setgroups([])
+        os.setgid(65534)
+        os.setuid(65534)
+
+
+def t_output_readonly_folder():
+    """-o FILE in a folder ppqfmt cannot write, FILE itself writable: exit 3,
+    the path as typed, and why (the temporary file beside it)."""
+    os.chmod(TMP, 0o755)  # let user nobody in (as root)
+    d = tmp("ro")
+    os.mkdir(d)
+    shutil.copy(SAMPLE, tmp("ro_in.onnx"))
+    os.chmod(tmp("ro_in.onnx"), 0o644)
+    with open(os.path.join(d, "out.onnx"), "wb") as f:
+        f.write(b"old")
+    os.chmod(os.path.join(d, "out.onnx"), 0o666)
+    os.chmod(d, 0o555)
+    try:
+        p = subprocess.run([PPQFMT, "ro_in.onnx", "-o", "ro/out.onnx"], cwd=TMP,
+                           stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, preexec_fn=as_user_nobody, timeout=RUN_TIMEOUT)
+    finally:
+        os.chmod(d, 0o755)
+    err = p.stderr.decode("utf-8", "replace")
+    if p.returncode != 3 or len(err.splitlines()) != 1:
+        return "exit %d (want 3), stderr %r" % (p.returncode, err)
+    missing = [w for w in ("ppqfmt: ro/out.onnx:", "temporary file", "folder") if w not in err]
+    if missing:
+        return "the message %r lacks %s" % (err.strip(), missing)
+    return None if read(os.path.join(d, "out.onnx")) == b"old" else "the file was changed"
 
 
 def t_quiet_keeps_errors():
@@ -714,6 +810,158 @@ def t_progress():
 def t_no_progress_small():
     code, _, seen = run_tty([SAMPLE, "-o", tmp("s.onnx")], term_env())
     return None if code == 0 and not seen else "exit %d, stderr %r" % (code, seen)
+
+
+# ---------------------------------------------------------------------------
+# interrupted runs and inputs that change under ppqfmt: no temporary left
+# ---------------------------------------------------------------------------
+
+def big_conv_bn_model(path, nbytes):
+    """Conv with a zero weight W of nbytes followed by a BatchNormalization:
+    fuse-bn computes the new W while writing it. W's raw bytes end the file,
+    which is written sparse (a few KB on disk)."""
+    from onnx import TensorProto, helper
+    c = nbytes // 16
+    stats = [helper.make_tensor(n, TensorProto.FLOAT, [4], [v] * 4)
+             for n, v in (("s", 2.0), ("b", 0.5), ("m", 0.0), ("v", 1.0))]
+    g = helper.make_graph([helper.make_node("Conv", ["X", "W"], ["c"], name="conv"),
+                           helper.make_node("BatchNormalization", ["c", "s", "b", "m", "v"], ["Y"],
+                                            name="bn")],
+                          "big", [helper.make_tensor_value_info("X", TensorProto.FLOAT, [1, c, 1, 1])],
+                          [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1, 4, 1, 1])], stats)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    graph = m.graph.SerializeToString()
+    m.ClearField("graph")
+    n = 16 * c
+    tensor = TensorProto(name="W", dims=[4, c, 1, 1], data_type=TensorProto.FLOAT).SerializeToString()
+    tensor += varint(9 << 3 | 2) + varint(n)  # raw_data, its bytes follow
+    graph += varint(5 << 3 | 2) + varint(len(tensor) + n) + tensor  # initializer
+    head = m.SerializeToString() + varint(7 << 3 | 2) + varint(len(graph) + n) + graph
+    with open(path, "wb") as f:
+        f.write(head)
+        f.truncate(len(head) + n)
+
+
+def temporaries(folder):
+    return [n for n in os.listdir(folder) if n.startswith(".ppqfmt-")]
+
+
+def interrupt_write(args, act):
+    """Runs ppqfmt on a big Conv+BN model, calling act(process, model) as soon
+    as its temporary file appears in the output folder (polled, not timed).
+    When the run ends before that, it is retried on a model twice as big.
+    Returns (exit status, stderr, files left in the output folder)."""
+    out = tmp("interrupted")
+    for size in (256 << 20, 1 << 30, 4 << 30):
+        shutil.rmtree(out, ignore_errors=True)
+        os.mkdir(out)
+        model = tmp("interrupt.onnx")
+        big_conv_bn_model(model, size)
+        p = subprocess.Popen([PPQFMT] + args + [model, "-o", os.path.join(out, "y.onnx")],
+                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE)
+        while p.poll() is None and not temporaries(out):
+            select.select([], [], [], 0.0005)
+        if p.poll() is None:
+            act(p, model)
+        _, err = p.communicate(timeout=RUN_TIMEOUT)
+        if p.returncode != 0:
+            left = os.listdir(out)
+            os.unlink(model)
+            return p.returncode, err.decode("utf-8", "replace"), left
+    raise RuntimeError("the write ended before it could be interrupted, even at 4 GiB")
+
+
+def t_signal_removes_temporary():
+    """SIGINT, SIGTERM and SIGHUP during the write: the temporary file is
+    removed and ppqfmt dies by the signal."""
+    import signal
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        code, err, left = interrupt_write([], lambda p, model: p.send_signal(sig))
+        if code != -sig or left:
+            return "%s: exit %d (want killed by the signal), files left %s, stderr %r" % (
+                sig.name, code, left, err)
+    return None
+
+
+def t_input_truncated_while_writing():
+    """The input truncated while its bytes are copied (--passes=none) or
+    folded (fuse-bn, a second thread reading the mapping: SIGBUS): exit 2,
+    one line saying so, no temporary file left."""
+    for args in ([], ["--passes=none"]):
+        code, err, left = interrupt_write(args, lambda p, model: os.truncate(model, 4096))
+        lines = err.splitlines()
+        if code != 2 or left or len(lines) != 1 or "input changed while reading" not in err:
+            return "%s: exit %d (want 2), files left %s, stderr %r" % (args, code, left, err)
+    return None
+
+
+def peak_rss_mib(args, stdin):
+    """ppqfmt's exit status and peak resident size in MiB (GNU time when
+    installed: wait4 would also count the Python process it forks from)."""
+    gnu_time = "/usr/bin/time"
+    if not os.access(gnu_time, os.X_OK):
+        return None, None
+    with tempfile.NamedTemporaryFile() as report:
+        p = subprocess.run([gnu_time, "-f", "%M", "-o", report.name, PPQFMT] + args, stdin=stdin,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=RUN_TIMEOUT)
+        kib = open(report.name).read().strip().splitlines()[-1]
+    return p.returncode, int(kib) / 1024
+
+
+def t_stdin_memory_flat():
+    """A 256 MiB model on standard input is spooled to a temporary file and
+    mapped, not read into memory: the peak RSS stays far below its size."""
+    model = tmp("stdin_big.onnx")
+    big_model(model, 256 << 20)
+    try:
+        with open(model, "rb") as f:
+            code, rss = peak_rss_mib(["--passes=none", "-", "-o", "-"], f)
+    finally:
+        os.unlink(model)
+    if code is None:
+        return SKIP + "no GNU time (/usr/bin/time) to measure the peak RSS"
+    return None if code == 0 and rss < 64 else "exit %d, peak RSS %.0f MiB" % (code, rss)
+
+
+def rss_mib(pid):
+    with open("/proc/%d/status" % pid) as f:
+        kib = [line.split()[1] for line in f if line.startswith("VmRSS:")]
+    return int(kib[0]) / 1024 if kib else 0
+
+
+def run_watched(args, stdin, limit_mib=512, seconds=20):
+    """(exit status, stderr) of ppqfmt, or (None, why) when it grows past
+    limit_mib of memory or runs past seconds (it is then killed)."""
+    p = subprocess.Popen([PPQFMT] + args, stdin=stdin, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE)
+    why, start = None, time.monotonic()
+    while p.poll() is None and not why:
+        try:
+            if rss_mib(p.pid) > limit_mib:
+                why = "grew past %d MiB" % limit_mib
+        except (OSError, IndexError, ValueError):
+            pass  # exited meanwhile
+        if time.monotonic() - start > seconds:
+            why = "still reading after %d s" % seconds
+        select.select([], [], [], 0.01)
+    if why:
+        p.kill()
+    err = p.communicate()[1].decode("utf-8", "replace")
+    return (None, why) if why else (p.returncode, err)
+
+
+def t_endless_input_stops():
+    """/dev/zero as the input, or as standard input, is refused after its
+    first KiB (exit 2) instead of being read without end."""
+    for args, stdin in ((["/dev/zero"], subprocess.DEVNULL), (["-"], open("/dev/zero", "rb"))):
+        code, err = run_watched(args + ["-o", tmp("zero.onnx")], stdin)
+        if stdin != subprocess.DEVNULL:
+            stdin.close()
+        if code != 2 or "not an ONNX model" not in err or os.path.exists(tmp("zero.onnx")):
+            return "%s: exit %s (want 2): %r" % (args, code, err)
+    return None
 
 
 # ---------------------------------------------------------------------------

@@ -130,6 +130,29 @@ def test_big_folded_weights(tmp):
                   rc == 3 and err.count('\n') == 1 and 'No space left' in err, (rc, err))
 
 
+def test_dotdot_inside(tmp):
+    """A location whose '..' stays inside the model's folder (sub/../weights.bin)
+    is read; one that leaves it (sub/../../weights.bin) is still refused."""
+    folder = os.path.join(tmp, 'dotdot')
+    os.makedirs(os.path.join(folder, 'sub'))
+    model = make_model(folder)
+    m = onnx.load(model, load_external_data=False)
+    for location, want in (('sub/../weights.bin', 0), ('sub/../../weights.bin', 2)):
+        for t in m.graph.initializer:
+            for e in t.external_data:
+                if e.key == 'location':
+                    e.value = location
+        path = os.path.join(folder, 'dotdot.onnx')
+        onnx.save(m, path)
+        out = os.path.join(folder, 'dotdot.out.onnx')
+        rc, err = run(path, '-o', out)
+        check('location %s: exit %d' % (location, want), rc == want, (rc, err))
+        if want == 0 and rc == 0:
+            check('location %s: valid' % location, not valid(out), valid(out))
+            ok, msg = ortcheck.equiv(model, out)
+            check('location %s: equivalent' % location, ok, msg)
+
+
 def locations(path):
     m = onnx.load(path, load_external_data=False)
     return {e.value for t in m.graph.initializer for e in t.external_data if e.key == 'location'}
@@ -204,6 +227,7 @@ def main():
         check('--external-data outside the folder refused (1)', rc == 1, (rc, err))
         check('input data file unchanged',
               open(os.path.join(src, 'weights.bin'), 'rb').read() == before)
+        test_dotdot_inside(tmp)
         test_big_folded_weights(tmp)
     failed = results.count(False)
     print('test_external: %d passed, %d failed' % (len(results) - failed, failed))

@@ -1,0 +1,169 @@
+/* tempfile.c - the registry of temporary files and the signal handlers that
+ * remove them (see tempfile.h).
+ *
+ * Only the main thread adds or drops entries; a handler may run at any moment
+ * in between, so an entry's path is written before its `used` flag is set,
+ * and the handler reads only entries whose flag is set. Blocks of entries are
+ * chained and never freed, so a handler never follows a dangling pointer. */
+#include "tempfile.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { TEMP_SLOTS = 8 };
+
+typedef struct TempBlock {
+    char path[TEMP_SLOTS][PATH_MAX];
+    volatile sig_atomic_t used[TEMP_SLOTS];
+    struct TempBlock *_Atomic next;
+} TempBlock;
+
+static TempBlock temp_first;
+static char temp_bus_msg[PATH_MAX + 128];
+static size_t temp_bus_len;
+
+static const char TEMP_CHANGED[] =
+    "input changed while reading (a file the model is read from was truncated)";
+
+const char *tempfile_input_changed(void) { return TEMP_CHANGED; }
+
+/* A free entry, chaining a new block when every one is taken; NULL when out
+ * of memory. */
+static TempBlock *temp_free_slot(int *slot)
+{
+    TempBlock *b = &temp_first;
+    for (;;) {
+        for (int i = 0; i < TEMP_SLOTS; i++)
+            if (!b->used[i]) {
+                *slot = i;
+                return b;
+            }
+        TempBlock *next = atomic_load(&b->next);
+        if (!next) {
+            next = calloc(1, sizeof *next);
+            if (!next)
+                return NULL;
+            atomic_store(&b->next, next);
+        }
+        b = next;
+    }
+}
+
+int tempfile_create(const char *dir, char *path, size_t size)
+{
+    int slot;
+    TempBlock *b = temp_free_slot(&slot);
+    if (!b) {
+        errno = ENOMEM;
+        return -1;
+    }
+    if (snprintf(path, size, "%s/.ppqfmt-XXXXXX", dir) >= (int)size ||
+        strlen(path) >= sizeof b->path[slot]) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    /* A signal between creating the file and registering it would leave
+     * it: it waits until the file is registered. */
+    sigset_t old;
+    tempfile_block_signals(&old);
+    int fd = mkstemp(path);
+    if (fd >= 0) {
+        strcpy(b->path[slot], path);
+        atomic_signal_fence(memory_order_seq_cst); /* the path before the flag */
+        b->used[slot] = 1;
+    }
+    int e = errno;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    errno = e;
+    return fd;
+}
+
+void tempfile_done(const char *path)
+{
+    for (TempBlock *b = &temp_first; b; b = atomic_load(&b->next))
+        for (int i = 0; i < TEMP_SLOTS; i++)
+            if (b->used[i] && strcmp(b->path[i], path) == 0)
+                b->used[i] = 0;
+}
+
+void tempfile_remove(const char *path)
+{
+    unlink(path);
+    tempfile_done(path);
+}
+
+/* Async-signal-safe: unlink only. */
+static void temp_unlink_all(void)
+{
+    for (TempBlock *b = &temp_first; b; b = atomic_load(&b->next))
+        for (int i = 0; i < TEMP_SLOTS; i++)
+            if (b->used[i])
+                unlink(b->path[i]);
+}
+
+static void temp_on_terminate(int sig)
+{
+    temp_unlink_all();
+    signal(sig, SIG_DFL);
+    raise(sig); /* pending until this handler returns, then fatal */
+}
+
+/* BUS_ADRERR: a page of a file mapping past the file's end, which here can
+ * only be an input file (or its external data) truncated while mapped.
+ * Another SIGBUS is a real fault: die by it, as without the handler. */
+static void temp_on_bus(int sig, siginfo_t *si, void *ctx)
+{
+    (void)ctx;
+    temp_unlink_all();
+    if (si->si_code == BUS_ADRERR) {
+        ssize_t w = write(STDERR_FILENO, temp_bus_msg, temp_bus_len);
+        (void)w;
+        _exit(2);
+    }
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void temp_termination_set(sigset_t *s)
+{
+    sigemptyset(s);
+    sigaddset(s, SIGINT);
+    sigaddset(s, SIGTERM);
+    sigaddset(s, SIGHUP);
+}
+
+void tempfile_block_signals(sigset_t *old)
+{
+    sigset_t s;
+    temp_termination_set(&s);
+    pthread_sigmask(SIG_BLOCK, &s, old);
+}
+
+void tempfile_install_handlers(const char *input)
+{
+    static const int terminating[] = {SIGINT, SIGTERM, SIGHUP};
+    struct sigaction sa, old;
+    int n = snprintf(temp_bus_msg, sizeof temp_bus_msg, "ppqfmt: %s: %s\n",
+                     strcmp(input, "-") ? input : "standard input", TEMP_CHANGED);
+    temp_bus_len = n < 0                              ? 0
+                   : (size_t)n < sizeof temp_bus_msg ? (size_t)n
+                                                     : sizeof temp_bus_msg - 1;
+    memset(&sa, 0, sizeof sa);
+    temp_termination_set(&sa.sa_mask); /* one handler at a time */
+    sigaddset(&sa.sa_mask, SIGBUS);
+    sa.sa_handler = temp_on_terminate;
+    for (size_t i = 0; i < sizeof terminating / sizeof *terminating; i++)
+        if (sigaction(terminating[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+            sigaction(terminating[i], &sa, NULL);
+    sa.sa_handler = NULL;
+    sa.sa_sigaction = temp_on_bus;
+    sa.sa_flags = SA_SIGINFO;
+    sigaction(SIGBUS, &sa, NULL);
+    signal(SIGXFSZ, SIG_IGN);
+}

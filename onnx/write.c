@@ -16,7 +16,8 @@
 #include <unistd.h>
 
 #include "encode.h"
-#include "external.h"
+#include "external_write.h"
+#include "staging.h"
 
 static int encode(const Model *m, Arena *a, Out *o, const EncodeOptions *opt, Diag *d)
 {
@@ -219,33 +220,37 @@ static int write_special(const Out *o, const Model *m, const char *path, Diag *d
     return rc;
 }
 
-static int write_file(const Out *o, const Model *m, const char *path, Diag *d)
+/* The file -o names: a symlink's target (that file is replaced, not the
+ * link); *special when it is a device or pipe, which is written in place. */
+static int model_target(const char *path, char *real, size_t size, bool *special, Diag *d)
 {
-    char dir[PATH_MAX], tmp[PATH_MAX + 32], real[PATH_MAX];
     struct stat st;
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
-        return S_ISDIR(st.st_mode) ? diag_set(d, PPQ_EOUTPUT, "%s: is a directory", path)
-                                   : write_special(o, m, path, d);
-    /* Replace the file a symlink points to, not the symlink. */
-    if (stat(path, &st) == 0 && realpath(path, real))
-        path = real;
-    path_folder(path, dir, sizeof dir);
-    snprintf(tmp, sizeof tmp, "%s/.ppqfmt-XXXXXX", dir);
-    int fd = mkstemp(tmp);
-    if (fd < 0)
-        return diag_set(d, PPQ_EOUTPUT, "%s: cannot create a file in '%s': %s", path, dir,
-                        strerror(errno));
+    *special = false;
+    snprintf(real, size, "%s", path);
+    if (strcmp(path, "-") == 0 || stat(path, &st) != 0)
+        return 0;
+    if (S_ISDIR(st.st_mode))
+        return diag_set(d, PPQ_EOUTPUT, "%s: is a directory", path);
+    *special = !S_ISREG(st.st_mode);
+    char buf[PATH_MAX];
+    if (!*special && realpath(path, buf))
+        snprintf(real, size, "%s", buf);
+    return 0;
+}
+
+/* Writes o into a staged temporary that will replace path. */
+static int stage_segments(Staging *s, const Out *o, const Model *m, const char *path, Diag *d)
+{
     mode_t mask = umask(0);
     umask(mask);
+    int fd = staging_create(s, path, 0666 & ~mask, d);
+    if (fd < 0)
+        return -1;
     int rc = 0;
-    if (fchmod(fd, 0666 & ~mask) || write_segments(fd, o, m))
+    if (write_segments(fd, o, m))
         rc = diag_set(d, PPQ_EOUTPUT, "%s: write error: %s", path, strerror(errno));
     if (close(fd) && !rc)
         rc = diag_set(d, PPQ_EOUTPUT, "%s: write error: %s", path, strerror(errno));
-    if (!rc && rename(tmp, path))
-        rc = diag_set(d, PPQ_EOUTPUT, "%s: cannot replace: %s", path, strerror(errno));
-    if (rc)
-        unlink(tmp);
     return rc;
 }
 
@@ -268,13 +273,6 @@ static int check_size(const Out *o, const char *path, bool external, Diag *d)
                     "%s: the model would be %zu bytes, over protobuf's 2 GiB limit; %s", path,
                     o->size, external ? "lower --size-threshold"
                                       : "add --external-data=FILE to store weights beside it");
-}
-
-static int write_model(const Out *o, const Model *m, const WriteOptions *wo, Diag *d)
-{
-    if (check_size(o, wo->path, wo->external_data != NULL, d))
-        return d->code;
-    return strcmp(wo->path, "-") == 0 ? write_stdout(o, m, d) : write_file(o, m, wo->path, d);
 }
 
 /* The data file for --external-data, or, when the passes replaced tensors
@@ -307,35 +305,75 @@ static int check_not_mapped(const Model *m, const char *path, Diag *d)
     return 0;
 }
 
+/* Every check that can refuse the write, made before anything is written:
+ * the targets (model and data files) are not files the model is read from,
+ * not directories, not another model's data (external_plan). */
+static int check_targets(const Model *m, const WriteOptions *wo, const EncodeOptions *opt,
+                         DataPlan *plan, Arena *a, Diag *d)
+{
+    char dir[PATH_MAX];
+    path_folder(wo->path, dir, sizeof dir);
+    char data[2 * PATH_MAX];
+    int rc = check_not_mapped(m, wo->path, d);
+    if (!rc && opt->location) {
+        snprintf(data, sizeof data, "%s/%s", dir, opt->location);
+        rc = check_not_mapped(m, data, d);
+    }
+    if (!rc)
+        rc = external_check_target(m, wo, opt, d);
+    return rc ? rc : external_plan(m, wo, opt, dir, plan, a, d);
+}
+
+/* Stages the data files, then the model, and renames them all into place;
+ * standard output and devices get the model after the data files are in
+ * place. */
+static int write_all(const Model *m, const WriteOptions *wo, const Out *o, const Out *data,
+                     const DataPlan *plan, Arena *a, Diag *d)
+{
+    char path[PATH_MAX];
+    bool special;
+    Staging st;
+    staging_init(&st, a);
+    int rc = model_target(wo->path, path, sizeof path, &special, d);
+    if (!rc)
+        rc = check_size(o, wo->path, wo->external_data != NULL, d);
+    if (!rc && data)
+        rc = stage_segments(&st, data, m, plan->t[0].path, d);
+    if (!rc)
+        rc = external_stage_copies(plan, wo->link_external, &st, d);
+    if (!rc && strcmp(wo->path, "-") != 0 && !special)
+        rc = stage_segments(&st, o, m, path, d);
+    if (rc) {
+        staging_discard(&st);
+        return rc;
+    }
+    if (staging_commit(&st, d))
+        return d->code;
+    if (strcmp(wo->path, "-") == 0)
+        return write_stdout(o, m, d);
+    return special ? write_special(o, m, wo->path, d) : 0;
+}
+
 int onnx_write(const Model *m, const WriteOptions *wo, Diag *d)
 {
     Arena a = {0};
     Out o, data;
-    char dir[PATH_MAX], data_path[2 * PATH_MAX];
+    DataPlan plan = {0};
     const char *data_name = data_file_name(m, wo, &a);
-    EncodeOptions opt = {NULL, data_name, wo->external_data ? wo->size_threshold : SIZE_MAX};
+    EncodeOptions opt = {NULL, data_name, wo->external_data ? wo->size_threshold : SIZE_MAX,
+                         wo->page_align ? EXTERNAL_ALIGN_PAGE : EXTERNAL_ALIGN};
     int rc = 0;
-    path_folder(wo->path, dir, sizeof dir);
     if (data_name) {
         out_init(&data, &a);
         opt.data = &data;
         rc = external_name_ok(data_name, d);
-        snprintf(data_path, sizeof data_path, "%s/%s", dir, data_name);
     }
     if (!rc)
-        rc = check_not_mapped(m, wo->path, d);
-    if (!rc && data_name)
-        rc = check_not_mapped(m, data_path, d);
+        rc = check_targets(m, wo, &opt, &plan, &a, d);
     if (!rc)
         rc = encode(m, &a, &o, &opt, d);
     if (!rc)
-        rc = external_check_target(m, wo, &opt, d);
-    if (!rc && data_name)
-        rc = write_file(&data, m, data_path, d);
-    if (!rc)
-        rc = external_copy_beside(m, wo, &opt, dir, d);
-    if (!rc)
-        rc = write_model(&o, m, wo, d);
+        rc = write_all(m, wo, &o, data_name ? &data : NULL, &plan, &a, d);
     arena_free(&a);
     return rc;
 }

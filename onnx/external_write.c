@@ -387,14 +387,15 @@ static int stage_copy(const DataTarget *t, Staging *s, Diag *d)
         return diag_set(d, PPQ_EOUTPUT, "%s: cannot read: %s", t->src, strerror(errno));
     mode_t mask = umask(0);
     umask(mask);
-    int out = staging_create(s, t->path, 0666 & ~mask, d), rc = out < 0 ? -1 : 0;
+    int out = staging_create(s, t->path, 0666 & ~mask, d), rc = out < 0 ? d->code : 0;
     if (!rc) {
-        rc = copy_fd(in, out);
+        bool bad = copy_fd(in, out) != 0;
         int e = errno;
-        if (close(out) && !rc)
-            rc = -1, e = errno;
-        if (rc)
-            diag_set(d, PPQ_EOUTPUT, "%s: cannot copy external data: %s", t->path, strerror(e));
+        if (close(out) && !bad)
+            bad = true, e = errno;
+        if (bad)
+            rc = diag_set(d, PPQ_EOUTPUT, "%s: cannot copy external data: %s", t->path,
+                          strerror(e));
     }
     close(in);
     return rc;

@@ -65,7 +65,7 @@ int staging_link(Staging *s, const char *src, const char *target, Diag *d)
 {
     StagedFile *f = staging_add(s, target, d);
     if (!f)
-        return -1;
+        return d->code;
     /* mkstemp picks a free name; the link takes it over. */
     int fd = mkstemp(f->tmp);
     if (fd < 0)
@@ -86,9 +86,10 @@ int staging_commit(Staging *s, Diag *d)
     for (size_t i = 0; i < s->n; i++) {
         StagedFile *f = &s->files[i];
         if (rename(f->tmp, f->target)) {
-            diag_set(d, PPQ_EOUTPUT, "%s: cannot replace: %s", f->target, strerror(errno));
+            int rc = diag_set(d, PPQ_EOUTPUT, "%s: cannot replace: %s", f->target,
+                              strerror(errno));
             staging_discard(s);
-            return -1;
+            return rc;
         }
         f->tmp = NULL;
     }

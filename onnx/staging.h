@@ -30,7 +30,8 @@ void staging_init(Staging *s, Arena *a);
 /* Creates an empty temporary beside target with the given mode; its open
  * descriptor, or -1 with a message in d (exit code 3). */
 int staging_create(Staging *s, const char *target, mode_t mode, Diag *d);
-/* Puts a hard link to src under a temporary name beside target. */
+/* Puts a hard link to src under a temporary name beside target; 0 or the
+ * error code (with a message in d), like staging_commit. */
 int staging_link(Staging *s, const char *src, const char *target, Diag *d);
 /* Renames every temporary over its target, in the order they were staged.
  * On failure the ones not yet renamed are removed. */

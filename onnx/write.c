@@ -245,7 +245,7 @@ static int stage_segments(Staging *s, const Out *o, const Model *m, const char *
     umask(mask);
     int fd = staging_create(s, path, 0666 & ~mask, d);
     if (fd < 0)
-        return -1;
+        return d->code;
     int rc = 0;
     if (write_segments(fd, o, m))
         rc = diag_set(d, PPQ_EOUTPUT, "%s: write error: %s", path, strerror(errno));

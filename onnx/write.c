@@ -85,13 +85,94 @@ static size_t chunk_len(const Seg *s, size_t done)
     return s->len - done < GEN_CHUNK ? s->len - done : GEN_CHUNK;
 }
 
+/* Where computed bytes go. Into a regular file they go through a pipe
+ * (vmsplice, then splice) rather than write(): the kernel then copies them
+ * from its own mapping of the buffer's pages instead of from this process's
+ * addresses, which `make bench`'s external-data model (3 GB of folded
+ * weights) showed to be the writer's main cost on a virtual machine. Each
+ * chunk is drained from the pipe into the file before its buffer is reused,
+ * and splice into a regular file copies the bytes, so the file never shares
+ * a page with the buffer. */
+typedef struct GenOut {
+    int fd;
+    uint8_t *bufs; /* the filler's buffers, allocated at the first generated
+                    * segment and kept for the others: fresh pages for each
+                    * tensor cost a page fault per 4 KiB */
+    int pipe[2];
+    bool splice;
+} GenOut;
+
+static void gen_out_open(GenOut *g, int fd, bool regular)
+{
+    *g = (GenOut){fd, NULL, {-1, -1}, false};
+    g->splice = regular && pipe2(g->pipe, O_CLOEXEC) == 0;
+    if (g->splice) /* best effort: a smaller pipe only means more calls */
+        fcntl(g->pipe[1], F_SETPIPE_SZ, GEN_CHUNK);
+}
+
+/* Stops splicing (the pipe's contents, if any, are dropped). */
+static void gen_out_stop_splice(GenOut *g)
+{
+    for (int i = 0; i < 2; i++)
+        if (g->pipe[i] >= 0)
+            close(g->pipe[i]);
+    g->pipe[0] = g->pipe[1] = -1;
+    g->splice = false;
+}
+
+static void gen_out_close(GenOut *g)
+{
+    int saved = errno; /* the caller reports the write's errno */
+    gen_out_stop_splice(g);
+    free(g->bufs);
+    errno = saved;
+}
+
+/* Moves bytes p[*done..n) into the file through the pipe, adding to *done
+ * what reached the file; 0, or the errno that stopped it. */
+static int splice_some(GenOut *g, const uint8_t *p, size_t n, size_t *done)
+{
+    struct iovec iov = {(void *)(p + *done), n - *done};
+    ssize_t v = vmsplice(g->pipe[1], &iov, 1, 0);
+    if (v <= 0)
+        return v < 0 && errno == EINTR ? 0 : v < 0 ? errno : EINVAL;
+    while (v > 0) {
+        ssize_t w = splice(g->pipe[0], NULL, g->fd, NULL, (size_t)v, 0);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return w < 0 ? errno : EINVAL;
+        v -= w;
+        *done += (size_t)w;
+    }
+    return 0;
+}
+
+/* Writes one computed chunk; falls back to write() where splicing is not
+ * supported. */
+static int write_chunk(GenOut *g, const uint8_t *p, size_t n)
+{
+    size_t done = 0;
+    int err = 0;
+    while (g->splice && done < n && !err)
+        err = splice_some(g, p, n, &done);
+    if (err) {
+        gen_out_stop_splice(g); /* it may hold bytes that did not reach the file */
+        if (err != EINVAL && err != ENOSYS && err != EOPNOTSUPP) {
+            errno = err;
+            return -1;
+        }
+    }
+    return done < n ? write_memory(g->fd, &(Seg){p + done, n - done, NULL, 0}, 1) : 0;
+}
+
 /* Computes a segment's bytes chunk by chunk and writes each. */
-static int write_generated_serial(int fd, const Seg *s, uint8_t *buf)
+static int write_generated_serial(GenOut *g, const Seg *s, uint8_t *buf)
 {
     int rc = 0;
     for (size_t done = 0; done < s->len && !rc; done += GEN_CHUNK) {
         s->gen->fill(s->gen->ctx, s->gen_off + done, buf, chunk_len(s, done));
-        rc = write_memory(fd, &(Seg){buf, chunk_len(s, done), NULL, 0}, 1);
+        rc = write_chunk(g, buf, chunk_len(s, done));
     }
     return rc;
 }
@@ -124,37 +205,33 @@ static void *fill_chunks(void *arg)
     return NULL;
 }
 
-static int write_filled(int fd, Filler *f)
+static int write_filled(GenOut *g, Filler *f)
 {
     size_t k = 0;
     for (size_t done = 0; done < f->s->len; done += GEN_CHUNK, k++) {
         while (sem_wait(&f->full) && errno == EINTR)
             ;
-        Seg chunk = {f->buf + k % GEN_BUFS * GEN_CHUNK, chunk_len(f->s, done), NULL, 0};
-        if (write_memory(fd, &chunk, 1))
+        if (write_chunk(g, f->buf + k % GEN_BUFS * GEN_CHUNK, chunk_len(f->s, done)))
             return -1;
         sem_post(&f->empty);
     }
     return 0;
 }
 
-/* *bufs: the filler's buffers, allocated at the first generated segment and
- * kept for the others: fresh pages for each tensor cost a page fault per
- * 4 KiB (48 x 512 of them in `make bench`'s external-data model). */
-static int write_generated(int fd, const Seg *s, uint8_t **bufs)
+static int write_generated(GenOut *g, const Seg *s)
 {
-    if (!*bufs && !(*bufs = malloc(GEN_BUFS * GEN_CHUNK)))
+    if (!g->bufs && !(g->bufs = malloc(GEN_BUFS * GEN_CHUNK)))
         return -1;
-    Filler f = {.s = s, .buf = *bufs};
+    Filler f = {.s = s, .buf = g->bufs};
     int rc;
     pthread_t t;
     sem_init(&f.empty, 0, GEN_BUFS);
     sem_init(&f.full, 0, 0);
     atomic_init(&f.stop, false);
     if (s->len <= GEN_CHUNK || pthread_create(&t, NULL, fill_chunks, &f)) {
-        rc = write_generated_serial(fd, s, f.buf);
+        rc = write_generated_serial(g, s, f.buf);
     } else {
-        rc = write_filled(fd, &f);
+        rc = write_filled(g, &f);
         int saved = errno;
         atomic_store(&f.stop, true);
         sem_post(&f.empty); /* wake the filler if it waits for a buffer */
@@ -171,8 +248,9 @@ static int write_segments(int fd, const Out *o, const Model *m)
     struct stat st;
     bool regular = m && fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
     size_t start = 0;
-    uint8_t *bufs = NULL;
+    GenOut gen;
     int rc = 0;
+    gen_out_open(&gen, fd, regular);
     for (size_t i = 0; i <= o->n && !rc; i++) {
         const MappedFile *f = NULL;
         const Seg *g = i < o->n && o->segs[i].gen ? &o->segs[i] : NULL;
@@ -181,13 +259,11 @@ static int write_segments(int fd, const Out *o, const Model *m)
         if (i < o->n && !f && !g)
             continue;
         if (write_memory(fd, o->segs + start, i - start) ||
-            (f && copy_segment(fd, f, o->segs[i])) || (g && write_generated(fd, g, &bufs)))
+            (f && copy_segment(fd, f, o->segs[i])) || (g && write_generated(&gen, g)))
             rc = -1;
         start = i + 1;
     }
-    int saved = errno; /* the caller reports the write's errno */
-    free(bufs);
-    errno = saved;
+    gen_out_close(&gen);
     return rc;
 }
 

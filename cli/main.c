@@ -134,8 +134,12 @@ static int format_model(const Options *o, Diag *d)
         print_graph(m->graph, stdout);
     if (!rc && out) {
         progress_show("writing", NULL);
-        rc = onnx_write(m, &(WriteOptions){out, input_dir(o->input, in_dir, sizeof in_dir),
-                                           o->external_data, o->size_threshold}, d);
+        rc = onnx_write(m, &(WriteOptions){.path = out,
+                                           .in_dir = input_dir(o->input, in_dir, sizeof in_dir),
+                                           .external_data = o->external_data,
+                                           .size_threshold = o->size_threshold,
+                                           .page_align = o->page_align,
+                                           .link_external = o->link_external}, d);
         if (rc == PPQ_EINPUT) /* the input changed while it was copied */
             name_input(d, o->input);
         progress_clear();

@@ -18,7 +18,8 @@
 
 enum {
     OPT_PASSES = 256, OPT_ENABLE, OPT_DISABLE, OPT_LIST, OPT_REPORT, OPT_PRINT, OPT_DRY_RUN,
-    OPT_VERSION, OPT_VERIFY, OPT_REWRITE, OPT_EXTERNAL, OPT_THRESHOLD, OPT_NO_PASS /* + registry index */
+    OPT_VERSION, OPT_VERIFY, OPT_REWRITE, OPT_EXTERNAL, OPT_THRESHOLD, OPT_PAGE_ALIGN, OPT_LINK,
+    OPT_NO_PASS /* + registry index */
 };
 
 /* One screen (24 lines at most); the man page ppqfmt.1 says the same at length. */
@@ -36,13 +37,13 @@ void options_usage(FILE *f)
           "      --report[=FMT]     say what each pass changed, on stderr (text or json)\n"
           "      --print            print the graph as a table; writes no model without -o\n"
           "      --dry-run          format but write no model\n"
-          "      --external-data=F  store initializers of at least --size-threshold=BYTES\n"
-          "                         (default 1024) in file F beside the output\n"
+          "      --external-data=F  put initializers >= --size-threshold=BYTES (1024) in\n"
+          "                         F beside the output, 64-byte aligned (--page-align: 4K)\n"
+          "      --link-external    hard-link the input's data files instead of copying\n"
           "      --verify-ir        check the graph's use lists after every pass\n"
           "  -q, --quiet            no warnings, no progress (errors are always shown)\n"
           "  -v, --verbose          name each pass as it runs\n"
-          "      --version          print the version and exit\n"
-          "  -h, --help             print this help and exit\n\n"
+          "  -h, --help, --version  print this help or the version, and exit\n\n"
           "Exit codes: 0 success, 1 usage error, 2 unreadable or invalid model,\n"
           "            3 output cannot be written, 4 internal error (out of memory).\n"
           "Colour unless NO_COLOR is set. Manual: man ppqfmt, or man -l ppqfmt.1\n",
@@ -191,6 +192,8 @@ static struct option *long_options(char (*names)[40], size_t n)
         {"version", no_argument, NULL, OPT_VERSION},  {"help", no_argument, NULL, 'h'},
         {"external-data", required_argument, NULL, OPT_EXTERNAL},
         {"size-threshold", required_argument, NULL, OPT_THRESHOLD},
+        {"page-align", no_argument, NULL, OPT_PAGE_ALIGN},
+        {"link-external", no_argument, NULL, OPT_LINK},
     };
     size_t nf = sizeof fixed / sizeof *fixed;
     struct option *opts = calloc(nf + n + 1, sizeof *opts);
@@ -262,6 +265,8 @@ static int handle(Options *o, int c, char **argv, const struct option *opts, Dia
     case OPT_REWRITE: o->rewrite = true; return 0;
     case OPT_EXTERNAL: o->external_data = optarg; return 0;
     case OPT_THRESHOLD: return set_threshold(o, optarg, d);
+    case OPT_PAGE_ALIGN: o->page_align = true; return 0;
+    case OPT_LINK: o->link_external = true; return 0;
     case 'q': o->verbosity = -1; return 0;
     case 'v': o->verbosity = 1; return 0;
     case OPT_VERSION: printf("ppqfmt %s\n", PPQFMT_VERSION); o->exit_now = true; return 0;

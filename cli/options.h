@@ -25,6 +25,8 @@ typedef struct Options {
     bool verify_ir;
     const char *external_data; /* --external-data=FILE */
     size_t size_threshold;     /* --size-threshold=BYTES */
+    bool page_align;           /* --page-align */
+    bool link_external;        /* --link-external */
     bool rewrite; /* hidden: re-encode every node and graph (tests the writer) */
     int verbosity; /* -1 quiet, 0 normal, 1 verbose */
     bool exit_now; /* --help, --version, --list-passes done */

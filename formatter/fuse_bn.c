@@ -75,6 +75,23 @@ static void scale_float_columns(const uint8_t *src, uint8_t *dst, size_t first, 
     }
 }
 
+/* Input pages of the weight already scaled are let go (so memory stays
+ * flat) a window at a time: madvise per 1 MiB chunk split the input's 2 MiB
+ * mappings and flushed the other core's TLB each time, 10% of the CPU time
+ * of `make bench`'s external-data model. Windows are aligned in memory, so
+ * their edges fall on page boundaries; chunks come in order. */
+enum { FORGET_WINDOW = 32 << 20 };
+
+static void forget_scaled(const Scaled *s, size_t off, size_t n)
+{
+    uintptr_t base = (uintptr_t)s->l.w->data, end = base + off + n;
+    uintptr_t from = (base + off) / FORGET_WINDOW * FORGET_WINDOW;
+    uintptr_t to = off + n == s->l.w->nbytes ? end : end / FORGET_WINDOW * FORGET_WINDOW;
+    from = from < base ? base : from;
+    if (to > from)
+        model_forget_bytes(s->m, (const void *)from, (size_t)(to - from));
+}
+
 static void fill_scaled(const void *ctx, size_t off, uint8_t *buf, size_t n)
 {
     const Scaled *s = ctx;
@@ -102,7 +119,7 @@ static void fill_scaled(const void *ctx, size_t off, uint8_t *buf, size_t n)
             i = stop;
         }
     if (w->data) /* read once: let those pages of the input go */
-        model_forget_bytes(s->m, (const uint8_t *)w->data + off, n);
+        forget_scaled(s, off, n);
 }
 
 static int fold(const Linear *l, const double *k, const double *s, Arena *a)

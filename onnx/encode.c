@@ -25,7 +25,6 @@ enum {
     T_INT64_DATA = 7, T_NAME = 8, T_RAW_DATA = 9, T_DOUBLE_DATA = 10, T_UINT64_DATA = 11,
     T_EXTERNAL_DATA = 13, T_DATA_LOCATION = 14,
 };
-enum { EXTERNAL_ALIGN = 4096 }; /* data offsets a reader can map directly */
 enum { VI_NAME = 1 };
 
 typedef void (*EmitFn)(Out *o, uint32_t field, const void *ctx);
@@ -156,13 +155,15 @@ static void emit_external_field(Out *o, uint32_t field, const void *vctx)
     }
 }
 
-/* Appends t's bytes to the data file (page-aligned) and writes a TensorProto
- * that points there; the original's other fields (doc_string, ...) stay. */
+/* Appends t's bytes to the data file (at an offset that is a multiple of
+ * opt->align) and writes a TensorProto that points there; the original's
+ * other fields (doc_string, ...) stay. */
 static void encode_external(Out *o, const Tensor *t, const char *name)
 {
     Out *data = o->opt->data;
-    static const uint8_t zeros[EXTERNAL_ALIGN];
-    out_copy(data, zeros, (EXTERNAL_ALIGN - data->size % EXTERNAL_ALIGN) % EXTERNAL_ALIGN);
+    static const uint8_t zeros[EXTERNAL_ALIGN_MAX];
+    size_t align = o->opt->align ? o->opt->align : EXTERNAL_ALIGN;
+    out_ref(data, zeros, (align - data->size % align) % align);
     ExternalCtx c = {t, name, data->size};
     if (t->data)
         out_ref(data, t->data, t->nbytes);

@@ -10,7 +10,14 @@ typedef struct EncodeOptions {
     Out *data;            /* the external data file's contents; NULL: keep inline */
     const char *location; /* its name, relative to the model's folder */
     size_t threshold;     /* initializers of at least this many bytes move */
+    size_t align;         /* each tensor's offset in the data file: a power of two,
+                           * at most EXTERNAL_ALIGN_MAX */
 } EncodeOptions;
+
+/* 64 bytes is what readers need to use a mapped tensor in place (onnxruntime
+ * maps external data); --page-align asks for 4 KiB, the page size, so that
+ * each tensor can be mapped on its own. */
+enum { EXTERNAL_ALIGN = 64, EXTERNAL_ALIGN_PAGE = 4096, EXTERNAL_ALIGN_MAX = 4096 };
 
 /* Appends the encoded model to o (o->opt may be NULL); -1 when out of memory. */
 int onnx_encode(const Model *m, Out *o);

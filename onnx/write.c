@@ -16,7 +16,8 @@
 #include <unistd.h>
 
 #include "encode.h"
-#include "external.h"
+#include "external_write.h"
+#include "staging.h"
 #include "tempfile.h"
 
 static int encode(const Model *m, Arena *a, Out *o, const EncodeOptions *opt, Diag *d)
@@ -88,13 +89,94 @@ static size_t chunk_len(const Seg *s, size_t done)
     return s->len - done < GEN_CHUNK ? s->len - done : GEN_CHUNK;
 }
 
+/* Where computed bytes go. Into a regular file they go through a pipe
+ * (vmsplice, then splice) rather than write(): the kernel then copies them
+ * from its own mapping of the buffer's pages instead of from this process's
+ * addresses, which `make bench`'s external-data model (3 GB of folded
+ * weights) showed to be the writer's main cost on a virtual machine. Each
+ * chunk is drained from the pipe into the file before its buffer is reused,
+ * and splice into a regular file copies the bytes, so the file never shares
+ * a page with the buffer. */
+typedef struct GenOut {
+    int fd;
+    uint8_t *bufs; /* the filler's buffers, allocated at the first generated
+                    * segment and kept for the others: fresh pages for each
+                    * tensor cost a page fault per 4 KiB */
+    int pipe[2];
+    bool splice;
+} GenOut;
+
+static void gen_out_open(GenOut *g, int fd, bool regular)
+{
+    *g = (GenOut){fd, NULL, {-1, -1}, false};
+    g->splice = regular && pipe2(g->pipe, O_CLOEXEC) == 0;
+    if (g->splice) /* best effort: a smaller pipe only means more calls */
+        fcntl(g->pipe[1], F_SETPIPE_SZ, GEN_CHUNK);
+}
+
+/* Stops splicing (the pipe's contents, if any, are dropped). */
+static void gen_out_stop_splice(GenOut *g)
+{
+    for (int i = 0; i < 2; i++)
+        if (g->pipe[i] >= 0)
+            close(g->pipe[i]);
+    g->pipe[0] = g->pipe[1] = -1;
+    g->splice = false;
+}
+
+static void gen_out_close(GenOut *g)
+{
+    int saved = errno; /* the caller reports the write's errno */
+    gen_out_stop_splice(g);
+    free(g->bufs);
+    errno = saved;
+}
+
+/* Moves bytes p[*done..n) into the file through the pipe, adding to *done
+ * what reached the file; 0, or the errno that stopped it. */
+static int splice_some(GenOut *g, const uint8_t *p, size_t n, size_t *done)
+{
+    struct iovec iov = {(void *)(p + *done), n - *done};
+    ssize_t v = vmsplice(g->pipe[1], &iov, 1, 0);
+    if (v <= 0)
+        return v < 0 && errno == EINTR ? 0 : v < 0 ? errno : EINVAL;
+    while (v > 0) {
+        ssize_t w = splice(g->pipe[0], NULL, g->fd, NULL, (size_t)v, 0);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return w < 0 ? errno : EINVAL;
+        v -= w;
+        *done += (size_t)w;
+    }
+    return 0;
+}
+
+/* Writes one computed chunk; falls back to write() where splicing is not
+ * supported. */
+static int write_chunk(GenOut *g, const uint8_t *p, size_t n)
+{
+    size_t done = 0;
+    int err = 0;
+    while (g->splice && done < n && !err)
+        err = splice_some(g, p, n, &done);
+    if (err) {
+        gen_out_stop_splice(g); /* it may hold bytes that did not reach the file */
+        if (err != EINVAL && err != ENOSYS && err != EOPNOTSUPP) {
+            errno = err;
+            return -1;
+        }
+    }
+    return done < n ? write_memory(g->fd, &(Seg){p + done, n - done, NULL, 0}, 1) : 0;
+}
+
 /* Computes a segment's bytes chunk by chunk and writes each. */
-static int write_generated_serial(int fd, const Seg *s, uint8_t *buf)
+static int write_generated_serial(GenOut *g, const Seg *s, uint8_t *buf)
 {
     int rc = 0;
     for (size_t done = 0; done < s->len && !rc; done += GEN_CHUNK) {
         s->gen->fill(s->gen->ctx, s->gen_off + done, buf, chunk_len(s, done));
-        rc = write_memory(fd, &(Seg){buf, chunk_len(s, done), NULL, 0}, 1);
+        rc = write_chunk(g, buf, chunk_len(s, done));
     }
     return rc;
 }
@@ -127,25 +209,24 @@ static void *fill_chunks(void *arg)
     return NULL;
 }
 
-static int write_filled(int fd, Filler *f)
+static int write_filled(GenOut *g, Filler *f)
 {
     size_t k = 0;
     for (size_t done = 0; done < f->s->len; done += GEN_CHUNK, k++) {
         while (sem_wait(&f->full) && errno == EINTR)
             ;
-        Seg chunk = {f->buf + k % GEN_BUFS * GEN_CHUNK, chunk_len(f->s, done), NULL, 0};
-        if (write_memory(fd, &chunk, 1))
+        if (write_chunk(g, f->buf + k % GEN_BUFS * GEN_CHUNK, chunk_len(f->s, done)))
             return -1;
         sem_post(&f->empty);
     }
     return 0;
 }
 
-static int write_generated(int fd, const Seg *s)
+static int write_generated(GenOut *g, const Seg *s)
 {
-    Filler f = {.s = s, .buf = malloc(GEN_BUFS * GEN_CHUNK)};
-    if (!f.buf)
+    if (!g->bufs && !(g->bufs = malloc(GEN_BUFS * GEN_CHUNK)))
         return -1;
+    Filler f = {.s = s, .buf = g->bufs};
     int rc;
     pthread_t t;
     sigset_t mask;
@@ -153,14 +234,14 @@ static int write_generated(int fd, const Seg *s)
     sem_init(&f.full, 0, 0);
     atomic_init(&f.stop, false);
     /* The filler leaves SIGINT & co. to this thread, whose handler removes
-     * the temporary file while nothing else is being created. */
+     * the temporary files while nothing else is being created. */
     tempfile_block_signals(&mask);
     bool serial = s->len <= GEN_CHUNK || pthread_create(&t, NULL, fill_chunks, &f);
     pthread_sigmask(SIG_SETMASK, &mask, NULL);
     if (serial) {
-        rc = write_generated_serial(fd, s, f.buf);
+        rc = write_generated_serial(g, s, f.buf);
     } else {
-        rc = write_filled(fd, &f);
+        rc = write_filled(g, &f);
         int saved = errno;
         atomic_store(&f.stop, true);
         sem_post(&f.empty); /* wake the filler if it waits for a buffer */
@@ -169,7 +250,6 @@ static int write_generated(int fd, const Seg *s)
     }
     sem_destroy(&f.empty);
     sem_destroy(&f.full);
-    free(f.buf);
     return rc;
 }
 
@@ -178,7 +258,10 @@ static int write_segments(int fd, const Out *o, const Model *m)
     struct stat st;
     bool regular = m && fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
     size_t start = 0;
-    for (size_t i = 0; i <= o->n; i++) {
+    GenOut gen;
+    int rc = 0;
+    gen_out_open(&gen, fd, regular);
+    for (size_t i = 0; i <= o->n && !rc; i++) {
         const MappedFile *f = NULL;
         const Seg *g = i < o->n && o->segs[i].gen ? &o->segs[i] : NULL;
         if (i < o->n && !g && regular && o->segs[i].len >= COPY_MIN)
@@ -186,11 +269,12 @@ static int write_segments(int fd, const Out *o, const Model *m)
         if (i < o->n && !f && !g)
             continue;
         if (write_memory(fd, o->segs + start, i - start) ||
-            (f && copy_segment(fd, f, o->segs[i])) || (g && write_generated(fd, g)))
-            return -1;
+            (f && copy_segment(fd, f, o->segs[i])) || (g && write_generated(&gen, g)))
+            rc = -1;
         start = i + 1;
     }
-    return 0;
+    gen_out_close(&gen);
+    return rc;
 }
 
 /* EFAULT: the write read bytes of a mapped input file that are no longer
@@ -257,16 +341,6 @@ static int output_target(const char *path, char *out, size_t size, Diag *d)
     return 0;
 }
 
-static int temp_create_failed(Diag *d, const char *path, const char *dir)
-{
-    bool denied = errno == EACCES || errno == EPERM || errno == EROFS;
-    return diag_set(d, PPQ_EOUTPUT, "%s: cannot create a temporary file in the folder '%s': %s%s",
-                    path, dir, strerror(errno),
-                    denied ? " (the output is written there first and then renamed over the "
-                             "target, so the folder must be writable, not only the file)"
-                           : "");
-}
-
 /* The permissions of the new file: an existing target's own (as cp keeps
  * them), else 0666 less the umask. */
 static mode_t output_mode(const char *target)
@@ -279,30 +353,35 @@ static mode_t output_mode(const char *target)
     return 0666 & ~mask;
 }
 
-static int write_file(const Out *o, const Model *m, const char *path, Diag *d)
+/* The file -o names, symbolic links followed (output_target); *special when
+ * it is an existing device or pipe, which is written in place. */
+static int model_target(const char *path, char *real, size_t size, bool *special, Diag *d)
 {
-    char target[PATH_MAX], dir[PATH_MAX], tmp[PATH_MAX + 32];
     struct stat st;
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
-        return S_ISDIR(st.st_mode) ? diag_set(d, PPQ_EOUTPUT, "%s: is a directory", path)
-                                   : write_special(o, m, path, d);
-    if (output_target(path, target, sizeof target, d))
-        return d->code;
-    path_folder(target, dir, sizeof dir);
-    int fd = tempfile_create(dir, tmp, sizeof tmp);
+    *special = false;
+    snprintf(real, size, "%s", path);
+    if (strcmp(path, "-") == 0)
+        return 0;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return diag_set(d, PPQ_EOUTPUT, "%s: is a directory", path);
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        *special = true;
+        return 0;
+    }
+    return output_target(path, real, size, d);
+}
+
+/* Writes o into a staged temporary that will replace path. */
+static int stage_segments(Staging *s, const Out *o, const Model *m, const char *path, Diag *d)
+{
+    int fd = staging_create(s, path, output_mode(path), d);
     if (fd < 0)
-        return temp_create_failed(d, path, dir);
+        return d->code;
     int rc = 0;
-    if (fchmod(fd, output_mode(target)) || write_segments(fd, o, m))
+    if (write_segments(fd, o, m))
         rc = write_failed(d, path);
     if (close(fd) && !rc)
         rc = write_failed(d, path);
-    if (!rc && rename(tmp, target))
-        rc = diag_set(d, PPQ_EOUTPUT, "%s: cannot replace: %s", path, strerror(errno));
-    if (rc)
-        tempfile_remove(tmp);
-    else
-        tempfile_done(tmp);
     return rc;
 }
 
@@ -325,13 +404,6 @@ static int check_size(const Out *o, const char *path, bool external, Diag *d)
                     "%s: the model would be %zu bytes, over protobuf's 2 GiB limit; %s", path,
                     o->size, external ? "lower --size-threshold"
                                       : "add --external-data=FILE to store weights beside it");
-}
-
-static int write_model(const Out *o, const Model *m, const WriteOptions *wo, Diag *d)
-{
-    if (check_size(o, wo->path, wo->external_data != NULL, d))
-        return d->code;
-    return strcmp(wo->path, "-") == 0 ? write_stdout(o, m, d) : write_file(o, m, wo->path, d);
 }
 
 /* The data file for --external-data, or, when the passes replaced tensors
@@ -364,35 +436,86 @@ static int check_not_mapped(const Model *m, const char *path, Diag *d)
     return 0;
 }
 
-int onnx_write(const Model *m, const WriteOptions *wo, Diag *d)
+/* Every check that can refuse the write, made before anything is written:
+ * the targets (model and data files) are not files the model is read from,
+ * not directories, not another model's data (external_plan). */
+static int check_targets(const Model *m, const WriteOptions *wo, const EncodeOptions *opt,
+                         DataPlan *plan, Arena *a, Diag *d)
+{
+    char dir[PATH_MAX];
+    path_folder(wo->path, dir, sizeof dir);
+    char data[2 * PATH_MAX];
+    int rc = check_not_mapped(m, wo->path, d);
+    if (!rc && opt->location) {
+        snprintf(data, sizeof data, "%s/%s", dir, opt->location);
+        rc = check_not_mapped(m, data, d);
+    }
+    if (!rc)
+        rc = external_check_target(m, wo, opt, d);
+    return rc ? rc : external_plan(m, wo, opt, dir, plan, a, d);
+}
+
+/* Stages the data files, then the model, and renames them all into place;
+ * standard output and devices get the model after the data files are in
+ * place. */
+static int write_all(const Model *m, const WriteOptions *wo, bool special, const Out *o,
+                     const Out *data, const DataPlan *plan, Arena *a, Diag *d)
+{
+    Staging st;
+    staging_init(&st, a);
+    int rc = check_size(o, wo->path, wo->external_data != NULL, d);
+    if (!rc && data)
+        rc = stage_segments(&st, data, m, plan->t[0].path, d);
+    if (!rc)
+        rc = external_stage_copies(plan, wo->link_external, &st, d);
+    if (!rc && strcmp(wo->path, "-") != 0 && !special)
+        rc = stage_segments(&st, o, m, wo->path, d);
+    if (rc) {
+        staging_discard(&st);
+        return rc;
+    }
+    if (staging_commit(&st, d))
+        return d->code;
+    if (strcmp(wo->path, "-") == 0)
+        return write_stdout(o, m, d);
+    return special ? write_special(o, m, wo->path, d) : 0;
+}
+
+/* wo with -o's symbolic links followed: the model and the data files beside
+ * it go to the folder of the file the link names. */
+static int resolve_output(const WriteOptions *wo, WriteOptions *real, char *path, size_t size,
+                          bool *special, Diag *d)
+{
+    *real = *wo;
+    real->path = path;
+    return model_target(wo->path, path, size, special, d);
+}
+
+int onnx_write(const Model *m, const WriteOptions *typed, Diag *d)
 {
     Arena a = {0};
     Out o, data;
-    char dir[PATH_MAX], data_path[2 * PATH_MAX];
+    DataPlan plan = {0};
+    WriteOptions real, *wo = &real;
+    char path[PATH_MAX];
+    bool special;
+    int rc = resolve_output(typed, &real, path, sizeof path, &special, d);
+    if (rc)
+        return rc;
     const char *data_name = data_file_name(m, wo, &a);
-    EncodeOptions opt = {NULL, data_name, wo->external_data ? wo->size_threshold : SIZE_MAX};
-    int rc = 0;
-    path_folder(wo->path, dir, sizeof dir);
+    EncodeOptions opt = {NULL, data_name, wo->external_data ? wo->size_threshold : SIZE_MAX,
+                         wo->page_align ? EXTERNAL_ALIGN_PAGE : EXTERNAL_ALIGN};
     if (data_name) {
         out_init(&data, &a);
         opt.data = &data;
         rc = external_name_ok(data_name, d);
-        snprintf(data_path, sizeof data_path, "%s/%s", dir, data_name);
     }
     if (!rc)
-        rc = check_not_mapped(m, wo->path, d);
-    if (!rc && data_name)
-        rc = check_not_mapped(m, data_path, d);
+        rc = check_targets(m, wo, &opt, &plan, &a, d);
     if (!rc)
         rc = encode(m, &a, &o, &opt, d);
     if (!rc)
-        rc = external_check_target(m, wo, &opt, d);
-    if (!rc && data_name)
-        rc = write_file(&data, m, data_path, d);
-    if (!rc)
-        rc = external_copy_beside(m, wo, &opt, dir, d);
-    if (!rc)
-        rc = write_model(&o, m, wo, d);
+        rc = write_all(m, wo, special, &o, data_name ? &data : NULL, &plan, &a, d);
     arena_free(&a);
     return rc;
 }

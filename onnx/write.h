@@ -3,9 +3,11 @@
  * A file is written to a temporary name in the target's folder and renamed
  * over the target once complete, so a failure never leaves a partial file.
  * Tensors stored as external data stay where they are: when the output goes
- * to another folder, the data files they name are copied beside it (with
- * copy_file_range), so the model keeps working. --external-data moves large
- * initializers into one new data file beside the output instead. */
+ * to another folder, the data files they name are copied (copy_file_range)
+ * or hard-linked beside it, so the model keeps working. --external-data moves
+ * large initializers into one new data file beside the output instead. Data
+ * files are written the same way as the model and renamed before it; see
+ * staging.h and, for which existing files may be replaced, external_write.h. */
 #ifndef PPQ_WRITE_H
 #define PPQ_WRITE_H
 
@@ -20,6 +22,8 @@ typedef struct WriteOptions {
     const char *in_dir;        /* the input model's folder; NULL for standard input */
     const char *external_data; /* move initializers into this file; NULL: keep */
     size_t size_threshold;     /* ... those of at least this many bytes */
+    bool page_align;           /* external tensors at 4 KiB offsets, not 64 bytes */
+    bool link_external;        /* hard-link the input's data files instead of copying */
 } WriteOptions;
 
 int onnx_write(const Model *m, const WriteOptions *o, Diag *d);

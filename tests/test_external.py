@@ -28,10 +28,10 @@ def check(name, ok, why=''):
     print(('ok %s' % name) if ok else ('FAIL %s: %s' % (name, why)))
 
 
-def make_model(folder):
+def make_model(folder, seed=0):
     """Conv+BN (folded by ppqfmt) then MatMul with a weight nothing changes;
     every initializer in weights.bin."""
-    r = np.random.default_rng(0)
+    r = np.random.default_rng(seed)
     inits = [numpy_helper.from_array(a.astype(np.float32), n) for n, a in [
         ('W', r.normal(0, 1, (8, 3, 3, 3))), ('s', r.uniform(.5, 1.5, 8)), ('b', r.normal(0, .5, 8)),
         ('m', r.normal(0, .5, 8)), ('v', r.uniform(.5, 2, 8)), ('M', r.normal(0, 1, (6, 5)))]]
@@ -166,6 +166,147 @@ def valid(path):
         return str(e).splitlines()[0]
 
 
+def external_entries(path):
+    """{tensor name: (location, offset, length)} of the model at path."""
+    m = onnx.load(path, load_external_data=False)
+    out = {}
+    for t in m.graph.initializer:
+        info = {e.key: e.value for e in t.external_data}
+        if info:
+            out[t.name] = (info['location'], int(info.get('offset', 0)), int(info['length']))
+    return out
+
+
+def read(path):
+    with open(path, 'rb') as f:
+        return f.read()
+
+
+def no_temporaries(folder):
+    return [f for f in os.listdir(folder) if f.startswith('.ppqfmt-')]
+
+
+def test_data_named_like_output(tmp, model):
+    """Issue 11 item 2: --external-data naming the output itself is a usage
+    error, and nothing is written."""
+    d = os.path.join(tmp, 'same_name')
+    os.mkdir(d)
+    rc, err = run('--external-data=a.onnx', model, '-o', os.path.join(d, 'a.onnx'))
+    check('--external-data=NAME equal to the output name: exit 1, says so',
+          rc == 1 and 'output file itself' in err and err.count('\n') == 1, (rc, err))
+    check('--external-data=NAME equal to the output name: nothing written',
+          os.listdir(d) == [], os.listdir(d))
+
+
+def test_foreign_data_file(tmp, model):
+    """Issue 11 item 3: a data file in the target folder that the output does
+    not own (another model uses it) is never replaced (exit 3); a rerun onto
+    the same output replaces its own data files."""
+    other_src = os.path.join(tmp, 'other_src')
+    os.mkdir(other_src)
+    other_model = make_model(other_src, seed=7)  # other weights, same file name weights.bin
+    d = os.path.join(tmp, 'shared_folder')
+    os.mkdir(d)
+    rc, err = run('--passes=none', other_model, '-o', os.path.join(d, 'other.onnx'))
+    check('foreign data: the other model is written', rc == 0, err)
+    theirs = read(os.path.join(d, 'weights.bin'))
+    mine = os.path.join(d, 'mine.onnx')
+    rc, err = run('--passes=none', model, '-o', mine)
+    check('foreign data: copy beside refused (exit 3), one line naming the file',
+          rc == 3 and 'weights.bin' in err and err.count('\n') == 1, (rc, err))
+    check('foreign data: the other model\'s weights.bin unchanged, no output, no temporary',
+          read(os.path.join(d, 'weights.bin')) == theirs and not os.path.exists(mine)
+          and not no_temporaries(d), os.listdir(d))
+    ok, msg = ortcheck.equiv(other_model, os.path.join(d, 'other.onnx'))
+    check('foreign data: the other model still computes what it did', ok, msg)
+    rc, err = run('--external-data=weights.bin', '--size-threshold=0', model, '-o', mine)
+    check('foreign data: --external-data onto it refused (exit 3)', rc == 3 and 'weights.bin' in err,
+          (rc, err))
+    check('foreign data: still unchanged', read(os.path.join(d, 'weights.bin')) == theirs)
+    # Reruns onto the same output: the data files are the output's own.
+    for args, label in [([], 'copied and folded data'), (['--external-data=w.bin'], '--external-data')]:
+        out = os.path.join(tmp, 'rerun', 'a.onnx')
+        os.makedirs(os.path.dirname(out), exist_ok=True)
+        rcs = [run(*args, model, '-o', out) for _ in range(2)]
+        check('rerun onto the same output (%s): exit 0 twice' % label,
+              [rc for rc, _ in rcs] == [0, 0], rcs)
+        ok, msg = ortcheck.equiv(model, out)
+        check('rerun onto the same output (%s): equivalent' % label, ok, msg)
+    # The same bytes are already there (two models sharing one data file).
+    rc, err = run('--passes=none', other_model, '-o', os.path.join(d, 'other2.onnx'))
+    check('a data file with the very bytes to copy is used as it is: exit 0', rc == 0, err)
+
+
+def test_nothing_written_before_failure(tmp, model):
+    """Issue 11 item 8: every target is checked before anything is written;
+    a failure leaves no data file written or replaced."""
+    d = os.path.join(tmp, 'late_failure')
+    os.makedirs(os.path.join(d, 'out.onnx'))
+    rc, err = run('--external-data=w.bin', model, '-o', os.path.join(d, 'out.onnx'))
+    check('output is a directory: exit 3', rc == 3, (rc, err))
+    check('output is a directory: no data file written',
+          sorted(os.listdir(d)) == ['out.onnx'], os.listdir(d))
+    rc, err = run('--passes=none', model, '-o', os.path.join(d, 'out.onnx'))
+    check('output is a directory: no data file copied (exit 3)',
+          rc == 3 and sorted(os.listdir(d)) == ['out.onnx'], (rc, err, os.listdir(d)))
+
+
+def test_alignment(tmp, model):
+    """Issue 11 item 15: external tensors are 64-byte aligned, not padded to
+    4 KiB; --page-align asks for 4 KiB."""
+    d = os.path.join(tmp, 'align')
+    os.mkdir(d)
+    sizes = {t.name: numpy_helper.to_array(t).nbytes for t in onnx.load(model).graph.initializer}
+    for flag, align in [(None, 64), ('--page-align', 4096)]:
+        out = os.path.join(d, 'a%d.onnx' % align)
+        rc, err = run(*([flag] if flag else []), '--external-data=a%d.bin' % align,
+                      '--size-threshold=1', model, '-o', out)
+        ent = external_entries(out) if rc == 0 else {}
+        offs = sorted(o for _, o, _ in ent.values())
+        # The tightest packing at this alignment, from the tensors' sizes.
+        end = 0
+        for _, o, n in sorted(ent.values(), key=lambda e: e[1]):
+            end = -(-end // align) * align + n
+        size = os.path.getsize(os.path.join(d, 'a%d.bin' % align)) if rc == 0 else -1
+        check('alignment %d: exit 0, every offset a multiple of %d' % (align, align),
+              rc == 0 and ent and all(o % align == 0 for o in offs), (rc, err, offs))
+        check('alignment %d: data file as small as that alignment allows' % align,
+              size == end and end < sum(sizes.values()) + align * len(ent), (size, end))
+        if align == 64:
+            check('alignment 64: some offset not on a page (no 4 KiB padding)',
+                  any(o % 4096 for o in offs), offs)
+        ok, msg = ortcheck.equiv(model, out)
+        check('alignment %d: equivalent' % align, ok, msg)
+
+
+def test_link_external(tmp, model, src):
+    """--link-external: the input's data files are hard-linked beside the
+    output, never copied; across filesystems it is refused (exit 3)."""
+    d = os.path.join(tmp, 'linked')
+    os.mkdir(d)
+    out = os.path.join(d, 'l.onnx')
+    rc, err = run('--link-external', '--passes=none', model, '-o', out)
+    same = rc == 0 and os.stat(os.path.join(d, 'weights.bin')).st_ino == \
+        os.stat(os.path.join(src, 'weights.bin')).st_ino
+    check('--link-external: exit 0, weights.bin is a hard link of the input\'s', same, (rc, err))
+    ok, msg = ortcheck.equiv(model, out)
+    check('--link-external: equivalent', ok, msg)
+    rc, err = run('--link-external', model, '-o', out)
+    check('--link-external: rerun with the folds: exit 0', rc == 0, err)
+    before = read(os.path.join(src, 'weights.bin'))
+    rc, err = run(model, '-o', out)
+    check('--link-external then a copying rerun: the input\'s data file unchanged',
+          rc == 0 and read(os.path.join(src, 'weights.bin')) == before, (rc, err))
+    other_fs = '/dev/shm'
+    if not os.path.isdir(other_fs) or os.stat(other_fs).st_dev == os.stat(src).st_dev:
+        print('skip --link-external across filesystems: no second filesystem at %s' % other_fs)
+        return
+    with tempfile.TemporaryDirectory(dir=other_fs) as shm:
+        rc, err = run('--link-external', model, '-o', os.path.join(shm, 'x.onnx'))
+        check('--link-external across filesystems: exit 3, says why, nothing written',
+              rc == 3 and 'filesystem' in err and os.listdir(shm) == [], (rc, err, os.listdir(shm)))
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         src = os.path.join(tmp, 'in')
@@ -228,6 +369,13 @@ def main():
         check('input data file unchanged',
               open(os.path.join(src, 'weights.bin'), 'rb').read() == before)
         test_dotdot_inside(tmp)
+        test_data_named_like_output(tmp, model)
+        test_foreign_data_file(tmp, model)
+        test_nothing_written_before_failure(tmp, model)
+        test_alignment(tmp, model)
+        test_link_external(tmp, model, src)
+        check('input data file still unchanged',
+              open(os.path.join(src, 'weights.bin'), 'rb').read() == before)
         test_big_folded_weights(tmp)
     failed = results.count(False)
     print('test_external: %d passed, %d failed' % (len(results) - failed, failed))

@@ -200,7 +200,7 @@ def config_subset(rng):
 CONFIG_MAKERS = [config_default, config_none] + [config_subset] * SUBSETS_PER_MODEL
 
 
-# A non-SSA model formatted without de-inplace is known bug `diff_nonssa_no_deinplace`
+# A non-SSA model formatted without de-inplace is known bug `diff_7_subset2_idem.onnx`
 # (tests/regress/diff/README.md); while it stands, the random subsets of a non-SSA model
 # keep de-inplace on, so that this one bug does not hide the others.
 NONSSA_KEEP_DEINPLACE = True

@@ -471,7 +471,7 @@ class ModelGen:
         return True
 
     def p_resize(self):
-        x = self.operand(rank=(4,), want=lambda v: max(v.shape[2:]) <= 8)
+        x = self.need((4,), want=lambda v: max(v.shape[2:]) <= 8)
         if x is None:
             return False
         mode = self.pick(['nearest', 'linear'])
@@ -772,8 +772,8 @@ class ModelGen:
 
     PRODUCTIONS = [
         ('p_conv', 3.0), ('p_gemm', 1.5), ('p_bn', 1.0), ('p_unary', 1.0), ('p_binary', 1.0),
-        ('p_identity', 1.0), ('p_constant_out', 0.3), ('p_clip', 1.0), ('p_pad', 1.0),
-        ('p_slice', 1.0), ('p_resize', 0.8), ('p_reshape', 0.8), ('p_transpose', 0.6),
+        ('p_identity', 1.0), ('p_constant_out', 0.3), ('p_clip', 1.0), ('p_pad', 1.2),
+        ('p_slice', 1.0), ('p_resize', 1.2), ('p_reshape', 0.8), ('p_transpose', 0.6),
         ('p_concat', 0.6), ('p_split', 0.5), ('p_gather', 0.5), ('p_layernorm', 0.4),
         ('p_gelu', 0.4), ('p_dropout', 0.5), ('p_if', 0.5), ('p_loop', 0.4),
     ]

@@ -4,6 +4,7 @@
 Usage:
   scripts/fuzz_diff.py [--seconds S | --count N] [--seed BASE] [--jobs J]
                        [--save DIR] [--known FILE] [--no-shrink] [-v]
+  scripts/fuzz_diff.py --replay FILE      (a model of --known's table, with its command)
 
 Each seed gives a model (scripts/gen_random_model.py). Models that fail the full
 checker or that onnxruntime cannot run are rejects (counted: a high rate means
@@ -14,15 +15,19 @@ and random pass subsets (--passes=a,b / --no-P) -- and each output is checked:
   bytes     --passes=none: the output is the input, byte for byte
   checker   onnx.checker.check_model(full_check=True) on the loaded output
   ort       onnxruntime outputs equal the reference's within 1e-5 + 1e-3*max|ref|
-            (exact for integer and bool outputs; scripts/ortcheck.compare_one)
+            (exact for integer and bool outputs; scripts/ortcheck.compare_one;
+            float16: F16_ABS + F16_REL*max|ref|). An output onnxruntime has no
+            kernel for (a double Conv) is skipped and counted, not failed.
   idem      formatting the output again with the same options gives the same bytes
 A non-SSA model (a name written twice) cannot run in onnxruntime: its reference
 is the SSA model it was derived from, and its outputs are only checked with
-checker and ort when de-inplace ran.
+checker and ort when de-inplace ran (see NONSSA_KEEP_DEINPLACE).
 
+A failing check is blamed on passes: each pass of its configuration is left out in
+turn, and those without which the check passes are printed (`blame seed N CHECK: P`).
 A failure is shrunk (nodes replaced by graph inputs of the same type and shape,
 dead nodes dropped, while the model stays valid and the same check fails) and
-saved in --save DIR (default tests/regress/diff) as diff_SEED_CHECK.onnx (plus
+saved in --save DIR (default tests/regress/diff) as diff_SEED_CONFIG_CHECK.onnx (plus
 .ref.onnx, the SSA reference, for a non-SSA model); the line it prints is the
 row for that folder's README. Seeds listed in --known (that README) as known
 bugs are skipped.
@@ -32,6 +37,7 @@ number of models its default run changed (from --report=json, cli/report.c).
 New options (--target-opset, --input-shape, ...) become new entries of
 CONFIG_MAKERS; new properties of an output, new entries of OUTPUT_CHECKS.
 """
+import base64
 import json
 import multiprocessing
 import os
@@ -134,12 +140,10 @@ class OrtServer:
 
 
 def _b64(data):
-    import base64
     return base64.b64encode(data).decode()
 
 
 def _from_b64(o):
-    import base64
     dt = np.dtype(o['dtype'])
     arr = np.frombuffer(base64.b64decode(o['data']), dtype=dt.newbyteorder('<'))
     return arr.astype(dt).reshape(o['dims'])
@@ -321,8 +325,9 @@ def _compare_f16(name, r, g):
     if not bad.any():
         return None
     idx = np.unravel_index(np.argmax(bad), bad.shape)
-    return 'output %s: %d of %d float16 elements differ, e.g. at %s got %r expected %r (tol %.3g)' % (
-        name, int(bad.sum()), bad.size, tuple(int(i) for i in idx), g[idx], r[idx], tol)
+    return ('output %s: %d of %d float16 elements differ, e.g. at %s got %r expected %r '
+            '(tol %.3g)') % (name, int(bad.sum()), bad.size, tuple(int(i) for i in idx),
+                             g[idx], r[idx], tol)
 
 
 def check_idem(ctx):
@@ -535,6 +540,18 @@ def shrink(case, check, ort, configs):
 DEFAULT_COMMAND = '(default)'   # the command cell of a row for ppqfmt without options
 
 
+def blame(case, check, ort, configs):
+    """The passes of the failing configuration without which the check passes."""
+    label = check.split(':')[0]
+    on = passes_run(dict(configs)[label])
+    culprits = []
+    for p in [p for p in pass_names() if p in on]:
+        args = ['--passes=' + (','.join(q for q in pass_names() if q in on and q != p) or 'none')]
+        if not still_fails(case, label + ':' + check.split(':')[1], ort, [(label, args)]):
+            culprits.append(p)
+    return culprits
+
+
 def save_failure(case, check, err, configs, save_dir):
     os.makedirs(save_dir, exist_ok=True)
     label = check.split(':')[0]
@@ -591,6 +608,9 @@ def run_seed(seed, ort, stats, opts):
                   flush=True)
     if bad:
         check, err = bad[0]
+        if opts.get('blame', True) and not check.endswith(':bytes'):
+            print('blame seed %d %s: %s' % (seed, check, ','.join(
+                blame(case, check, ort, configs)) or 'no single pass'), flush=True)
         row = None
         if opts.get('save'):
             if opts.get('shrink', True):
@@ -650,8 +670,8 @@ def replay_main(name, readme):
 
 
 def known_seeds(readme):
-    """Seeds of the known bugs listed in a regress/diff README table."""
-    return {int(r['seed']) for r in known_rows(readme)}
+    """Seeds of the rows of a regress/diff README whose status is `known`."""
+    return {int(r['seed']) for r in known_rows(readme) if r['status'] == 'known'}
 
 
 def known_rows(readme):

@@ -509,9 +509,9 @@ def still_fails(case, check, ort, configs):
     return why is None and any(c == check and e and not e.startswith(SKIP) for c, e in results)
 
 
-def shrink(case, check, ort, configs):
+def shrink(case, check, ort, configs, seconds=SHRINK_SECONDS):
     """A smaller case on which check still fails (the case itself if none is found)."""
-    deadline = time.time() + SHRINK_SECONDS
+    deadline = time.time() + seconds
     progress = True
     while progress and time.time() < deadline:
         progress = False
@@ -552,7 +552,7 @@ def blame(case, check, ort, configs):
     return culprits
 
 
-def save_failure(case, check, err, configs, save_dir):
+def save_failure(case, check, err, culprits, configs, save_dir):
     os.makedirs(save_dir, exist_ok=True)
     label = check.split(':')[0]
     args = dict(configs)[label]
@@ -560,8 +560,8 @@ def save_failure(case, check, err, configs, save_dir):
     onnx.save(case.input_model(), os.path.join(save_dir, base + '.onnx'))
     if case.nonssa is not None:
         onnx.save(case.model, os.path.join(save_dir, base + '.ref.onnx'))
-    return '| `%s.onnx` | %d | `%s` | %s | known | %s |' % (
-        base, case.seed, ' '.join(args) or DEFAULT_COMMAND, check.split(':')[1],
+    return '| `%s.onnx` | %d | `%s` | %s | %s | known | %s |' % (
+        base, case.seed, ' '.join(args) or DEFAULT_COMMAND, check.split(':')[1], culprits,
         ' '.join(str(err).split())[:200])
 
 
@@ -573,7 +573,7 @@ class Stats:
     def __init__(self):
         self.models = self.rejects = self.passed = self.failed = self.skipped = 0
         self.reject_why, self.skip_why, self.changed = Counter(), Counter(), Counter()
-        self.failures = []
+        self.failures, self.saved_sigs = [], set()
 
     def add(self, other):
         for k in ('models', 'rejects', 'passed', 'failed', 'skipped'):
@@ -607,17 +607,34 @@ def run_seed(seed, ort, stats, opts):
             print('%s seed %d %s%s' % ('FAIL' if e else 'ok', seed, c, ': ' + e if e else ''),
                   flush=True)
     if bad:
-        check, err = bad[0]
-        if opts.get('blame', True) and not check.endswith(':bytes'):
-            print('blame seed %d %s: %s' % (seed, check, ','.join(
-                blame(case, check, ort, configs)) or 'no single pass'), flush=True)
-        row = None
-        if opts.get('save'):
-            if opts.get('shrink', True):
-                case = shrink(case, check, ort, configs)
-            row = save_failure(case, check, err, configs, opts['save'])
-            print('saved: ' + row, flush=True)
-        stats.failures.append((seed, check, err, row))
+        report_failure(case, bad[0], ort, configs, stats, opts)
+
+
+# Passes that often only uncover a failure another pass causes (isolated removes what
+# hid it, de-inplace makes a non-SSA model checkable): left out of a failure's signature.
+CLEANUP_PASSES = ('isolated', 'de-inplace')
+
+
+def report_failure(case, bad, ort, configs, stats, opts):
+    """Blames the failing check, then shrinks and saves the model unless a failure with the
+    same signature (check, blamed passes) is a known bug or was saved before in this run."""
+    check, err = bad
+    blamed = blame(case, check, ort, configs)
+    culprits = ','.join(blamed) or '-'
+    sig = (check.split(':')[1],
+           ','.join(p for p in blamed if p not in CLEANUP_PASSES) or culprits)
+    known = opts.get('known_sigs', {}).get(sig)
+    print('blame seed %d %s: %s%s' % (case.seed, check, culprits,
+                                      ' (known: %s)' % known if known else ''), flush=True)
+    row = None
+    if opts.get('save') and not known and sig not in stats.saved_sigs:
+        stats.saved_sigs.add(sig)
+        if opts.get('shrink', True):
+            left = opts['until'] - time.time() if opts.get('until') else SHRINK_SECONDS
+            case = shrink(case, check, ort, configs, max(0.0, min(SHRINK_SECONDS, left)))
+        row = save_failure(case, check, err, sig[1], configs, opts['save'])
+        print('saved: ' + row, flush=True)
+    stats.failures.append((case.seed, check, err, sig, known))
 
 
 def worker(args):
@@ -675,24 +692,31 @@ def known_seeds(readme):
 
 
 def known_rows(readme):
-    """Rows of the README's table: file, seed, command, check, status, what."""
+    """Rows of the README's table: file, seed, command, check, blame, status, what."""
     rows = []
     if not readme or not os.path.exists(readme):
         return rows
     with open(readme) as f:
         for line in f:
             cells = [c.strip() for c in line.strip().strip('|').split('|')]
-            if len(cells) >= 6 and cells[0].startswith('`') and cells[1].isdigit():
+            if len(cells) >= 7 and cells[0].startswith('`') and cells[1].isdigit():
                 rows.append({'file': cells[0].strip('`'), 'seed': cells[1],
                              'command': cells[2].strip('`'), 'check': cells[3],
-                             'status': cells[4], 'what': cells[5]})
+                             'blame': cells[4], 'status': cells[5], 'what': cells[6]})
     return rows
+
+
+def known_signatures(readme):
+    """{(check, blamed passes): file} of the rows whose status is `known`."""
+    return {(r['check'], r['blame']): r['file'] for r in known_rows(readme)
+            if r['status'] == 'known'}
 
 
 def run(base, count=None, seconds=None, jobs=2, opts=None):
     opts = opts or {}
     pass_names()
     until = time.time() + seconds if seconds else None
+    opts = dict(opts, until=until)
     t0 = time.time()
     work = [(k, jobs, base, count, until, opts) for k in range(jobs)]
     if jobs == 1:
@@ -719,9 +743,15 @@ def print_summary(stats, elapsed, name='fuzz_diff'):
     print('models changed by each pass (default run):')
     for p in pass_names():
         print('  %-12s %d' % (p, stats.changed.get(p, 0)))
-    print('failing models: %d' % len(stats.failures))
-    for seed, check, err, _ in stats.failures:
-        print('  seed %d %s: %s' % (seed, check, ' '.join(str(err).split())[:200]))
+    print('failing models: %d, by check and blamed passes:' % len(stats.failures))
+    by_sig = {}
+    for seed, check, err, sig, known in stats.failures:
+        by_sig.setdefault(sig, []).append((seed, check, err, known))
+    for sig, fails in sorted(by_sig.items(), key=lambda kv: -len(kv[1])):
+        seed, check, err, known = fails[0]
+        print('  %d %s [%s]%s, e.g. seed %d %s: %s' % (
+            len(fails), sig[0], sig[1], ' known: ' + known if known else ' NEW', seed, check,
+            ' '.join(str(err).split())[:150]))
     print('%s: %d passed, %d failed' % (name, stats.passed, stats.failed))
 
 
@@ -746,7 +776,7 @@ def main(argv):
     base = a.seed if a.seed is not None else int(time.time()) * 1000 % (2 ** 40)
     print('seeds from %d, %d jobs' % (base, a.jobs), flush=True)
     opts = {'save': a.save, 'shrink': not a.no_shrink, 'verbose': a.verbose,
-            'skip': known_seeds(a.known)}
+            'skip': known_seeds(a.known), 'known_sigs': known_signatures(a.known)}
     stats, elapsed = run(base, a.count, a.seconds, a.jobs, opts)
     print_summary(stats, elapsed)
     return 1 if stats.failed else 0

@@ -47,7 +47,7 @@ def fixed_seeds(count, jobs):
     known = fuzz_diff.known_seeds(README)
     stats, elapsed = fuzz_diff.run(0, count=count, jobs=jobs, opts={"skip": known})
     T.passed += stats.passed
-    for seed, check, err, _ in stats.failures:
+    for seed, check, err, _, _ in stats.failures:
         T.report("seed %d %s" % (seed, check), err)
     T.failed += stats.failed - len(stats.failures)    # the other failing checks of those seeds
     for why, n in stats.reject_why.items():

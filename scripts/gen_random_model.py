@@ -213,7 +213,9 @@ class ModelGen:
         transpose = self.chance(0.3)
         sp = x.rank - 2
         cin = x.shape[1]
-        groups = self.pick([g for g in range(1, cin + 1) if cin % g == 0]) if self.chance(0.4) else 1
+        groups = 1
+        if self.chance(0.4):
+            groups = self.pick([g for g in range(1, cin + 1) if cin % g == 0])
         cout = groups * int(self.rng.integers(1, 4))
         ks = [int(self.rng.integers(1, 4)) for _ in range(sp)]
         st = [int(self.rng.integers(1, 3)) for _ in range(sp)] if self.chance(0.4) else [1] * sp
@@ -418,7 +420,8 @@ class ModelGen:
             ins = [x.name, self.ints(pads)]
             if mode == 'constant' and (val != 0.0 or self.chance(0.3)):
                 ins.append(self.const(np.array(val, self.np)))
-            y = self.node('Pad', ins, **({'mode': mode} if mode != 'constant' or self.chance(0.3) else {}))
+            with_mode = mode != 'constant' or self.chance(0.3)
+            y = self.node('Pad', ins, **({'mode': mode} if with_mode else {}))
         self.value(y, shape)
         return True
 
@@ -426,7 +429,8 @@ class ModelGen:
         x = self.operand(min_rank=1)
         if x is None:
             return False
-        axes = sorted(set(int(a) for a in self.rng.integers(0, x.rank, size=int(self.rng.integers(1, x.rank + 1)))))
+        n_axes = int(self.rng.integers(1, x.rank + 1))
+        axes = sorted(set(int(a) for a in self.rng.integers(0, x.rank, size=n_axes)))
         starts, ends, steps, shape = [], [], [], list(x.shape)
         for a in axes:
             d = x.shape[a]
@@ -479,7 +483,8 @@ class ModelGen:
         sh = self.pick([1.0, 2.0, 3.0] + down) if mode == 'nearest' else self.pick([1.0, 2.0, 1.5])
         sw = self.pick([1.0, 2.0] + down) if mode == 'nearest' else self.pick([1.0, 2.0, 3.0])
         scales = np.array([1, 1, sh, sw], np.float32)
-        shape = [x.shape[0], x.shape[1], int(np.floor(x.shape[2] * sh)), int(np.floor(x.shape[3] * sw))]
+        shape = [x.shape[0], x.shape[1],
+                 int(np.floor(x.shape[2] * sh)), int(np.floor(x.shape[3] * sw))]
         if min(shape) < 1:
             return False
         if self.opset < 9:
@@ -490,7 +495,8 @@ class ModelGen:
             y = self.node('Resize', [x.name, self.const(scales, 'init')], mode=mode)
         else:
             attrs = {'mode': mode}
-            ctm = self.pick(['half_pixel', 'asymmetric', 'align_corners', 'pytorch_half_pixel', None])
+            ctm = self.pick(['half_pixel', 'asymmetric', 'align_corners', 'pytorch_half_pixel',
+                             None])
             if ctm:
                 attrs['coordinate_transformation_mode'] = ctm
             if mode == 'nearest' and self.chance(0.5):
@@ -593,7 +599,8 @@ class ModelGen:
         if self.chance(0.5) and d % k == 0:
             parts, given = [d // k] * k, False
         else:
-            cuts = sorted(int(c) for c in self.rng.choice(np.arange(1, d), size=k - 1, replace=False))
+            cuts = sorted(int(c) for c in
+                          self.rng.choice(np.arange(1, d), size=k - 1, replace=False))
             parts = [b - a for a, b in zip([0] + cuts, cuts + [d])]
             given = True
         attrs = {'axis': axis}
@@ -747,7 +754,8 @@ class ModelGen:
         try:
             it, cin, vin = self.fresh('iter'), self.fresh('cond_in'), self.fresh('carry_in')
             cur = self.value(vin, x.shape)
-            outer = self.operand(want=lambda v: v.shape == x.shape and v.name != vin and v not in body.pool)
+            outer = self.operand(want=lambda v: v.shape == x.shape and v.name != vin
+                                 and v not in body.pool)
             if outer is not None and self.chance(0.7):
                 cur = self.value(self.node('Add', [vin, outer.name]), x.shape)
             y = self.body_chain(cur)

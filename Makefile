@@ -18,7 +18,8 @@ CLI_OBJ := $(patsubst %.c,$(B)/obj/%.o,$(wildcard cli/*.c))
 TESTS_C := $(wildcard tests/*.c)
 
 .PHONY: all deps deps-models run test test-unit test-passes test-fidelity test-conformance \
-        test-models test-models-quick test-cli test-bad-inputs bench bench-quick fuzz check-layers check-asan check-valgrind install uninstall clean
+        test-models test-models-quick test-cli test-bad-inputs bench bench-quick fuzz fuzz-diff \
+        check-layers check-asan check-valgrind install uninstall clean
 
 SAN     := -O1 -g -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer \
            -fno-sanitize-recover=all
@@ -132,6 +133,13 @@ fuzz: deps $(B)/gen/onnx.pb-c.c $(B)/gen/onnx.pb-c.h
 # Folder layering and cycles between modules (scripts/check_layers.py).
 check-layers: all
 	$(PYTHON) scripts/check_layers.py $(B)
+
+# Differential fuzzing: random valid models (scripts/gen_random_model.py) formatted
+# with random pass selections and compared with onnxruntime, on both cores for
+# SECONDS; failures are shrunk into tests/regress/diff (see its README).
+SECONDS ?= 60
+fuzz-diff: all
+	$(PYTHON) scripts/fuzz_diff.py --seconds $(SECONDS) --jobs 2
 
 # hostile models and unwritable outputs (also part of make test)
 test-bad-inputs: all

@@ -31,6 +31,7 @@ run "$PYTHON" tests/test_cli.py
 run "$PYTHON" tests/test_legacy.py
 run "$PYTHON" tests/test_external.py
 run "$PYTHON" tests/test_bad_inputs.py
+run "$PYTHON" tests/test_fuzz_diff.py
 run "$PYTHON" tests/fidelity.py
 run "$PYTHON" tests/fidelity.py --name=fidelity-rewrite --ppqfmt-args=--rewrite
 run "$PYTHON" tests/checker_suite.py

@@ -1,0 +1,788 @@
+#!/usr/bin/python3
+"""Differential fuzzing of ppqfmt: random valid models, onnxruntime as the oracle.
+
+Usage:
+  scripts/fuzz_diff.py [--seconds S | --count N] [--seed BASE] [--jobs J]
+                       [--save DIR] [--known FILE] [--no-shrink] [-v]
+  scripts/fuzz_diff.py --replay FILE      (a model of --known's table, with its command)
+
+Each seed gives a model (scripts/gen_random_model.py). Models that fail the full
+checker or that onnxruntime cannot run are rejects (counted: a high rate means
+the generator is wrong). Every other model is formatted by ppqfmt (build/ppqfmt
+or $PPQFMT) under several configurations -- the default passes, --passes=none
+and random pass subsets (--passes=a,b / --no-P) -- and each output is checked:
+  exit      ppqfmt exits 0
+  bytes     --passes=none: the output is the input, byte for byte
+  checker   onnx.checker.check_model(full_check=True) on the loaded output
+  ort       onnxruntime outputs equal the reference's within 1e-5 + 1e-3*max|ref|
+            (exact for integer and bool outputs; scripts/ortcheck.compare_one;
+            float16: F16_ABS + F16_REL*max|ref|). An output onnxruntime has no
+            kernel for (a double Conv) is skipped and counted, not failed.
+  idem      formatting the output again with the same options gives the same bytes
+A non-SSA model (a name written twice) cannot run in onnxruntime: its reference
+is the SSA model it was derived from, and its outputs are only checked with
+checker and ort when de-inplace ran (see NONSSA_KEEP_DEINPLACE).
+
+A failing check is blamed on passes: each pass of its configuration is left out in
+turn, and those without which the check passes are printed (`blame seed N CHECK: P`).
+A failure is shrunk (nodes replaced by graph inputs of the same type and shape,
+dead nodes dropped, while the model stays valid and the same check fails) and
+saved in --save DIR (default tests/regress/diff) as diff_SEED_CONFIG_CHECK.onnx (plus
+.ref.onnx, the SSA reference, for a non-SSA model); the line it prints is the
+row for that folder's README. Seeds listed in --known (that README) as known
+bugs are skipped.
+
+The last lines: models/s, rejects, checks passed and failed, per pass the
+number of models its default run changed (from --report=json, cli/report.c),
+and the failures grouped by signature. The exit status is 1 when a failure is
+not a known bug.
+New options (--target-opset, --input-shape, ...) become new entries of
+CONFIG_MAKERS; new properties of an output, new entries of OUTPUT_CHECKS.
+"""
+import base64
+import json
+import multiprocessing
+import os
+import random
+import select
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+
+import numpy as np
+import onnx
+from onnx import helper, shape_inference
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+import gen_random_model as gen  # noqa: E402
+import ortcheck  # noqa: E402
+
+PPQFMT = os.environ.get('PPQFMT', os.path.join(REPO, 'build', 'ppqfmt'))
+NODE = os.environ.get('NODE', 'node')
+ORT_SERVE = os.path.join(HERE, 'ort_serve.js')
+ORT_TIMEOUT = 60
+RUN_TIMEOUT = 60
+SUBSETS_PER_MODEL = 2
+SHRINK_SECONDS = 120
+
+
+# ---------------------------------------------------------------------------
+# onnxruntime through one long-lived node process
+# ---------------------------------------------------------------------------
+
+class OrtServer:
+    """scripts/ort_serve.js, restarted when it dies or hangs."""
+
+    def __init__(self):
+        self.proc, self.buf, self.next_id = None, b'', 0
+
+    _shared = None
+
+    @classmethod
+    def shared(cls):
+        """One server for the whole process (stopped by atexit)."""
+        if cls._shared is None:
+            import atexit
+            cls._shared = cls()
+            atexit.register(cls._shared.stop)
+        return cls._shared
+
+    def start(self):
+        self.proc = subprocess.Popen([NODE, ORT_SERVE], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self.buf = b''
+
+    def stop(self):
+        if self.proc:
+            self.proc.kill()
+            self.proc.wait()
+            self.proc = None
+
+    def _line(self):
+        deadline = time.time() + ORT_TIMEOUT
+        fd = self.proc.stdout.fileno()
+        while b'\n' not in self.buf:
+            left = deadline - time.time()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                return None
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                return None
+            self.buf += chunk
+        line, self.buf = self.buf.split(b'\n', 1)
+        return line
+
+    def run(self, model_path, feeds):
+        """{output name: ndarray} in model output order, or an error string."""
+        if self.proc is None:
+            self.start()
+        self.next_id += 1
+        job = {'id': self.next_id, 'model': os.path.abspath(model_path), 'inputs': [
+            {'name': k, 'dtype': v.dtype.name, 'dims': list(v.shape),
+             'data': _b64(np.ascontiguousarray(v).astype(v.dtype.newbyteorder('<')).tobytes())}
+            for k, v in feeds.items()]}
+        try:
+            self.proc.stdin.write((json.dumps(job) + '\n').encode())
+            self.proc.stdin.flush()
+            line = self._line()
+        except (BrokenPipeError, OSError):
+            line = None
+        if line is None:
+            self.stop()
+            return 'onnxruntime died or hung'
+        rec = json.loads(line)
+        if not rec['ok']:
+            return rec['error'] or 'unknown onnxruntime error'
+        return {o['name']: _from_b64(o) for o in rec['outputs']}
+
+
+def _b64(data):
+    return base64.b64encode(data).decode()
+
+
+def _from_b64(o):
+    dt = np.dtype(o['dtype'])
+    arr = np.frombuffer(base64.b64decode(o['data']), dtype=dt.newbyteorder('<'))
+    return arr.astype(dt).reshape(o['dims'])
+
+
+# ---------------------------------------------------------------------------
+# models, inputs, configurations
+# ---------------------------------------------------------------------------
+
+def feeds_for(model, seed):
+    """Random inputs for model's real graph inputs, dims from the generator's record."""
+    dims = gen.input_dims(model) or {}
+    rng = np.random.default_rng(seed)
+    feeds = {}
+    for vi in ortcheck.real_inputs(model):
+        tt = vi.type.tensor_type
+        dtype = np.dtype(ortcheck.ONNX_DTYPES[tt.elem_type])
+        shape = dims.get(vi.name) or [d.dim_value if d.HasField('dim_value') else 1
+                                      for d in tt.shape.dim]
+        if dtype == np.bool_:
+            feeds[vi.name] = rng.integers(0, 2, size=shape).astype(bool)
+        elif dtype.kind in 'iu':
+            feeds[vi.name] = rng.integers(0, 3, size=shape).astype(dtype)
+        else:
+            feeds[vi.name] = rng.uniform(-1, 1, size=shape).astype(dtype)
+    return feeds
+
+
+_PASSES = []
+
+
+def pass_names():
+    """The registry's pass names, from ppqfmt --list-passes."""
+    if not _PASSES:
+        out = subprocess.run([PPQFMT, '--list-passes'], capture_output=True, text=True,
+                             check=True).stdout
+        _PASSES.extend(line.split()[0] for line in out.splitlines() if line.strip())
+    return _PASSES
+
+
+def config_default(rng):
+    return 'default', []
+
+
+def config_none(rng):
+    return 'none', ['--passes=none']
+
+
+def config_subset(rng):
+    names = pass_names()
+    keep = [p for p in names if rng.random() < 0.5]
+    if rng.random() < 0.5:
+        return 'subset', ['--passes=' + (','.join(keep) or 'none')]
+    return 'subset', ['--no-' + p for p in names if p not in keep]
+
+
+# Each maker(rng) -> (label, ppqfmt arguments). Order matters for nothing but the report.
+CONFIG_MAKERS = [config_default, config_none] + [config_subset] * SUBSETS_PER_MODEL
+
+
+# A non-SSA model formatted without de-inplace is known bug `diff_7_subset2_idem.onnx`
+# (tests/regress/diff/README.md); while it stands, the random subsets of a non-SSA model
+# keep de-inplace on, so that this one bug does not hide the others.
+NONSSA_KEEP_DEINPLACE = True
+
+
+def configs_for(seed, nonssa=False):
+    rng = random.Random(seed * 7919 + 13)
+    out = []
+    for k, mk in enumerate(CONFIG_MAKERS):
+        label, args = mk(rng)
+        if nonssa and NONSSA_KEEP_DEINPLACE and 'de-inplace' not in passes_run(args):
+            args = [a for a in args if a != '--no-de-inplace']
+            if args and args[0].startswith('--passes='):
+                args = ['--passes=' + ','.join(['de-inplace'] + [
+                    p for p in args[0][len('--passes='):].split(',') if p != 'none'])]
+        out.append(('%s%d' % (label, k) if label == 'subset' else label, args))
+    return out
+
+
+def passes_run(args):
+    """The set of passes a configuration runs (used to know whether de-inplace ran)."""
+    names = pass_names()
+    on = set(names)
+    for a in args:
+        if a.startswith('--passes='):
+            v = a[len('--passes='):]
+            on = set() if v == 'none' else set(names) if v == 'all' else set(v.split(','))
+        elif a.startswith('--no-'):
+            on.discard(a[len('--no-'):])
+    return on
+
+
+# ---------------------------------------------------------------------------
+# one case: a model, its reference outputs, its checks
+# ---------------------------------------------------------------------------
+
+class Case:
+    """model: the SSA model (the reference); nonssa: (x, y) when the input given to
+    ppqfmt is the SSA model with y renamed x (gen_random_model.apply_nonssa), or True
+    when that input is given as given_input (a saved regression model)."""
+
+    def __init__(self, seed, model, nonssa=None, given_input=None):
+        self.seed, self.model, self.nonssa = seed, model, nonssa
+        self.given_input = given_input
+
+    def input_model(self):
+        if self.given_input is not None:
+            return self.given_input
+        if self.nonssa is None:
+            return self.model
+        return gen.apply_nonssa(self.model, *self.nonssa)
+
+
+def ppqfmt(args, src, dst):
+    try:
+        p = subprocess.run([PPQFMT] + args + ['--report=json', src, '-o', dst],
+                           capture_output=True, timeout=RUN_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        return None, 'timed out after %ds' % RUN_TIMEOUT
+    return p.returncode, p.stderr.decode(errors='replace')
+
+
+def report_changes(stderr):
+    """Names of the passes that changed something, from --report=json on stderr."""
+    start = stderr.find('{')
+    try:
+        rep = json.loads(stderr[start:]) if start >= 0 else {}
+    except ValueError:
+        return set()
+    return {p['name'] for p in rep.get('passes', []) if p.get('changes')}
+
+
+def check_checker(ctx):
+    onnx.checker.check_model(onnx.load(ctx['out']), full_check=True)
+
+
+# onnxruntime's CPU provider lacks some kernels (a double Conv, which bn-to-conv
+# makes of a double BatchNormalization): such an output cannot be judged.
+NO_KERNEL = 'Could not find an implementation'
+SKIP = 'skip: '
+
+
+def check_ort(ctx):
+    got = ctx['ort'].run(ctx['out'], ctx['feeds'])
+    if isinstance(got, str):
+        if NO_KERNEL in got:
+            return SKIP + 'onnxruntime has no kernel: ' + got.split('\n')[0][:200]
+        return 'onnxruntime refuses the output: ' + got
+    return compare_outputs(ctx['ref'], got)
+
+
+# float16 keeps 11 significant bits: a weight folded and rounded to float16 is off by up
+# to half an ulp (~5e-4 relative), and a sum of k such products drifts by several ulps
+# more, so float16 outputs get ten times the float tolerance.
+F16_ABS, F16_REL = 1e-4, 1e-2
+
+
+def compare_outputs(ref, got):
+    """None when got matches ref (ortcheck's tolerance; float16: F16_ABS + F16_REL*max|ref|)."""
+    if set(ref) != set(got):
+        return 'output names differ: expected %s, got %s' % (sorted(ref), sorted(got))
+    errs = []
+    for name in ref:
+        r, g = ref[name], got[name]
+        if r.dtype == np.float16 and g.dtype == np.float16 and r.shape == g.shape:
+            errs.append(_compare_f16(name, r.astype(np.float64), g.astype(np.float64)))
+        else:
+            errs.append(ortcheck.compare_one(name, r, g))
+    errs = [e for e in errs if e]
+    return '; '.join(errs) if errs else None
+
+
+def _compare_f16(name, r, g):
+    fin = np.isfinite(r)
+    tol = F16_ABS + F16_REL * (np.abs(r[fin]).max() if fin.any() else 0.0)
+    with np.errstate(invalid='ignore'):
+        bad = np.where(fin, ~(np.abs(r - g) <= tol), np.where(np.isnan(r), ~np.isnan(g), r != g))
+    if not bad.any():
+        return None
+    idx = np.unravel_index(np.argmax(bad), bad.shape)
+    return ('output %s: %d of %d float16 elements differ, e.g. at %s got %r expected %r '
+            '(tol %.3g)') % (name, int(bad.sum()), bad.size, tuple(int(i) for i in idx),
+                             g[idx], r[idx], tol)
+
+
+def check_idem(ctx):
+    again = ctx['out'] + '.again.onnx'
+    rc, err = ppqfmt(ctx['args'], ctx['out'], again)
+    if rc != 0:
+        return 'formatting the output again: exit %s: %s' % (rc, err.strip()[:300])
+    if not _same_bytes(ctx['out'], again):
+        return 'formatting the output again changes it (%d -> %d bytes)' % (
+            os.path.getsize(ctx['out']), os.path.getsize(again))
+    return None
+
+
+def _same_bytes(a, b):
+    with open(a, 'rb') as fa, open(b, 'rb') as fb:
+        return fa.read() == fb.read()
+
+
+# (name, fn(ctx) -> None | error string, needs an SSA output)
+OUTPUT_CHECKS = [('checker', check_checker, True), ('ort', check_ort, True),
+                 ('idem', check_idem, False)]
+
+
+def run_config(case, label, args, ctx, only=None):
+    """[(check name, error or None)] for one configuration; only: the one check wanted."""
+    res = []
+    tmp = ctx['tmp']
+    out = os.path.join(tmp, 'out_%s.onnx' % label)
+    rc, err = ppqfmt(args, ctx['src'], out)
+    if rc != 0:
+        return [('%s:exit' % label, 'exit %s: %s' % (rc, err.strip()[:300]))], set()
+    changed = report_changes(err)
+    if args == ['--passes=none']:
+        same = _same_bytes(ctx['src'], out)
+        return [('%s:bytes' % label, None if same else 'output differs from the input')], changed
+    ssa_out = case.nonssa is None or 'de-inplace' in passes_run(args)
+    cctx = dict(ctx, out=out, args=args)
+    for name, fn, needs_ssa in OUTPUT_CHECKS:
+        full = '%s:%s' % (label, name)
+        if (needs_ssa and not ssa_out) or (only and full != only):
+            continue
+        try:
+            e = fn(cctx)
+        except Exception as ex:  # a broken output fails the check, not the runner
+            e = '%s: %s' % (type(ex).__name__, str(ex).split('\n')[0][:300])
+        res.append((full, e))
+    return res, changed
+
+
+def reference(case, ort, tmp):
+    """(feeds, reference outputs, reject reason or None); writes the model ppqfmt reads."""
+    ref_path = os.path.join(tmp, 'ref.onnx')
+    onnx.save(case.model, ref_path)
+    try:
+        onnx.checker.check_model(onnx.load(ref_path), full_check=True)
+    except Exception as e:
+        return None, None, 'checker: ' + str(e).split('\n')[0][:120]
+    src = case.input_model()
+    if src is None:
+        return None, None, 'non-SSA renaming no longer applies'
+    onnx.save(src, os.path.join(tmp, 'in.onnx'))
+    feeds = feeds_for(case.model, case.seed)
+    ref = ort.run(ref_path, feeds)
+    if isinstance(ref, str):
+        return None, None, 'onnxruntime: ' + ref.split('\n')[0][:120]
+    return feeds, ref, None
+
+
+def check_case(case, ort, configs, only=None):
+    """(reject reason or None, [(check, error or None)], passes the default run changed)."""
+    tmp = tempfile.mkdtemp(prefix='fuzzdiff_')
+    try:
+        feeds, ref, why = reference(case, ort, tmp)
+        if why:
+            return why, [], set()
+        ctx = {'tmp': tmp, 'src': os.path.join(tmp, 'in.onnx'), 'feeds': feeds, 'ref': ref,
+               'ort': ort}
+        results, changed = [], set()
+        for label, args in configs:
+            if only and not only.startswith(label + ':'):
+                continue
+            r, ch = run_config(case, label, args, ctx, only)
+            results += r
+            if label == 'default':
+                changed = ch
+        return None, results, changed
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def case_for_seed(seed):
+    """The Case of seed, or (None, why) when the generator made nothing."""
+    try:
+        got = gen.generate(seed)
+    except Exception as e:  # a generator crash is a reject to count and fix, not a stop
+        return None, 'generator: %s: %s' % (type(e).__name__, e)
+    if got is None:
+        return None, 'generator: empty model'
+    return Case(seed, got.model, got.nonssa), None
+
+
+# ---------------------------------------------------------------------------
+# shrinking
+# ---------------------------------------------------------------------------
+
+def intermediate_shapes(model, feeds, ort, tmp):
+    """{value name: (elem type, concrete dims)} of every main-graph node output, from one
+    onnxruntime run with all of them made graph outputs."""
+    m = onnx.ModelProto.FromString(model.SerializeToString())
+    types = {v.name: v.type.tensor_type.elem_type
+             for v in shape_inference.infer_shapes(m).graph.value_info}
+    have = {o.name for o in m.graph.output}
+    for n in m.graph.node:
+        for o in n.output:
+            if o and o not in have and o in types:
+                m.graph.output.append(helper.make_tensor_value_info(o, types[o], None))
+    path = os.path.join(tmp, 'all_outputs.onnx')
+    onnx.save(m, path)
+    got = ort.run(path, feeds)
+    if isinstance(got, str):
+        return {}
+    elem = {o.name: o.type.tensor_type.elem_type for o in m.graph.output}
+    return {k: (elem[k], list(v.shape)) for k, v in got.items()}
+
+
+def without_node(model, index, shapes):
+    """model with main-graph node index removed, its used outputs turned into graph inputs,
+    then nodes reaching no output, unused initializers and inputs dropped."""
+    m = onnx.ModelProto.FromString(model.SerializeToString())
+    g = m.graph
+    node = g.node[index]
+    dims = gen.input_dims(m) or {}
+    for o in node.output:
+        if not o:
+            continue
+        if o not in shapes:
+            return None
+        et, shp = shapes[o]
+        g.input.append(helper.make_tensor_value_info(o, et, shp))
+        dims[o] = shp
+    del g.node[index]
+    prune(m)
+    dims = {i.name: dims[i.name] for i in g.input if i.name in dims}
+    gen.set_input_dims(m, dims)
+    return m
+
+
+def without_output(model, index):
+    m = onnx.ModelProto.FromString(model.SerializeToString())
+    del m.graph.output[index]
+    prune(m)
+    return m
+
+
+def prune(m):
+    g = m.graph
+    live = {o.name for o in g.output}
+    keep = []
+    for n in reversed(g.node):
+        if any(o in live for o in n.output):
+            keep.append(n)
+            live |= set(n.input) | gen._graph_reads_all(n)
+    keep.reverse()
+    del g.node[:]
+    g.node.extend(keep)
+    inits = [t for t in g.initializer if t.name in live]
+    del g.initializer[:]
+    g.initializer.extend(inits)
+    ins = [i for i in g.input if i.name in live]
+    del g.input[:]
+    g.input.extend(ins)
+    vis = [v for v in g.value_info if v.name in live]
+    del g.value_info[:]
+    g.value_info.extend(vis)
+
+
+def still_fails(case, check, ort, configs):
+    why, results, _ = check_case(case, ort, configs, only=check)
+    return why is None and any(c == check and e and not e.startswith(SKIP) for c, e in results)
+
+
+def shrink(case, check, ort, configs, seconds=SHRINK_SECONDS):
+    """A smaller case on which check still fails (the case itself if none is found)."""
+    deadline = time.time() + seconds
+    progress = True
+    while progress and time.time() < deadline:
+        progress = False
+        tmp = tempfile.mkdtemp(prefix='fuzzshrink_')
+        try:
+            shapes = intermediate_shapes(case.model, feeds_for(case.model, case.seed), ort, tmp)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        cands = [lambda k=k: without_output(case.model, k)
+                 for k in range(len(case.model.graph.output) - 1, 0, -1)]
+        cands += [lambda k=k: without_node(case.model, k, shapes)
+                  for k in range(len(case.model.graph.node) - 1, -1, -1)]
+        for make in cands:
+            if time.time() > deadline:
+                break
+            m = make()
+            if m is None or len(m.graph.node) == 0:
+                continue
+            smaller = Case(case.seed, m, case.nonssa)
+            if still_fails(smaller, check, ort, configs):
+                case, progress = smaller, True
+                break
+    return case
+
+
+DEFAULT_COMMAND = '(default)'   # the command cell of a row for ppqfmt without options
+
+
+def blame(case, check, ort, configs):
+    """The passes of the failing configuration without which the check passes."""
+    label = check.split(':')[0]
+    on = passes_run(dict(configs)[label])
+    culprits = []
+    for p in [p for p in pass_names() if p in on]:
+        args = ['--passes=' + (','.join(q for q in pass_names() if q in on and q != p) or 'none')]
+        if not still_fails(case, label + ':' + check.split(':')[1], ort, [(label, args)]):
+            culprits.append(p)
+    return culprits
+
+
+def save_failure(case, check, err, culprits, configs, save_dir):
+    os.makedirs(save_dir, exist_ok=True)
+    label = check.split(':')[0]
+    args = dict(configs)[label]
+    base = 'diff_%d_%s' % (case.seed, check.replace(':', '_'))
+    onnx.save(case.input_model(), os.path.join(save_dir, base + '.onnx'))
+    if case.nonssa is not None:
+        onnx.save(case.model, os.path.join(save_dir, base + '.ref.onnx'))
+    return '| `%s.onnx` | %d | `%s` | %s | %s | known | %s |' % (
+        base, case.seed, ' '.join(args) or DEFAULT_COMMAND, check.split(':')[1], culprits,
+        ' '.join(str(err).split())[:200])
+
+
+# ---------------------------------------------------------------------------
+# the run
+# ---------------------------------------------------------------------------
+
+class Stats:
+    def __init__(self):
+        self.models = self.rejects = self.passed = self.failed = self.skipped = 0
+        self.reject_why, self.skip_why, self.changed = Counter(), Counter(), Counter()
+        self.failures, self.saved_sigs = [], set()
+
+    def add(self, other):
+        for k in ('models', 'rejects', 'passed', 'failed', 'skipped'):
+            setattr(self, k, getattr(self, k) + getattr(other, k))
+        self.reject_why.update(other.reject_why)
+        self.skip_why.update(other.skip_why)
+        self.changed.update(other.changed)
+        self.failures += other.failures
+
+
+def run_seed(seed, ort, stats, opts):
+    case, why = case_for_seed(seed)
+    configs = configs_for(seed, case is not None and case.nonssa is not None)
+    if case is not None:
+        why, results, changed = check_case(case, ort, configs)
+    if why:
+        stats.rejects += 1
+        stats.reject_why[why.split(':')[0] + ': ' + ':'.join(why.split(':')[1:])[:90]] += 1
+        return
+    stats.models += 1
+    stats.changed.update(changed)
+    skipped = [(c, e) for c, e in results if e and e.startswith(SKIP)]
+    stats.skipped += len(skipped)
+    stats.skip_why.update(e[len(SKIP):].split(' node ')[0][:80] for _, e in skipped)
+    results = [r for r in results if r not in skipped]
+    bad = [(c, e) for c, e in results if e]
+    stats.passed += len(results) - len(bad)
+    stats.failed += len(bad)
+    for c, e in results:
+        if opts.get('verbose') or e:
+            print('%s seed %d %s%s' % ('FAIL' if e else 'ok', seed, c, ': ' + e if e else ''),
+                  flush=True)
+    if bad:
+        report_failure(case, bad[0], ort, configs, stats, opts)
+
+
+# Passes that often only uncover a failure another pass causes (isolated removes what
+# hid it, de-inplace makes a non-SSA model checkable): left out of a failure's signature.
+CLEANUP_PASSES = ('isolated', 'de-inplace')
+
+
+def report_failure(case, bad, ort, configs, stats, opts):
+    """Blames the failing check, then shrinks and saves the model unless a failure with the
+    same signature (check, blamed passes) is a known bug or was saved before in this run."""
+    check, err = bad
+    blamed = blame(case, check, ort, configs)
+    culprits = ','.join(blamed) or '-'
+    sig = (check.split(':')[1],
+           ','.join(p for p in blamed if p not in CLEANUP_PASSES) or culprits)
+    known = opts.get('known_sigs', {}).get(sig)
+    print('blame seed %d %s: %s%s' % (case.seed, check, culprits,
+                                      ' (known: %s)' % known if known else ''), flush=True)
+    row = None
+    if opts.get('save') and not known and sig not in stats.saved_sigs:
+        stats.saved_sigs.add(sig)
+        if opts.get('shrink', True):
+            left = opts['until'] - time.time() if opts.get('until') else SHRINK_SECONDS
+            case = shrink(case, check, ort, configs, max(0.0, min(SHRINK_SECONDS, left)))
+        row = save_failure(case, check, err, sig[1], configs, opts['save'])
+        print('saved: ' + row, flush=True)
+    stats.failures.append((case.seed, check, err, sig, known))
+
+
+def worker(args):
+    k, jobs, base, count, until, opts = args
+    stats = Stats()
+    ort = OrtServer()
+    skip = set(opts.get('skip', ()))
+    try:
+        i = 0
+        while True:
+            seed = base + k + i * jobs
+            i += 1
+            if (count is not None and seed >= base + count) or (until and time.time() >= until):
+                break
+            if seed in skip:
+                continue
+            run_seed(seed, ort, stats, opts)
+    finally:
+        ort.stop()
+    return stats
+
+
+def replay(folder, row):
+    """Re-runs a saved regression model with its row's options: (error of the row's check or
+    None, [(check, error)] of every check of that configuration, reject reason or None)."""
+    path = os.path.join(folder, row['file'])
+    ref = path[:-len('.onnx')] + '.ref.onnx'
+    given = onnx.load(path)
+    if os.path.exists(ref):
+        case = Case(int(row['seed']), onnx.load(ref), True, given)
+    else:
+        case = Case(int(row['seed']), given)
+    args = [] if row['command'] == DEFAULT_COMMAND else row['command'].split()
+    why, results, _ = check_case(case, OrtServer.shared(), [('replay', args)])
+    mine = [e for c, e in results if c == 'replay:' + row['check']]
+    return (mine[0] if mine else None), results, why
+
+
+def replay_main(name, readme):
+    rows = [r for r in known_rows(readme) if r['file'] == os.path.basename(name)]
+    if not rows:
+        print('%s: no row for it in %s' % (name, readme), file=sys.stderr)
+        return 1
+    err, results, why = replay(os.path.dirname(readme), rows[0])
+    if why:
+        print('reject: ' + why)
+    for c, e in results:
+        print('%s %s%s' % ('FAIL' if e else 'ok', c, ': ' + e if e else ''))
+    return 1 if why or any(e for _, e in results) else 0
+
+
+def known_seeds(readme):
+    """Seeds of the rows of a regress/diff README whose status is `known`."""
+    return {int(r['seed']) for r in known_rows(readme) if r['status'] == 'known'}
+
+
+def known_rows(readme):
+    """Rows of the README's table: file, seed, command, check, blame, status, what."""
+    rows = []
+    if not readme or not os.path.exists(readme):
+        return rows
+    with open(readme) as f:
+        for line in f:
+            cells = [c.strip() for c in line.strip().strip('|').split('|')]
+            if len(cells) >= 7 and cells[0].startswith('`') and cells[1].isdigit():
+                rows.append({'file': cells[0].strip('`'), 'seed': cells[1],
+                             'command': cells[2].strip('`'), 'check': cells[3],
+                             'blame': cells[4], 'status': cells[5], 'what': cells[6]})
+    return rows
+
+
+def known_signatures(readme):
+    """{(check, blamed passes): file} of the rows whose status is `known`."""
+    return {(r['check'], r['blame']): r['file'] for r in known_rows(readme)
+            if r['status'] == 'known'}
+
+
+def run(base, count=None, seconds=None, jobs=2, opts=None):
+    opts = opts or {}
+    pass_names()
+    until = time.time() + seconds if seconds else None
+    opts = dict(opts, until=until)
+    t0 = time.time()
+    work = [(k, jobs, base, count, until, opts) for k in range(jobs)]
+    if jobs == 1:
+        parts = [worker(work[0])]
+    else:
+        with multiprocessing.Pool(jobs) as pool:
+            parts = pool.map(worker, work)
+    total = Stats()
+    for p in parts:
+        total.add(p)
+    return total, time.time() - t0
+
+
+def print_summary(stats, elapsed, name='fuzz_diff'):
+    tried = stats.models + stats.rejects
+    print('models: %d in %.1f s (%.1f models/s); rejects: %d of %d generated (%.2f%%)' % (
+        stats.models, elapsed, stats.models / max(elapsed, 1e-9), stats.rejects, tried,
+        100.0 * stats.rejects / max(tried, 1)))
+    for why, n in stats.reject_why.most_common(8):
+        print('  reject %d: %s' % (n, why))
+    print('checks skipped: %d' % stats.skipped)
+    for why, n in stats.skip_why.most_common(5):
+        print('  skip %d: %s' % (n, why))
+    print('models changed by each pass (default run):')
+    for p in pass_names():
+        print('  %-12s %d' % (p, stats.changed.get(p, 0)))
+    print('failing models: %d, by check and blamed passes:' % len(stats.failures))
+    by_sig = {}
+    for seed, check, err, sig, known in stats.failures:
+        by_sig.setdefault(sig, []).append((seed, check, err, known))
+    for sig, fails in sorted(by_sig.items(), key=lambda kv: -len(kv[1])):
+        seed, check, err, known = fails[0]
+        print('  %d %s [%s]%s, e.g. seed %d %s: %s' % (
+            len(fails), sig[0], sig[1], ' known: ' + known if known else ' NEW', seed, check,
+            ' '.join(str(err).split())[:150]))
+    print('%s: %d passed, %d failed' % (name, stats.passed, stats.failed))
+
+
+def main(argv):
+    import argparse
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('--seconds', type=float)
+    ap.add_argument('--count', type=int)
+    ap.add_argument('--seed', type=int, help='first seed (default: from the clock)')
+    ap.add_argument('--jobs', type=int, default=2)
+    ap.add_argument('--save', default=os.path.join(REPO, 'tests', 'regress', 'diff'))
+    ap.add_argument('--known', default=os.path.join(REPO, 'tests', 'regress', 'diff', 'README.md'))
+    ap.add_argument('--no-shrink', action='store_true')
+    ap.add_argument('-v', '--verbose', action='store_true')
+    ap.add_argument('--replay', metavar='FILE',
+                    help='re-run the row of FILE in --known (its folder) and print every check')
+    a = ap.parse_args(argv)
+    if a.replay:
+        return replay_main(a.replay, a.known)
+    if a.count is None and a.seconds is None:
+        a.seconds = 60
+    base = a.seed if a.seed is not None else int(time.time()) * 1000 % (2 ** 40)
+    print('seeds from %d, %d jobs' % (base, a.jobs), flush=True)
+    opts = {'save': a.save, 'shrink': not a.no_shrink, 'verbose': a.verbose,
+            'skip': known_seeds(a.known), 'known_sigs': known_signatures(a.known)}
+    stats, elapsed = run(base, a.count, a.seconds, a.jobs, opts)
+    print_summary(stats, elapsed)
+    return 1 if any(known is None for *_, known in stats.failures) else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))

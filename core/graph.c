@@ -41,6 +41,7 @@ void model_free(Model *m)
     namemap_free(&m->value_names);
     namemap_free(&m->node_names);
     namemap_free(&m->next_suffix);
+    namemap_free(&m->warned);
     arena_free(&m->arena);
     free(m);
 }
@@ -173,16 +174,14 @@ Op *graph_insert_op(Graph *g, Op *after, const char *type, const char *name)
         return NULL;
     if (*op->name && namemap_put(&g->model->node_names, op->name, op))
         return NULL;
-    size_t at = g->n_ops;
-    if (after) {
-        for (at = 0; at < g->n_ops && g->ops[at] != after; at++)
-            ;
-        at = at < g->n_ops ? at + 1 : g->n_ops;
-    }
-    memmove(g->ops + at + 1, g->ops + at, (g->n_ops - at) * sizeof *g->ops);
-    g->ops[at] = op;
-    g->n_ops++;
     g->changed = true;
+    if (after && !(g->n_ops && g->ops[g->n_ops - 1] == after && !g->n_pending)) {
+        if (GROW(a, g->pending, g->cap_pending, g->n_pending + 1))
+            return NULL;
+        g->pending[g->n_pending++] = (PendingOp){after, op};
+        return op;
+    }
+    g->ops[g->n_ops++] = op;
     return op;
 }
 
@@ -194,9 +193,12 @@ static int var_add_use(Arena *a, Var *v, Op *op, size_t slot)
     return 0;
 }
 
+/* Searches from the end: var_replace_all_uses and most edits remove the
+ * latest uses, which makes this O(1) for them; the order of the remaining
+ * uses is kept (it decides, for example, which copy split-params names w_1). */
 static void var_del_use(Var *v, const Op *op, size_t slot)
 {
-    for (size_t i = 0; i < v->n_uses; i++) {
+    for (size_t i = v->n_uses; i-- > 0;) {
         if (v->uses[i].op == op && v->uses[i].slot == slot) {
             memmove(v->uses + i, v->uses + i + 1, (v->n_uses - i - 1) * sizeof *v->uses);
             v->n_uses--;
@@ -266,6 +268,12 @@ int graph_add_output(Graph *g, Var *v, Bytes wire)
 
 int graph_add_value_info(Graph *g, Var *v, Bytes wire)
 {
+    if (v && v->value_info_at)
+        v->value_info_dup = true;
+    else if (v && g->n_value_info < UINT32_MAX)
+        v->value_info_at = (uint32_t)g->n_value_info + 1;
+    else if (v)
+        v->value_info_dup = true; /* past the index range: found by a scan */
     return add_value_info(g, &g->value_info, &g->n_value_info, &g->cap_value_info, v, wire);
 }
 
@@ -627,9 +635,14 @@ int graph_drop_var(Var *v)
     Graph *g = v->graph;
     if (namemap_get(&g->by_name, v->name) == v)
         namemap_del(&g->by_name, v->name);
-    for (size_t i = 0; i < g->n_value_info; i++)
-        if (g->value_info[i].var == v)
-            g->value_info[i].removed = true;
+    if (v->value_info_dup) {
+        for (size_t i = 0; i < g->n_value_info; i++)
+            if (g->value_info[i].var == v)
+                g->value_info[i].removed = true;
+    } else if (v->value_info_at && v->value_info_at <= g->n_value_info &&
+               g->value_info[v->value_info_at - 1].var == v) {
+        g->value_info[v->value_info_at - 1].removed = true;
+    }
     v->dropped = true;
     g->changed = true;
     return 0;
@@ -649,8 +662,187 @@ int graph_remove_param(Var *v)
     return graph_drop_var(v);
 }
 
+static bool param_removable(const Var *v)
+{
+    return v->param && !v->n_uses && !v->is_input && !v->is_output;
+}
+
+size_t graph_remove_params_where(Graph *g, bool (*drop)(Var *v, void *ctx), void *ctx)
+{
+    size_t removed = 0;
+    for (size_t i = g->n_params; i-- > 0;) {
+        Var *v = g->params[i];
+        if (!param_removable(v) || !drop(v, ctx))
+            continue;
+        v->param = NULL;
+        graph_drop_var(v);
+        removed++;
+    }
+    size_t j = 0;
+    for (size_t i = 0; i < g->n_params; i++)
+        if (g->params[i]->param)
+            g->params[j++] = g->params[i];
+    g->n_params = j;
+    return removed;
+}
+
+static int cmp_ptr(const void *a, const void *b)
+{
+    uintptr_t x = (uintptr_t)*(void *const *)a, y = (uintptr_t)*(void *const *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Drops from each variable in vars (sorted, repeats allowed) the uses by
+ * operations marked with scratch == 2, in one sweep per variable. */
+static void sweep_uses(Var **vars, size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        Var *v = vars[k];
+        if (k && vars[k - 1] == v)
+            continue;
+        size_t j = 0;
+        for (size_t i = 0; i < v->n_uses; i++) {
+            Use u = v->uses[i];
+            if (u.op->scratch == 2 && u.op->inputs[u.slot] == v) {
+                u.op->inputs[u.slot] = NULL;
+                continue;
+            }
+            v->uses[j++] = u;
+        }
+        v->n_uses = j;
+    }
+}
+
+/* Sets scratch to 2 on the chosen operations (1 on the others) and returns
+ * their inputs' variables, sorted, in a malloc'ed array (*n of them). */
+static Var **choose_ops(Graph *g, bool (*dead)(const Op *, void *), void *ctx, size_t *n,
+                        bool *any)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < g->n_ops; i++)
+        total += g->ops[i]->n_inputs;
+    Var **vars = malloc((total + 1) * sizeof *vars);
+    if (!vars)
+        return NULL;
+    bool *chosen = malloc(g->n_ops + 1);
+    if (!chosen) {
+        free(vars);
+        return NULL;
+    }
+    /* decide first: dead() may read the scratch fields set here */
+    for (size_t i = 0; i < g->n_ops; i++)
+        chosen[i] = !g->ops[i]->removed && dead(g->ops[i], ctx);
+    *n = 0;
+    *any = false;
+    for (size_t i = 0; i < g->n_ops; i++) {
+        Op *op = g->ops[i];
+        op->scratch = chosen[i] ? 2 : 1;
+        *any |= chosen[i];
+        for (size_t s = 0; chosen[i] && s < op->n_inputs; s++)
+            if (op->inputs[s])
+                vars[(*n)++] = op->inputs[s];
+    }
+    free(chosen);
+    qsort(vars, *n, sizeof *vars, cmp_ptr);
+    return vars;
+}
+
+int graph_remove_ops_where(Graph *g, bool (*dead)(const Op *op, void *ctx), void *ctx)
+{
+    size_t n;
+    bool any;
+    Var **vars = choose_ops(g, dead, ctx, &n, &any);
+    if (!vars)
+        return -1;
+    for (size_t i = 0; i < g->n_ops; i++) {
+        Op *op = g->ops[i];
+        Graph *sub;
+        for (size_t k = 0; op->scratch == 2 && (sub = op_subgraph(op, k)); k++)
+            graph_walk_post(sub, detach_graph, NULL);
+    }
+    sweep_uses(vars, n);
+    free(vars);
+    for (size_t i = 0; i < g->n_ops; i++) {
+        Op *op = g->ops[i];
+        if (op->scratch != 2)
+            continue;
+        mark_changed(op);
+        graph_remove_op(op, NULL);
+    }
+    return 0;
+}
+
+/* Appends op to order[m..], then (depth first) what was inserted after it:
+ * op->scratch is 1 + the index of the latest pending entry anchored at op,
+ * next[k] the entry anchored at the same operation before entry k. */
+static size_t place_after(const Graph *g, Op *op, Op **order, size_t m, const size_t *next,
+                          size_t *stack, bool *placed)
+{
+    size_t depth = 0, c = op->scratch;
+    order[m++] = op;
+    while (c || depth) {
+        if (!c) {
+            c = stack[--depth];
+            continue;
+        }
+        Op *in = g->pending[c - 1].op;
+        placed[c - 1] = true;
+        order[m++] = in;
+        stack[depth++] = next[c - 1];
+        c = in->scratch;
+    }
+    return m;
+}
+
+/* Places pending operations (graph_insert_op) after their anchors: the
+ * latest insertion after an operation comes right after it, as if each had
+ * been inserted in g->ops at once. */
+static int place_pending(Graph *g)
+{
+    size_t n = g->n_pending, m = 0;
+    size_t *next = malloc((n + 1) * sizeof *next), *stack = malloc((n + 1) * sizeof *stack);
+    Op **order = malloc((g->n_ops + n + 1) * sizeof *order);
+    bool *placed = calloc(n + 1, sizeof *placed);
+    int rc = -1;
+    if (!next || !order || !stack || !placed)
+        goto out;
+    for (size_t i = 0; i < g->n_ops; i++)
+        g->ops[i]->scratch = 0;
+    for (size_t k = 0; k < n; k++) {
+        g->pending[k].op->scratch = 0;
+        g->pending[k].after->scratch = 0;
+    }
+    for (size_t k = 0; k < n; k++) {
+        Op *a = g->pending[k].after;
+        next[k] = a->scratch;
+        a->scratch = k + 1;
+    }
+    for (size_t i = 0; i < g->n_ops; i++)
+        m = place_after(g, g->ops[i], order, m, next, stack, placed);
+    /* anchored at an operation that is not in g: at the end, in order */
+    for (size_t k = 0; k < n; k++)
+        if (!placed[k]) {
+            placed[k] = true;
+            order[m++] = g->pending[k].op;
+        }
+    if (GROW(&g->model->arena, g->ops, g->cap_ops, m))
+        goto out;
+    memcpy(g->ops, order, m * sizeof *order);
+    g->n_ops = m;
+    g->n_pending = 0;
+    rc = 0;
+out:
+    free(next);
+    free(stack);
+    free(order);
+    free(placed);
+    return rc;
+}
+
 void graph_compact(Graph *g)
 {
+    if (g->n_pending && place_pending(g))
+        g->model->oom = true;
     size_t j = 0;
     for (size_t i = 0; i < g->n_ops; i++)
         if (!g->ops[i]->removed)
@@ -734,11 +926,20 @@ void model_warn(Model *m, const char *subject, const char *fmt, ...)
     va_end(ap);
     /* The pipeline may run a pass again: say each thing once. */
     const char *pass = m->log.pass ? m->log.pass : "load";
-    for (size_t i = 0; i < m->log.n; i++) {
-        const ChangeEntry *e = &m->log.items[i];
-        if (e->warning && !strcmp(e->pass, pass) && !strcmp(e->subject, subject ? subject : "") &&
-            !strcmp(e->detail, buf))
-            return;
+    const char *subj = subject ? subject : "";
+    size_t n = strlen(pass) + strlen(subj) + strlen(buf) + 3;
+    char *key = malloc(n);
+    if (!key) {
+        m->oom = true;
+        return;
     }
+    snprintf(key, n, "%s\x1f%s\x1f%s", pass, subj, buf);
+    bool seen = namemap_get(&m->warned, key) != NULL;
+    const char *kept = seen ? NULL : arena_strdup(&m->arena, key);
+    free(key);
+    if (seen)
+        return;
+    if (!kept || namemap_put(&m->warned, kept, (void *)kept))
+        m->oom = true;
     log_add(m, "warning", subject, arena_strdup(&m->arena, buf), true);
 }

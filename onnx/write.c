@@ -310,7 +310,7 @@ static int check_not_mapped(const Model *m, const char *path, Diag *d)
 int onnx_write(const Model *m, const WriteOptions *wo, Diag *d)
 {
     Arena a = {0};
-    Out o, data;
+    Out o = {0}, data = {0};
     char dir[PATH_MAX], data_path[2 * PATH_MAX];
     const char *data_name = data_file_name(m, wo, &a);
     EncodeOptions opt = {NULL, data_name, wo->external_data ? wo->size_threshold : SIZE_MAX};
@@ -336,6 +336,9 @@ int onnx_write(const Model *m, const WriteOptions *wo, Diag *d)
         rc = external_copy_beside(m, wo, &opt, dir, d);
     if (!rc)
         rc = write_model(&o, m, wo, d);
+    out_free(&o);
+    if (data_name)
+        out_free(&data);
     arena_free(&a);
     return rc;
 }
@@ -359,6 +362,7 @@ int onnx_write_mem(const Model *m, uint8_t **buf, size_t *len, Diag *d)
         }
         *len = off;
     }
+    out_free(&o);
     arena_free(&a);
     return rc;
 }

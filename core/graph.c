@@ -187,6 +187,9 @@ Op *graph_insert_op(Graph *g, Op *after, const char *type, const char *name)
 
 static int var_add_use(Arena *a, Var *v, Op *op, size_t slot)
 {
+    /* Most values have one reader: start with room for one, not four. */
+    if (!v->cap_uses && (v->uses = arena_alloc(a, sizeof *v->uses)))
+        v->cap_uses = 1;
     if (GROW(a, v->uses, v->cap_uses, v->n_uses + 1))
         return -1;
     v->uses[v->n_uses++] = (Use){op, slot};
@@ -205,6 +208,27 @@ static void var_del_use(Var *v, const Op *op, size_t slot)
             return;
         }
     }
+}
+
+int op_reserve(Op *op, size_t n_inputs, size_t n_outputs, size_t n_attrs)
+{
+    Arena *a = &op->graph->model->arena;
+    if (!op->cap_inputs && n_inputs) {
+        if (!(op->inputs = arena_array(a, n_inputs, sizeof *op->inputs)))
+            return -1;
+        op->cap_inputs = n_inputs;
+    }
+    if (!op->cap_outputs && n_outputs) {
+        if (!(op->outputs = arena_array(a, n_outputs, sizeof *op->outputs)))
+            return -1;
+        op->cap_outputs = n_outputs;
+    }
+    if (!op->cap_attrs && n_attrs) {
+        if (!(op->attrs = arena_array(a, n_attrs, sizeof *op->attrs)))
+            return -1;
+        op->cap_attrs = n_attrs;
+    }
+    return 0;
 }
 
 int op_append_input(Op *op, Var *v)

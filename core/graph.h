@@ -223,6 +223,10 @@ const char *model_fresh_node_name(Model *m, const char *base);
  * at the next graph_compact (which pass_run does after every pass); passes
  * iterating g->ops meanwhile do not visit it. */
 Op *graph_insert_op(Graph *g, Op *after, const char *type, const char *name);
+/* Room for exactly this many inputs, outputs and attributes, for a new op
+ * whose counts are known (the loader): appending grows the lists by doubling,
+ * which would hold up to four slots for one. -1 when out of memory. */
+int op_reserve(Op *op, size_t n_inputs, size_t n_outputs, size_t n_attrs);
 int op_append_input(Op *op, Var *v);
 int op_append_output(Op *op, Var *v);
 Attr *op_add_attr(Op *op, const char *name, AttrType type);

@@ -41,8 +41,9 @@ of make_bench_models.NODE_PATTERNS at 10k, 100k and 1M nodes (--quick: 10k and
 `ppqfmt --passes=none MODEL -o OUT`, and python3-onnx onnx.load + onnx.save,
 all under /usr/bin/time -v. Printed: wall and peak RSS of each, the ratios
 default / none and default / python, microseconds per node and its ratio to
-the smallest size. Targets: at 1M nodes default <= 1.5x none and <= 1.0x
-python (wall); time per node within 1.5x of the 10k figure. A run longer than
+the smallest size, all from user + system CPU seconds (wall time, also shown,
+counts other work on a shared machine). Targets: at 1M nodes default <= 1.5x
+none and <= 1.0x python; time per node within 1.5x of the 10k figure. A run longer than
 --timeout seconds (default 1200) is stopped and shown as such.
 
 --quick uses ~60 MB / ~300 MB models (a smoke run; the targets are for the
@@ -297,7 +298,9 @@ def report(results, py, quick):
 # ---------------------------------------------------------------- node scaling
 
 def timed_limit(cmd, limit):
-    """timed() with a time limit: (wall, rss, rc, stderr) or None on a timeout."""
+    """timed() with a time limit: (wall, rss, rc, stderr, cpu) or None on a
+    timeout; cpu = user + system seconds, which other work on a shared machine
+    disturbs far less than wall time."""
     tf = os.path.join(BENCH, '.time.txt')
     t0 = time.perf_counter()
     try:
@@ -306,14 +309,19 @@ def timed_limit(cmd, limit):
     except subprocess.TimeoutExpired:
         return None
     wall = time.perf_counter() - t0
+    fields = {}
     with open(tf) as f:
-        rss = next(int(line.rsplit(':', 1)[1]) * 1024 for line in f if 'Maximum resident set size' in line)
+        for line in f:
+            key, _, value = line.strip().rpartition(': ')
+            fields[key] = value
     os.unlink(tf)
-    return wall, rss, p.returncode, p.stderr.decode(errors='replace')
+    rss = int(fields['Maximum resident set size (kbytes)']) * 1024
+    cpu = float(fields['User time (seconds)']) + float(fields['System time (seconds)'])
+    return wall, rss, p.returncode, p.stderr.decode(errors='replace'), cpu
 
 
 def bench_nodes_one(man, limit):
-    """{tool: (wall, rss) or a failure string} for one node-scaling model."""
+    """{tool: (wall, rss, cpu) or a failure string} for one node-scaling model."""
     src = os.path.join(BENCH, man['name'], man['model'])
     out = os.path.join(fresh('nodes'), 'model.onnx')
     warm([src])
@@ -328,8 +336,9 @@ def bench_nodes_one(man, limit):
         elif got[2]:
             r[tool] = 'exit %d: %s' % (got[2], (got[3].strip().splitlines() or [''])[-1][:80])
         else:
-            r[tool] = got[:2]
-        shown = r[tool] if isinstance(r[tool], str) else '%.3f s, %.1f MiB' % (r[tool][0], r[tool][1] / MiB)
+            r[tool] = (got[0], got[1], got[4])
+        shown = r[tool] if isinstance(r[tool], str) else \
+            '%.3f s (cpu %.3f s), %.1f MiB' % (r[tool][0], r[tool][2], r[tool][1] / MiB)
         log('  %s %s: %s' % (man['name'], tool, shown))
         if os.path.exists(out):
             os.unlink(out)
@@ -337,20 +346,20 @@ def bench_nodes_one(man, limit):
 
 
 def nodes_report(rows_in, sizes):
-    hdr = ['pattern', 'nodes', 'default s', 'MiB', 'none s', 'MiB', 'python s', 'MiB', 'def/none', 'def/py',
-           'us/node', 'vs 10k', 'met']
+    hdr = ['pattern', 'nodes', 'default s', 'cpu s', 'MiB', 'none s', 'cpu s', 'MiB', 'python s', 'cpu s', 'MiB',
+           'def/none', 'def/py', 'us/node', 'vs first', 'met']
     rows = [hdr]
     base = {}
     for pattern, n, r in rows_in:
-        cell = lambda t: ('%.3f' % r[t][0], '%.0f' % (r[t][1] / MiB)) if not isinstance(r[t], str) \
-            else (r[t], '-')  # noqa: E731
+        cell = lambda t: ('%.3f' % r[t][0], '%.3f' % r[t][2], '%.0f' % (r[t][1] / MiB)) \
+            if not isinstance(r[t], str) else (r[t], '-', '-')  # noqa: E731
         ok = all(not isinstance(r[t], str) for t in r)
         row = [pattern, make_bench_models.size_label(n)] + list(cell('default')) + list(cell('none')) \
             + list(cell('python'))
         if not ok:
             rows.append(row + ['-', '-', '-', '-', 'no (failed)'])
             continue
-        d, none, py = r['default'][0], r['none'][0], r['python'][0]
+        d, none, py = r['default'][2], r['none'][2], r['python'][2]
         per = d / n * 1e6
         base.setdefault(pattern, (n, per))
         flat = per / base[pattern][1]
@@ -362,7 +371,8 @@ def nodes_report(rows_in, sizes):
     print()
     table(rows)
     print('\ndefault = ppqfmt MODEL -o OUT; none = ppqfmt --passes=none; python = python3-onnx onnx.load + onnx.save'
-          ' (one run each, in that order, same machine and session). MiB = peak RSS.')
+          ' (one run each, in that order, same machine and session). s = wall, cpu s = user + system, MiB = peak RSS.')
+    print('Ratios and us/node use cpu s (wall time on a shared machine measures the other work as well).')
     print('targets: at 1M nodes default <= 1.5x none and <= 1.0x python; us/node within 1.5x of the smallest size'
           ' (%s).' % make_bench_models.size_label(sizes[0]))
 

@@ -17,6 +17,29 @@
 #define GROW(g_arena, arr, cap, need) \
     arena_grow((g_arena), (void **)&(arr), &(cap), (need), sizeof *(arr))
 
+/* A graph's own lists (operations, variables, parameters, pending
+ * insertions) grow with realloc, not in the arena: an arena keeps every
+ * outgrown copy, which for a million nodes is as much again as the lists. */
+static int list_grow(void **arr, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap)
+        return 0;
+    size_t n = *cap ? *cap : 16;
+    while (n < need) {
+        if (n > SIZE_MAX / 2 / size)
+            return -1;
+        n *= 2;
+    }
+    void *p = realloc(*arr, n * size);
+    if (!p)
+        return -1;
+    *arr = p;
+    *cap = n;
+    return 0;
+}
+
+#define LIST_GROW(arr, cap, need) list_grow((void **)&(arr), &(cap), (need), sizeof *(arr))
+
 Model *model_new(void)
 {
     Model *m = calloc(1, sizeof *m);
@@ -34,8 +57,14 @@ void model_free(Model *m)
 {
     if (!m)
         return;
-    for (size_t i = 0; i < m->n_all_graphs; i++)
-        namemap_free(&m->all_graphs[i]->by_name);
+    for (size_t i = 0; i < m->n_all_graphs; i++) {
+        Graph *g = m->all_graphs[i];
+        namemap_free(&g->by_name);
+        free(g->ops);
+        free(g->vars);
+        free(g->params);
+        free(g->pending);
+    }
     if (m->release)
         m->release(m->release_ctx);
     namemap_free(&m->value_names);
@@ -115,7 +144,7 @@ Var *graph_new_var(Graph *g, const char *name)
     if (namemap_get(&g->by_name, name))
         return NULL;
     Var *v = arena_alloc(&m->arena, sizeof *v);
-    if (!v || GROW(&m->arena, g->vars, g->cap_vars, g->n_vars + 1))
+    if (!v || LIST_GROW(g->vars, g->cap_vars, g->n_vars + 1))
         return NULL;
     v->name = arena_strdup(&m->arena, name);
     if (!v->name || namemap_put(&g->by_name, v->name, v) ||
@@ -163,7 +192,7 @@ Op *graph_insert_op(Graph *g, Op *after, const char *type, const char *name)
 {
     Arena *a = &g->model->arena;
     Op *op = arena_alloc(a, sizeof *op);
-    if (!op || GROW(a, g->ops, g->cap_ops, g->n_ops + 1))
+    if (!op || LIST_GROW(g->ops, g->cap_ops, g->n_ops + 1))
         return NULL;
     op->type = arena_strdup(a, type);
     op->name = arena_strdup(a, name);
@@ -176,7 +205,7 @@ Op *graph_insert_op(Graph *g, Op *after, const char *type, const char *name)
         return NULL;
     g->changed = true;
     if (after && !(g->n_ops && g->ops[g->n_ops - 1] == after && !g->n_pending)) {
-        if (GROW(a, g->pending, g->cap_pending, g->n_pending + 1))
+        if (LIST_GROW(g->pending, g->cap_pending, g->n_pending + 1))
             return NULL;
         g->pending[g->n_pending++] = (PendingOp){after, op};
         return op;
@@ -452,14 +481,21 @@ int op_set_type(Op *op, const char *type)
     return 0;
 }
 
+int graph_append_param(Graph *g, Var *v)
+{
+    if (LIST_GROW(g->params, g->cap_params, g->n_params + 1))
+        return -1;
+    g->params[g->n_params++] = v;
+    return 0;
+}
+
 Var *graph_add_param(Graph *g, const char *name, Tensor *t)
 {
     Var *v = graph_new_var(g, name);
-    if (!v || GROW(&g->model->arena, g->params, g->cap_params, g->n_params + 1))
+    if (!v || graph_append_param(g, v))
         return NULL;
     v->param = t;
     type_from_tensor(v, t);
-    g->params[g->n_params++] = v;
     g->changed = true;
     return v;
 }
@@ -570,7 +606,7 @@ int op_to_param(Op *op, Tensor *t)
     Var *v = op->n_outputs == 1 ? op->outputs[0] : NULL;
     bool as_input = model_params_are_inputs(g->model);
     if (!v || op->n_inputs || (as_input && g->parent) ||
-        GROW(&g->model->arena, g->params, g->cap_params, g->n_params + 1))
+        LIST_GROW(g->params, g->cap_params, g->n_params + 1))
         return -1;
     op_detach_inputs(op);
     op->removed = true;
@@ -849,7 +885,7 @@ static int place_pending(Graph *g)
             placed[k] = true;
             order[m++] = g->pending[k].op;
         }
-    if (GROW(&g->model->arena, g->ops, g->cap_ops, m))
+    if (LIST_GROW(g->ops, g->cap_ops, m))
         goto out;
     memcpy(g->ops, order, m * sizeof *order);
     g->n_ops = m;

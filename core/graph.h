@@ -254,6 +254,9 @@ Graph *op_subgraph(const Op *op, size_t i);
 const char *op_label(const Op *op);
 
 /* --- editing: each keeps producer and use lists exact --- */
+/* Lists v (whose param the caller sets) last among g's initializers. -1 when
+ * out of memory. */
+int graph_append_param(Graph *g, Var *v);
 /* Turns v into a parameter of its graph holding t (appended to initializers). */
 Var *graph_add_param(Graph *g, const char *name, Tensor *t);
 /* A new parameter for passes: a fresh name from base; under IR < 4 also a

@@ -368,11 +368,7 @@ static int load_initializer(Loader *L, Graph *g, Bytes wire)
     }
     /* Old IR style: the initializer gives a graph input its default value. */
     v->param = t;
-    if (arena_grow(&L->m->arena, (void **)&g->params, &g->cap_params, g->n_params + 1,
-                   sizeof *g->params))
-        return loader_oom(L);
-    g->params[g->n_params++] = v;
-    return 0;
+    return graph_append_param(g, v) ? loader_oom(L) : 0;
 }
 
 static int load_output(Loader *L, Graph *g, Bytes wire, bool is_output)

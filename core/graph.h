@@ -320,12 +320,15 @@ int graph_remove_param(Var *v);
  * that graph_remove_param would accept and drop(v, ctx) chooses (drop is
  * called before the removal, so v's name is still valid). Returns how many. */
 size_t graph_remove_params_where(Graph *g, bool (*drop)(Var *v, void *ctx), void *ctx);
-/* Removes every live operation of g for which dead(op, ctx) is true, as
- * graph_remove_op(op, NULL) would, except that the outputs of all of them are
- * checked first together: dead operations may feed each other. Each input's
- * use list is swept once, so the cost is linear in uses whatever the fan-out.
- * Fails (-1, nothing changed) if an output of a chosen operation is a graph
- * output or is read by an operation not chosen. */
+/* Removes every live operation of g for which dead(op, ctx) is true: first
+ * the inputs of all of them (and of their subgraphs) are detached, then each
+ * is removed as graph_remove_op(op, NULL) would, so chosen operations may feed
+ * each other. One whose output is a graph output or is still read by an
+ * operation not chosen stays, detached (graph_remove_op refuses it): callers
+ * choose operations nothing live reads. Each input's use list is swept once,
+ * so the cost is linear in uses whatever the fan-out. Uses the operations'
+ * scratch fields after asking dead(). -1 only when out of memory (nothing
+ * changed then). */
 int graph_remove_ops_where(Graph *g, bool (*dead)(const Op *op, void *ctx), void *ctx);
 /* Forgets removed operations so n_ops counts live ones, and places inserted
  * ones (graph_insert_op). Uses the operations' scratch fields. */

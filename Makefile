@@ -116,8 +116,11 @@ test-models-quick: all deps-models
 	$(PYTHON) tests/test_models.py --quick
 
 # ppqfmt against cp (wall time) and its peak RSS on a ~600 MB inline and a
-# ~3 GiB external-data model (generated into build/bench, cached);
-# bench-quick: ~60 MB / ~300 MB. Prints figures and targets, never fails on them.
+# ~3 GiB external-data model, then the node-scaling table: five graph shapes
+# at 10k, 100k and 1M nodes, default passes against --passes=none and
+# python3-onnx load+save (all generated into build/bench, cached);
+# bench-quick: ~60 MB / ~300 MB and 10k/100k nodes. Prints figures and
+# targets, never fails on them.
 bench: all
 	$(PYTHON) scripts/bench.py
 

@@ -19,7 +19,8 @@ static size_t align_up(size_t n)
     return (n + a - 1) / a * a;
 }
 
-void *arena_alloc(Arena *a, size_t n)
+/* n bytes from the arena, not cleared. */
+static void *arena_alloc_raw(Arena *a, size_t n)
 {
     if (n > SIZE_MAX / 2)
         return NULL;
@@ -45,7 +46,14 @@ void *arena_alloc(Arena *a, size_t n)
     }
     void *p = (char *)b->data + b->used;
     b->used += n;
-    memset(p, 0, n);
+    return p;
+}
+
+void *arena_alloc(Arena *a, size_t n)
+{
+    void *p = arena_alloc_raw(a, n);
+    if (p)
+        memset(p, 0, n);
     return p;
 }
 
@@ -79,11 +87,13 @@ int arena_grow(Arena *a, void **arr, size_t *cap, size_t need, size_t size)
             return -1;
         n *= 2;
     }
-    void *p = arena_array(a, n, size);
+    /* only the new part is cleared: the old one is copied over */
+    void *p = size && n > SIZE_MAX / size ? NULL : arena_alloc_raw(a, n * size);
     if (!p)
         return -1;
     if (*cap)
         memcpy(p, *arr, *cap * size);
+    memset((char *)p + *cap * size, 0, (n - *cap) * size);
     *arr = p;
     *cap = n;
     return 0;

@@ -17,6 +17,29 @@
 #define GROW(g_arena, arr, cap, need) \
     arena_grow((g_arena), (void **)&(arr), &(cap), (need), sizeof *(arr))
 
+/* A graph's own lists (operations, variables, parameters, pending
+ * insertions) grow with realloc, not in the arena: an arena keeps every
+ * outgrown copy, which for a million nodes is as much again as the lists. */
+static int list_grow(void **arr, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap)
+        return 0;
+    size_t n = *cap ? *cap : 16;
+    while (n < need) {
+        if (n > SIZE_MAX / 2 / size)
+            return -1;
+        n *= 2;
+    }
+    void *p = realloc(*arr, n * size);
+    if (!p)
+        return -1;
+    *arr = p;
+    *cap = n;
+    return 0;
+}
+
+#define LIST_GROW(arr, cap, need) list_grow((void **)&(arr), &(cap), (need), sizeof *(arr))
+
 Model *model_new(void)
 {
     Model *m = calloc(1, sizeof *m);
@@ -34,13 +57,20 @@ void model_free(Model *m)
 {
     if (!m)
         return;
-    for (size_t i = 0; i < m->n_all_graphs; i++)
-        namemap_free(&m->all_graphs[i]->by_name);
+    for (size_t i = 0; i < m->n_all_graphs; i++) {
+        Graph *g = m->all_graphs[i];
+        namemap_free(&g->by_name);
+        free(g->ops);
+        free(g->vars);
+        free(g->params);
+        free(g->pending);
+    }
     if (m->release)
         m->release(m->release_ctx);
     namemap_free(&m->value_names);
     namemap_free(&m->node_names);
     namemap_free(&m->next_suffix);
+    namemap_free(&m->warned);
     arena_free(&m->arena);
     free(m);
 }
@@ -114,7 +144,7 @@ Var *graph_new_var(Graph *g, const char *name)
     if (namemap_get(&g->by_name, name))
         return NULL;
     Var *v = arena_alloc(&m->arena, sizeof *v);
-    if (!v || GROW(&m->arena, g->vars, g->cap_vars, g->n_vars + 1))
+    if (!v || LIST_GROW(g->vars, g->cap_vars, g->n_vars + 1))
         return NULL;
     v->name = arena_strdup(&m->arena, name);
     if (!v->name || namemap_put(&g->by_name, v->name, v) ||
@@ -162,7 +192,7 @@ Op *graph_insert_op(Graph *g, Op *after, const char *type, const char *name)
 {
     Arena *a = &g->model->arena;
     Op *op = arena_alloc(a, sizeof *op);
-    if (!op || GROW(a, g->ops, g->cap_ops, g->n_ops + 1))
+    if (!op || LIST_GROW(g->ops, g->cap_ops, g->n_ops + 1))
         return NULL;
     op->type = arena_strdup(a, type);
     op->name = arena_strdup(a, name);
@@ -173,36 +203,61 @@ Op *graph_insert_op(Graph *g, Op *after, const char *type, const char *name)
         return NULL;
     if (*op->name && namemap_put(&g->model->node_names, op->name, op))
         return NULL;
-    size_t at = g->n_ops;
-    if (after) {
-        for (at = 0; at < g->n_ops && g->ops[at] != after; at++)
-            ;
-        at = at < g->n_ops ? at + 1 : g->n_ops;
-    }
-    memmove(g->ops + at + 1, g->ops + at, (g->n_ops - at) * sizeof *g->ops);
-    g->ops[at] = op;
-    g->n_ops++;
     g->changed = true;
+    if (after && !(g->n_ops && g->ops[g->n_ops - 1] == after && !g->n_pending)) {
+        if (LIST_GROW(g->pending, g->cap_pending, g->n_pending + 1))
+            return NULL;
+        g->pending[g->n_pending++] = (PendingOp){after, op};
+        return op;
+    }
+    g->ops[g->n_ops++] = op;
     return op;
 }
 
 static int var_add_use(Arena *a, Var *v, Op *op, size_t slot)
 {
+    /* Most values have one reader: start with room for one, not four. */
+    if (!v->cap_uses && (v->uses = arena_alloc(a, sizeof *v->uses)))
+        v->cap_uses = 1;
     if (GROW(a, v->uses, v->cap_uses, v->n_uses + 1))
         return -1;
     v->uses[v->n_uses++] = (Use){op, slot};
     return 0;
 }
 
+/* Searches from the end: var_replace_all_uses and most edits remove the
+ * latest uses, which makes this O(1) for them; the order of the remaining
+ * uses is kept (it decides, for example, which copy split-params names w_1). */
 static void var_del_use(Var *v, const Op *op, size_t slot)
 {
-    for (size_t i = 0; i < v->n_uses; i++) {
+    for (size_t i = v->n_uses; i-- > 0;) {
         if (v->uses[i].op == op && v->uses[i].slot == slot) {
             memmove(v->uses + i, v->uses + i + 1, (v->n_uses - i - 1) * sizeof *v->uses);
             v->n_uses--;
             return;
         }
     }
+}
+
+int op_reserve(Op *op, size_t n_inputs, size_t n_outputs, size_t n_attrs)
+{
+    Arena *a = &op->graph->model->arena;
+    if (!op->cap_inputs && n_inputs) {
+        if (!(op->inputs = arena_array(a, n_inputs, sizeof *op->inputs)))
+            return -1;
+        op->cap_inputs = n_inputs;
+    }
+    if (!op->cap_outputs && n_outputs) {
+        if (!(op->outputs = arena_array(a, n_outputs, sizeof *op->outputs)))
+            return -1;
+        op->cap_outputs = n_outputs;
+    }
+    if (!op->cap_attrs && n_attrs) {
+        if (!(op->attrs = arena_array(a, n_attrs, sizeof *op->attrs)))
+            return -1;
+        op->cap_attrs = n_attrs;
+    }
+    return 0;
 }
 
 int op_append_input(Op *op, Var *v)
@@ -266,6 +321,12 @@ int graph_add_output(Graph *g, Var *v, Bytes wire)
 
 int graph_add_value_info(Graph *g, Var *v, Bytes wire)
 {
+    if (v && v->value_info_at)
+        v->value_info_dup = true;
+    else if (v && g->n_value_info < UINT32_MAX)
+        v->value_info_at = (uint32_t)g->n_value_info + 1;
+    else if (v)
+        v->value_info_dup = true; /* past the index range: found by a scan */
     return add_value_info(g, &g->value_info, &g->n_value_info, &g->cap_value_info, v, wire);
 }
 
@@ -420,14 +481,21 @@ int op_set_type(Op *op, const char *type)
     return 0;
 }
 
+int graph_append_param(Graph *g, Var *v)
+{
+    if (LIST_GROW(g->params, g->cap_params, g->n_params + 1))
+        return -1;
+    g->params[g->n_params++] = v;
+    return 0;
+}
+
 Var *graph_add_param(Graph *g, const char *name, Tensor *t)
 {
     Var *v = graph_new_var(g, name);
-    if (!v || GROW(&g->model->arena, g->params, g->cap_params, g->n_params + 1))
+    if (!v || graph_append_param(g, v))
         return NULL;
     v->param = t;
     type_from_tensor(v, t);
-    g->params[g->n_params++] = v;
     g->changed = true;
     return v;
 }
@@ -538,7 +606,7 @@ int op_to_param(Op *op, Tensor *t)
     Var *v = op->n_outputs == 1 ? op->outputs[0] : NULL;
     bool as_input = model_params_are_inputs(g->model);
     if (!v || op->n_inputs || (as_input && g->parent) ||
-        GROW(&g->model->arena, g->params, g->cap_params, g->n_params + 1))
+        LIST_GROW(g->params, g->cap_params, g->n_params + 1))
         return -1;
     op_detach_inputs(op);
     op->removed = true;
@@ -627,9 +695,14 @@ int graph_drop_var(Var *v)
     Graph *g = v->graph;
     if (namemap_get(&g->by_name, v->name) == v)
         namemap_del(&g->by_name, v->name);
-    for (size_t i = 0; i < g->n_value_info; i++)
-        if (g->value_info[i].var == v)
-            g->value_info[i].removed = true;
+    if (v->value_info_dup) {
+        for (size_t i = 0; i < g->n_value_info; i++)
+            if (g->value_info[i].var == v)
+                g->value_info[i].removed = true;
+    } else if (v->value_info_at && v->value_info_at <= g->n_value_info &&
+               g->value_info[v->value_info_at - 1].var == v) {
+        g->value_info[v->value_info_at - 1].removed = true;
+    }
     v->dropped = true;
     g->changed = true;
     return 0;
@@ -649,8 +722,187 @@ int graph_remove_param(Var *v)
     return graph_drop_var(v);
 }
 
+static bool param_removable(const Var *v)
+{
+    return v->param && !v->n_uses && !v->is_input && !v->is_output;
+}
+
+size_t graph_remove_params_where(Graph *g, bool (*drop)(Var *v, void *ctx), void *ctx)
+{
+    size_t removed = 0;
+    for (size_t i = g->n_params; i-- > 0;) {
+        Var *v = g->params[i];
+        if (!param_removable(v) || !drop(v, ctx))
+            continue;
+        v->param = NULL;
+        graph_drop_var(v);
+        removed++;
+    }
+    size_t j = 0;
+    for (size_t i = 0; i < g->n_params; i++)
+        if (g->params[i]->param)
+            g->params[j++] = g->params[i];
+    g->n_params = j;
+    return removed;
+}
+
+static int cmp_ptr(const void *a, const void *b)
+{
+    uintptr_t x = (uintptr_t)*(void *const *)a, y = (uintptr_t)*(void *const *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Drops from each variable in vars (sorted, repeats allowed) the uses by
+ * operations marked with scratch == 2, in one sweep per variable. */
+static void sweep_uses(Var **vars, size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        Var *v = vars[k];
+        if (k && vars[k - 1] == v)
+            continue;
+        size_t j = 0;
+        for (size_t i = 0; i < v->n_uses; i++) {
+            Use u = v->uses[i];
+            if (u.op->scratch == 2 && u.op->inputs[u.slot] == v) {
+                u.op->inputs[u.slot] = NULL;
+                continue;
+            }
+            v->uses[j++] = u;
+        }
+        v->n_uses = j;
+    }
+}
+
+/* Sets scratch to 2 on the chosen operations (1 on the others) and returns
+ * their inputs' variables, sorted, in a malloc'ed array (*n of them). */
+static Var **choose_ops(Graph *g, bool (*dead)(const Op *, void *), void *ctx, size_t *n,
+                        bool *any)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < g->n_ops; i++)
+        total += g->ops[i]->n_inputs;
+    Var **vars = malloc((total + 1) * sizeof *vars);
+    if (!vars)
+        return NULL;
+    bool *chosen = malloc(g->n_ops + 1);
+    if (!chosen) {
+        free(vars);
+        return NULL;
+    }
+    /* decide first: dead() may read the scratch fields set here */
+    for (size_t i = 0; i < g->n_ops; i++)
+        chosen[i] = !g->ops[i]->removed && dead(g->ops[i], ctx);
+    *n = 0;
+    *any = false;
+    for (size_t i = 0; i < g->n_ops; i++) {
+        Op *op = g->ops[i];
+        op->scratch = chosen[i] ? 2 : 1;
+        *any |= chosen[i];
+        for (size_t s = 0; chosen[i] && s < op->n_inputs; s++)
+            if (op->inputs[s])
+                vars[(*n)++] = op->inputs[s];
+    }
+    free(chosen);
+    qsort(vars, *n, sizeof *vars, cmp_ptr);
+    return vars;
+}
+
+int graph_remove_ops_where(Graph *g, bool (*dead)(const Op *op, void *ctx), void *ctx)
+{
+    size_t n;
+    bool any;
+    Var **vars = choose_ops(g, dead, ctx, &n, &any);
+    if (!vars)
+        return -1;
+    for (size_t i = 0; i < g->n_ops; i++) {
+        Op *op = g->ops[i];
+        Graph *sub;
+        for (size_t k = 0; op->scratch == 2 && (sub = op_subgraph(op, k)); k++)
+            graph_walk_post(sub, detach_graph, NULL);
+    }
+    sweep_uses(vars, n);
+    free(vars);
+    for (size_t i = 0; i < g->n_ops; i++) {
+        Op *op = g->ops[i];
+        if (op->scratch != 2)
+            continue;
+        mark_changed(op);
+        graph_remove_op(op, NULL);
+    }
+    return 0;
+}
+
+/* Appends op to order[m..], then (depth first) what was inserted after it:
+ * op->scratch is 1 + the index of the latest pending entry anchored at op,
+ * next[k] the entry anchored at the same operation before entry k. */
+static size_t place_after(const Graph *g, Op *op, Op **order, size_t m, const size_t *next,
+                          size_t *stack, bool *placed)
+{
+    size_t depth = 0, c = op->scratch;
+    order[m++] = op;
+    while (c || depth) {
+        if (!c) {
+            c = stack[--depth];
+            continue;
+        }
+        Op *in = g->pending[c - 1].op;
+        placed[c - 1] = true;
+        order[m++] = in;
+        stack[depth++] = next[c - 1];
+        c = in->scratch;
+    }
+    return m;
+}
+
+/* Places pending operations (graph_insert_op) after their anchors: the
+ * latest insertion after an operation comes right after it, as if each had
+ * been inserted in g->ops at once. */
+static int place_pending(Graph *g)
+{
+    size_t n = g->n_pending, m = 0;
+    size_t *next = malloc((n + 1) * sizeof *next), *stack = malloc((n + 1) * sizeof *stack);
+    Op **order = malloc((g->n_ops + n + 1) * sizeof *order);
+    bool *placed = calloc(n + 1, sizeof *placed);
+    int rc = -1;
+    if (!next || !order || !stack || !placed)
+        goto out;
+    for (size_t i = 0; i < g->n_ops; i++)
+        g->ops[i]->scratch = 0;
+    for (size_t k = 0; k < n; k++) {
+        g->pending[k].op->scratch = 0;
+        g->pending[k].after->scratch = 0;
+    }
+    for (size_t k = 0; k < n; k++) {
+        Op *a = g->pending[k].after;
+        next[k] = a->scratch;
+        a->scratch = k + 1;
+    }
+    for (size_t i = 0; i < g->n_ops; i++)
+        m = place_after(g, g->ops[i], order, m, next, stack, placed);
+    /* anchored at an operation that is not in g: at the end, in order */
+    for (size_t k = 0; k < n; k++)
+        if (!placed[k]) {
+            placed[k] = true;
+            order[m++] = g->pending[k].op;
+        }
+    if (LIST_GROW(g->ops, g->cap_ops, m))
+        goto out;
+    memcpy(g->ops, order, m * sizeof *order);
+    g->n_ops = m;
+    g->n_pending = 0;
+    rc = 0;
+out:
+    free(next);
+    free(stack);
+    free(order);
+    free(placed);
+    return rc;
+}
+
 void graph_compact(Graph *g)
 {
+    if (g->n_pending && place_pending(g))
+        g->model->oom = true;
     size_t j = 0;
     for (size_t i = 0; i < g->n_ops; i++)
         if (!g->ops[i]->removed)
@@ -734,11 +986,20 @@ void model_warn(Model *m, const char *subject, const char *fmt, ...)
     va_end(ap);
     /* The pipeline may run a pass again: say each thing once. */
     const char *pass = m->log.pass ? m->log.pass : "load";
-    for (size_t i = 0; i < m->log.n; i++) {
-        const ChangeEntry *e = &m->log.items[i];
-        if (e->warning && !strcmp(e->pass, pass) && !strcmp(e->subject, subject ? subject : "") &&
-            !strcmp(e->detail, buf))
-            return;
+    const char *subj = subject ? subject : "";
+    size_t n = strlen(pass) + strlen(subj) + strlen(buf) + 3;
+    char *key = malloc(n);
+    if (!key) {
+        m->oom = true;
+        return;
     }
+    snprintf(key, n, "%s\x1f%s\x1f%s", pass, subj, buf);
+    bool seen = namemap_get(&m->warned, key) != NULL;
+    const char *kept = seen ? NULL : arena_strdup(&m->arena, key);
+    free(key);
+    if (seen)
+        return;
+    if (!kept || namemap_put(&m->warned, kept, (void *)kept))
+        m->oom = true;
     log_add(m, "warning", subject, arena_strdup(&m->arena, buf), true);
 }

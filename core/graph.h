@@ -74,6 +74,16 @@ typedef struct TypeInfo {
     int64_t *dims;     /* -1 for a symbolic or unknown dimension */
 } TypeInfo;
 
+/* What a pass has worked out about a value (its element type, its rank): a
+ * fact of kind k is valid while epoch[k] equals the model's fact_epoch.
+ * pass_run starts a new epoch, so each fact is worked out at most once per
+ * value and pass run (formatter's var_fact). */
+typedef enum FactKind { FACT_DTYPE, FACT_RANK, FACT_KINDS } FactKind;
+typedef struct VarFact {
+    uint32_t epoch[FACT_KINDS];
+    int32_t value[FACT_KINDS];
+} VarFact;
+
 struct Var {
     const char *name;
     Graph *graph;     /* the scope that defines it */
@@ -87,7 +97,10 @@ struct Var {
                          * subgraph's naming it from the outer scope) */
     bool dropped;     /* removed from the graph */
     bool shadowed;    /* its name was written again by a later node (non-SSA input) */
+    bool value_info_dup; /* named by more than one value_info entry */
+    uint32_t value_info_at; /* 1 + index of its first value_info entry; 0: none */
     TypeInfo type;
+    VarFact fact;     /* see VarFact */
 };
 
 struct Op {
@@ -106,6 +119,13 @@ struct Op {
     bool changed; /* inputs, outputs, names or attributes differ from wire */
     Bytes wire;   /* encoded NodeProto; empty for new operations */
 };
+
+/* An operation inserted after another that is not the last: it joins
+ * g->ops at the next graph_compact (an insertion stays O(1)). */
+typedef struct PendingOp {
+    Op *after;
+    Op *op;
+} PendingOp;
 
 /* A graph input, output or value_info entry: the variable and its encoded
  * ValueInfoProto (kept verbatim while the name is unchanged). */
@@ -127,6 +147,8 @@ struct Graph {
     NameMap by_name;
     Var **params; /* initializers, in file order */
     size_t n_params, cap_params;
+    PendingOp *pending; /* see PendingOp */
+    size_t n_pending, cap_pending;
     ValueInfo *inputs, *outputs, *value_info;
     size_t n_inputs, n_outputs, n_value_info;
     size_t cap_inputs, cap_outputs, cap_value_info;
@@ -165,6 +187,8 @@ typedef struct Model {
     Graph **all_graphs; /* every graph ever created, so model_free reaches them */
     size_t n_all_graphs, cap_all_graphs;
     ChangeLog log;
+    NameMap warned; /* warnings already logged (pass, subject, text) */
+    uint32_t fact_epoch; /* see VarFact */
     MappedFile *maps;
     size_t n_maps, cap_maps;
     /* Resources the loader holds for the model's lifetime (mapped external
@@ -194,8 +218,15 @@ int var_rename(Var *v, const char *name);
 /* A value name not used anywhere in the model: base, base_1, base_2, ... */
 const char *model_fresh_value_name(Model *m, const char *base);
 const char *model_fresh_node_name(Model *m, const char *base);
-/* Appends a new operation after `after` (NULL: at the end of g). */
+/* Appends a new operation after `after` (NULL: at the end of g). O(1): unless
+ * `after` is NULL or g's last operation, the new one takes its place in g->ops
+ * at the next graph_compact (which pass_run does after every pass); passes
+ * iterating g->ops meanwhile do not visit it. */
 Op *graph_insert_op(Graph *g, Op *after, const char *type, const char *name);
+/* Room for exactly this many inputs, outputs and attributes, for a new op
+ * whose counts are known (the loader): appending grows the lists by doubling,
+ * which would hold up to four slots for one. -1 when out of memory. */
+int op_reserve(Op *op, size_t n_inputs, size_t n_outputs, size_t n_attrs);
 int op_append_input(Op *op, Var *v);
 int op_append_output(Op *op, Var *v);
 Attr *op_add_attr(Op *op, const char *name, AttrType type);
@@ -223,6 +254,9 @@ Graph *op_subgraph(const Op *op, size_t i);
 const char *op_label(const Op *op);
 
 /* --- editing: each keeps producer and use lists exact --- */
+/* Lists v (whose param the caller sets) last among g's initializers. -1 when
+ * out of memory. */
+int graph_append_param(Graph *g, Var *v);
 /* Turns v into a parameter of its graph holding t (appended to initializers). */
 Var *graph_add_param(Graph *g, const char *name, Tensor *t);
 /* A new parameter for passes: a fresh name from base; under IR < 4 also a
@@ -279,9 +313,25 @@ int graph_replace_op(Op *op, Op *repl);
 void op_detach_inputs(Op *op);
 /* Removes a variable nothing produces or uses (and its value_info entry). */
 int graph_drop_var(Var *v);
-/* Removes the initializer of an unused parameter and drops the variable. */
+/* Removes the initializer of an unused parameter and drops the variable.
+ * O(number of parameters): to remove many, use graph_remove_params_where. */
 int graph_remove_param(Var *v);
-/* Forgets removed operations so n_ops counts live ones. */
+/* Removes, in one sweep from the last parameter to the first, every parameter
+ * that graph_remove_param would accept and drop(v, ctx) chooses (drop is
+ * called before the removal, so v's name is still valid). Returns how many. */
+size_t graph_remove_params_where(Graph *g, bool (*drop)(Var *v, void *ctx), void *ctx);
+/* Removes every live operation of g for which dead(op, ctx) is true: first
+ * the inputs of all of them (and of their subgraphs) are detached, then each
+ * is removed as graph_remove_op(op, NULL) would, so chosen operations may feed
+ * each other. One whose output is a graph output or is still read by an
+ * operation not chosen stays, detached (graph_remove_op refuses it): callers
+ * choose operations nothing live reads. Each input's use list is swept once,
+ * so the cost is linear in uses whatever the fan-out. Uses the operations'
+ * scratch fields after asking dead(). -1 only when out of memory (nothing
+ * changed then). */
+int graph_remove_ops_where(Graph *g, bool (*dead)(const Op *op, void *ctx), void *ctx);
+/* Forgets removed operations so n_ops counts live ones, and places inserted
+ * ones (graph_insert_op). Uses the operations' scratch fields. */
 void graph_compact(Graph *g);
 /* Reorders ops topologically, keeping file order where possible.
  * Fails (-1, diag set naming a node on the cycle) on a cycle. */

@@ -25,23 +25,27 @@ static bool keeps_rank(const Op *op)
     return false;
 }
 
+/* One step of value_rank (see FactStep). */
+static int32_t rank_step(const Var *v, const Var **next)
+{
+    if (v->type.rank >= 0)
+        return v->type.rank;
+    const Op *p = v->producer;
+    if (!p || !keeps_rank(p) || !p->n_inputs)
+        return -1;
+    const Var *w = p->n_inputs > 1 ? p->inputs[1] : NULL;
+    if ((op_is(p, "Conv") || op_is(p, "ConvTranspose")) && w)
+        if (w->param || w->type.rank >= 0)
+            return w->param ? (int)w->param->ndims : w->type.rank;
+    *next = p->inputs[0];
+    return -1;
+}
+
 /* Rank of v: declared; a Conv's weight rank; or carried through operators
  * that keep the rank of their first input. -1 when it cannot be told. */
 static int value_rank(const Var *v)
 {
-    for (int depth = 0; v && depth < 10000; depth++) {
-        if (v->type.rank >= 0)
-            return v->type.rank;
-        const Op *p = v->producer;
-        if (!p || !keeps_rank(p) || !p->n_inputs)
-            return -1;
-        const Var *w = p->n_inputs > 1 ? p->inputs[1] : NULL;
-        if ((op_is(p, "Conv") || op_is(p, "ConvTranspose")) && w)
-            if (w->param || w->type.rank >= 0)
-                return w->param ? (int)w->param->ndims : w->type.rank;
-        v = p->inputs[0];
-    }
-    return -1;
+    return var_fact(v, FACT_RANK, rank_step, -1);
 }
 
 static Op *make_conv(Op *bn, int rank, int32_t dtype, const double *k, const double *s,

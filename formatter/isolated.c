@@ -56,31 +56,41 @@ static int mark_live(Graph *g)
     return 0;
 }
 
-static void remove_dead_ops(Graph *g)
+static bool is_dead(const Op *op, void *ctx)
 {
-    for (size_t i = 0; i < g->n_ops; i++)
-        if (!g->ops[i]->removed && !g->ops[i]->scratch)
-            op_detach_inputs(g->ops[i]);
-    for (size_t i = 0; i < g->n_ops; i++) {
-        Op *op = g->ops[i];
-        if (op->removed || op->scratch)
-            continue;
-        const char *label = op_label(op);
-        if (graph_remove_op(op, NULL) == 0)
-            model_note(g->model, "removed", label);
+    (void)ctx;
+    return !op->scratch; /* mark_live's verdict */
+}
+
+/* All dead operations at once: they may feed each other, and one sweep per
+ * use list keeps wide fan-out linear. */
+static int remove_dead_ops(Graph *g)
+{
+    const char **labels = malloc((g->n_ops + 1) * sizeof *labels);
+    if (!labels)
+        return -1;
+    for (size_t i = 0; i < g->n_ops; i++) /* named while their outputs exist */
+        labels[i] = !g->ops[i]->removed && !g->ops[i]->scratch ? op_label(g->ops[i]) : NULL;
+    if (graph_remove_ops_where(g, is_dead, NULL)) {
+        free(labels);
+        return -1;
     }
+    for (size_t i = 0; i < g->n_ops; i++)
+        if (labels[i] && g->ops[i]->removed)
+            model_note(g->model, "removed", labels[i]);
+    free(labels);
+    return 0;
+}
+
+static bool note_unused_param(Var *v, void *ctx)
+{
+    model_note(ctx, "removed initializer", v->name);
+    return true;
 }
 
 static void remove_unused_params(Graph *g)
 {
-    for (size_t i = g->n_params; i-- > 0;) {
-        Var *v = g->params[i];
-        if (v->n_uses || v->is_output || v->is_input)
-            continue;
-        const char *name = v->name;
-        if (graph_remove_param(v) == 0)
-            model_note(g->model, "removed initializer", name);
-    }
+    graph_remove_params_where(g, note_unused_param, g->model);
 }
 
 static void remove_stale_value_info(Graph *g)
@@ -99,7 +109,8 @@ int pass_isolated(Graph *g, Diag *d)
 {
     if (mark_live(g))
         return diag_set(d, PPQ_EINTERNAL, "out of memory in pass isolated");
-    remove_dead_ops(g);
+    if (remove_dead_ops(g))
+        return diag_set(d, PPQ_EINTERNAL, "out of memory in pass isolated");
     remove_unused_params(g);
     remove_stale_value_info(g);
     return 0;

@@ -245,25 +245,29 @@ static bool keeps_dtype(const Op *op)
     return false;
 }
 
+/* One step of value_dtype (see FactStep). */
+static int32_t dtype_step(const Var *v, const Var **next)
+{
+    if (v->type.elem_type || v->param) {
+        int32_t dt = v->type.elem_type ? v->type.elem_type : v->param->dtype;
+        return dtype_is_known(dt) ? dt : 0;
+    }
+    const Op *p = v->producer;
+    if (!p || !keeps_dtype(p))
+        return 0;
+    size_t from;
+    int32_t fixed = fixed_output_dtype(p, v->producer_slot, &from);
+    if (fixed)
+        return dtype_is_known(fixed) ? fixed : 0;
+    if (from >= p->n_inputs)
+        return 0;
+    *next = p->inputs[from];
+    return 0;
+}
+
 int32_t value_dtype(const Var *v)
 {
-    for (int depth = 0; v && depth < 10000; depth++) {
-        if (v->type.elem_type || v->param) {
-            int32_t dt = v->type.elem_type ? v->type.elem_type : v->param->dtype;
-            return dtype_is_known(dt) ? dt : 0;
-        }
-        const Op *p = v->producer;
-        if (!p || !keeps_dtype(p))
-            return 0;
-        size_t from;
-        int32_t fixed = fixed_output_dtype(p, v->producer_slot, &from);
-        if (fixed)
-            return dtype_is_known(fixed) ? fixed : 0;
-        if (from >= p->n_inputs)
-            return 0;
-        v = p->inputs[from];
-    }
-    return 0;
+    return var_fact(v, FACT_DTYPE, dtype_step, 0);
 }
 
 Var *new_float_param(Op *op, const char *suffix, int32_t dtype, const double *v, size_t n,

@@ -66,6 +66,8 @@ int pass_run(const Pass *p, Model *m, bool verify, Diag *d)
 {
     Run r = {p->run, d};
     m->log.pass = p->name;
+    if (!++m->fact_epoch) /* facts of earlier passes are stale (VarFact) */
+        m->fact_epoch = 1;
     int rc = graph_walk_post(m->graph, run_one, &r);
     if (m->oom)
         return diag_set(d, PPQ_EINTERNAL, "out of memory in pass %s", p->name);

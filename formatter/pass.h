@@ -65,6 +65,14 @@ double channel_value(const Tensor *t, int64_t c);
 bool bn_inference_form(const Op *bn);
 /* y = scale * x + shift per channel, from BN's parameters and epsilon. */
 int bn_factors(Arena *a, const Op *bn, int64_t channels, double **scale, double **shift);
+/* One step of working out a fact about v: returns the fact and leaves *next
+ * NULL when v alone tells it, or sets *next to the value it equals. */
+typedef int32_t (*FactStep)(const Var *v, const Var **next);
+/* The fact of kind k about v, following step from value to value; each value
+ * met is memoised for the running pass (see VarFact), so asking about every
+ * value of a chain costs O(chain) in total, with no depth limit. A value met
+ * twice (a cycle) counts as `unknown`. */
+int32_t var_fact(const Var *v, FactKind k, FactStep step, int32_t unknown);
 /* "<node name><suffix>" as a base for a new parameter's name. */
 const char *param_base_name(const Op *op, const char *suffix);
 

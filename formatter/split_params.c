@@ -19,8 +19,14 @@ static int split_one(Graph *g, Var *v)
     Use *uses = malloc(n * sizeof *uses);
     if (!uses)
         return -1;
+    Var **copies = malloc(n * sizeof *copies);
+    if (!copies) {
+        free(uses);
+        return -1;
+    }
     memcpy(uses, v->uses, n * sizeof *uses);
-    for (size_t i = 1; i < n; i++) {
+    size_t made = 1;
+    for (; made < n; made++) {
         Tensor *t = tensor_share(&m->arena, v->param);
         Var *copy = t ? graph_new_param(g, v->name, t) : NULL;
         if (!copy) {
@@ -28,9 +34,14 @@ static int split_one(Graph *g, Var *v)
                        "lists initializers as inputs)", (long long)m->ir_version);
             break;
         }
-        op_set_input(uses[i].op, uses[i].slot, copy);
+        copies[made] = copy;
         model_note(m, "copied", copy->name);
     }
+    /* Last use first: each is then the last entry of v's use list, so taking
+     * it away costs O(1) however many uses v has. */
+    for (size_t i = made; i-- > 1;)
+        op_set_input(uses[i].op, uses[i].slot, copies[i]);
+    free(copies);
     free(uses);
     return 0;
 }

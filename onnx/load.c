@@ -73,6 +73,17 @@ const char *loader_str(Loader *L, Bytes b)
     return s;
 }
 
+/* b as a C string for a lookup or for a function that copies it: in buf
+ * when it fits, else copied to the arena. NULL (error set) on a NUL byte. */
+static const char *loader_key(Loader *L, Bytes b, char *buf, size_t size)
+{
+    if (b.len >= size || memchr(b.ptr, 0, b.len))
+        return loader_str(L, b);
+    memcpy(buf, b.ptr, b.len);
+    buf[b.len] = 0;
+    return buf;
+}
+
 /* Appends v to a list growing in the arena. */
 #define PUSH(L, arr, n, cap, v)                                                        \
     (arena_grow(&(L)->m->arena, (void **)&(arr), &(cap), (n) + 1, sizeof *(arr)) \
@@ -234,7 +245,10 @@ static int load_node(Loader *L, Graph *g, Bytes wire)
     WireReader r = wire_reader_checked(wire, NODE_WT);
     WireField f;
     int rc;
+    size_t count[N_ATTRIBUTE + 1] = {0}; /* inputs, outputs, attributes */
     while ((rc = wire_next(&r, &f)) == 1) {
+        if (f.num == N_INPUT || f.num == N_OUTPUT || f.num == N_ATTRIBUTE)
+            count[f.num]++;
         const char **dst = f.num == N_OP_TYPE ? &type
                          : f.num == N_NAME    ? &name
                          : f.num == N_DOMAIN  ? &domain
@@ -250,7 +264,7 @@ static int load_node(Loader *L, Graph *g, Bytes wire)
     if (!*type)
         return loader_error(L, "node '%s' has no op_type", name);
     Op *op = graph_insert_op(g, NULL, type, name);
-    if (!op)
+    if (!op || op_reserve(op, count[N_INPUT], count[N_OUTPUT], count[N_ATTRIBUTE]))
         return loader_oom(L);
     op->domain = domain;
     op->wire = wire;
@@ -262,7 +276,8 @@ static int load_node(Loader *L, Graph *g, Bytes wire)
             return -1;
         if (f.num != N_OUTPUT || f.wt != WT_LEN)
             continue;
-        const char *out = loader_str(L, f.data);
+        char buf[256];
+        const char *out = loader_key(L, f.data, buf, sizeof buf);
         Var *v = NULL;
         if (!out)
             return -1;
@@ -290,7 +305,8 @@ static int link_inputs(Loader *L, Op *op, NameMap *latest)
     while (wire_next(&r, &f) == 1) {
         if (f.num != N_INPUT || f.wt != WT_LEN)
             continue;
-        const char *in = loader_str(L, f.data);
+        char buf[256];
+        const char *in = loader_key(L, f.data, buf, sizeof buf);
         if (!in)
             return -1;
         Var *v = latest ? namemap_get(latest, in) : NULL;
@@ -352,11 +368,7 @@ static int load_initializer(Loader *L, Graph *g, Bytes wire)
     }
     /* Old IR style: the initializer gives a graph input its default value. */
     v->param = t;
-    if (arena_grow(&L->m->arena, (void **)&g->params, &g->cap_params, g->n_params + 1,
-                   sizeof *g->params))
-        return loader_oom(L);
-    g->params[g->n_params++] = v;
-    return 0;
+    return graph_append_param(g, v) ? loader_oom(L) : 0;
 }
 
 static int load_output(Loader *L, Graph *g, Bytes wire, bool is_output)

@@ -1,6 +1,8 @@
 /* wire.c - protobuf wire reading and segment-list writing. */
 #include "wire.h"
 
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 int wire_varint(WireReader *r, uint64_t *v)
@@ -133,6 +135,32 @@ void out_child(Out *child, const Out *o)
     child->opt = o->opt;
 }
 
+/* Room for one more segment. The arrays are malloc'ed, not from the arena:
+ * a child's array is freed once its parent took the segments, and a grown
+ * array leaves no old copy behind, so encoding a million changed nodes
+ * holds each segment about once. */
+static int segs_grow(Out *o)
+{
+    if (o->n < o->cap)
+        return 0;
+    size_t cap = o->cap ? 2 * o->cap : 8;
+    Seg *grown = cap <= SIZE_MAX / sizeof *grown ? realloc(o->segs, cap * sizeof *grown) : NULL;
+    if (!grown) {
+        o->failed = true;
+        return -1;
+    }
+    o->segs = grown;
+    o->cap = cap;
+    return 0;
+}
+
+void out_free(Out *o)
+{
+    free(o->segs);
+    o->segs = NULL;
+    o->n = o->cap = 0;
+}
+
 static void push_seg(Out *o, const uint8_t *p, size_t n)
 {
     if (!n || o->failed)
@@ -142,10 +170,8 @@ static void push_seg(Out *o, const uint8_t *p, size_t n)
         o->segs[o->n - 1].len += n; /* contiguous with the previous piece */
         return;
     }
-    if (arena_grow(o->arena, (void **)&o->segs, &o->cap, o->n + 1, sizeof *o->segs)) {
-        o->failed = true;
+    if (segs_grow(o))
         return;
-    }
     o->segs[o->n++] = (Seg){p, n, NULL, 0};
 }
 
@@ -178,10 +204,8 @@ void out_gen(Out *o, const TensorGen *gen, size_t n)
 {
     if (!n || o->failed)
         return;
-    if (arena_grow(o->arena, (void **)&o->segs, &o->cap, o->n + 1, sizeof *o->segs)) {
-        o->failed = true;
+    if (segs_grow(o))
         return;
-    }
     o->segs[o->n++] = (Seg){NULL, n, gen, 0};
     o->size += n;
 }
@@ -257,9 +281,10 @@ void out_append(Out *o, const Out *child)
     }
 }
 
-void out_message_field(Out *o, uint32_t num, const Out *child)
+void out_message_field(Out *o, uint32_t num, Out *child)
 {
     out_tag(o, num, WT_LEN);
     out_varint(o, child->size);
     out_append(o, child);
+    out_free(child);
 }

@@ -69,7 +69,7 @@ typedef struct Seg {
 } Seg;
 
 typedef struct Out {
-    Arena *arena; /* owns the segment array and the copied bytes */
+    Arena *arena; /* owns the copied bytes; the segment array is malloc'ed */
     Seg *segs;
     size_t n, cap;
     size_t size; /* total bytes */
@@ -96,8 +96,11 @@ void out_fixed32_field(Out *o, uint32_t num, uint32_t v);
 void out_tensor_bytes_field(Out *o, uint32_t num, const Tensor *t);
 void out_bytes_field(Out *o, uint32_t num, const void *p, size_t n);
 void out_string_field(Out *o, uint32_t num, const char *s);
-/* A submessage field: tag, length, then the segments of child. */
-void out_message_field(Out *o, uint32_t num, const Out *child);
+/* A submessage field: tag, length, then the segments of child, whose own
+ * segment list is freed (the bytes it points at stay). */
+void out_message_field(Out *o, uint32_t num, Out *child);
+/* Frees o's segment list (out_init's output, once written). */
+void out_free(Out *o);
 void out_append(Out *o, const Out *child);
 
 #endif

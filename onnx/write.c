@@ -494,7 +494,7 @@ static int resolve_output(const WriteOptions *wo, WriteOptions *real, char *path
 int onnx_write(const Model *m, const WriteOptions *typed, Diag *d)
 {
     Arena a = {0};
-    Out o, data;
+    Out o = {0}, data = {0};
     DataPlan plan = {0};
     WriteOptions real, *wo = &real;
     char path[PATH_MAX];
@@ -516,6 +516,9 @@ int onnx_write(const Model *m, const WriteOptions *typed, Diag *d)
         rc = encode(m, &a, &o, &opt, d);
     if (!rc)
         rc = write_all(m, wo, special, &o, data_name ? &data : NULL, &plan, &a, d);
+    out_free(&o);
+    if (data_name)
+        out_free(&data);
     arena_free(&a);
     return rc;
 }
@@ -539,6 +542,7 @@ int onnx_write_mem(const Model *m, uint8_t **buf, size_t *len, Diag *d)
         }
         *len = off;
     }
+    out_free(&o);
     arena_free(&a);
     return rc;
 }

@@ -8,7 +8,8 @@ build/bench/):
   external  ~3 GiB, every tensor in weights.bin beside model.onnx:
             Gemm+BatchNormalization chain.
 
-Usage: scripts/bench.py [--quick] [--runs N] [--only inline|external] [-- PPQFMT-ARG...]
+Usage: scripts/bench.py [--quick] [--runs N] [--only inline|external|nodes]
+                       [--sizes 10k,100k,1M] [--timeout S] [-- PPQFMT-ARG...]
 
 (arguments after `--` are added to every ppqfmt command, e.g.
 `-- --external-data=w.bin`; the default is none: `ppqfmt MODEL -o OUT`.)
@@ -33,6 +34,17 @@ peak RSS of the whole python process) is shown for reference.
 Targets (printed beside the figures, never enforced):
   inline    wall <= 1.3 x cp, peak RSS <= 1.1 x model size + 32 MiB
   external  wall <= 1.3 x cp, peak RSS <= 256 MiB
+
+Node scaling (issue 12, `--only nodes`, part of every run): for each pattern
+of make_bench_models.NODE_PATTERNS at 10k, 100k and 1M nodes (--quick: 10k and
+100k), one run each, in this order: `ppqfmt MODEL -o OUT` (default passes),
+`ppqfmt --passes=none MODEL -o OUT`, and python3-onnx onnx.load + onnx.save,
+all under /usr/bin/time -v. Printed: wall and peak RSS of each, the ratios
+default / none and default / python, microseconds per node and its ratio to
+the smallest size, all from user + system CPU seconds (wall time, also shown,
+counts other work on a shared machine). Targets: at 1M nodes default <= 1.5x
+none and <= 1.0x python; time per node within 1.5x of the 10k figure. A run longer than
+--timeout seconds (default 1200) is stopped and shown as such.
 
 --quick uses ~60 MB / ~300 MB models (a smoke run; the targets are for the
 full sizes).  Exit status: 0 when every ppqfmt run succeeded and its output is
@@ -284,12 +296,114 @@ def report(results, py, quick):
         print('(--quick: small models; the targets are meant for the full ~600 MB / ~3 GiB models.)')
 
 
+# ---------------------------------------------------------------- node scaling
+
+def timed_limit(cmd, limit):
+    """timed() with a time limit: (wall, rss, rc, stderr, cpu) or None on a
+    timeout; cpu = user + system seconds, which other work on a shared machine
+    disturbs far less than wall time."""
+    tf = os.path.join(BENCH, '.time.txt')
+    t0 = time.perf_counter()
+    try:
+        p = subprocess.run([TIME, '-v', '-o', tf] + cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                           timeout=limit)
+    except subprocess.TimeoutExpired:
+        return None
+    wall = time.perf_counter() - t0
+    fields = {}
+    with open(tf) as f:
+        for line in f:
+            key, _, value = line.strip().rpartition(': ')
+            fields[key] = value
+    os.unlink(tf)
+    rss = int(fields['Maximum resident set size (kbytes)']) * 1024
+    cpu = float(fields['User time (seconds)']) + float(fields['System time (seconds)'])
+    return wall, rss, p.returncode, p.stderr.decode(errors='replace'), cpu
+
+
+def bench_nodes_one(man, limit):
+    """{tool: (wall, rss, cpu) or a failure string} for one node-scaling model."""
+    src = os.path.join(BENCH, man['name'], man['model'])
+    out = os.path.join(fresh('nodes'), 'model.onnx')
+    warm([src])
+    cmds = [('default', [PPQFMT, '-q', src, '-o', out]),
+            ('none', [PPQFMT, '-q', '--passes=none', src, '-o', out]),
+            ('python', [sys.executable, '-c', PY_REF, src, out])]
+    r = {}
+    for tool, cmd in cmds:
+        got = timed_limit(cmd, limit)
+        if got is None:
+            r[tool] = 'timeout > %d s' % limit
+        elif got[2]:
+            r[tool] = 'exit %d: %s' % (got[2], (got[3].strip().splitlines() or [''])[-1][:80])
+        else:
+            r[tool] = (got[0], got[1], got[4])
+        shown = r[tool] if isinstance(r[tool], str) else \
+            '%.3f s (cpu %.3f s), %.1f MiB' % (r[tool][0], r[tool][2], r[tool][1] / MiB)
+        log('  %s %s: %s' % (man['name'], tool, shown))
+        if os.path.exists(out):
+            os.unlink(out)
+    return r
+
+
+def nodes_report(rows_in, sizes):
+    hdr = ['pattern', 'nodes', 'default s', 'cpu s', 'MiB', 'none s', 'cpu s', 'MiB', 'python s', 'cpu s', 'MiB',
+           'def/none', 'def/py', 'us/node', 'vs first', 'met']
+    rows = [hdr]
+    base = {}
+    for pattern, n, r in rows_in:
+        cell = lambda t: ('%.3f' % r[t][0], '%.3f' % r[t][2], '%.0f' % (r[t][1] / MiB)) \
+            if not isinstance(r[t], str) else (r[t], '-', '-')  # noqa: E731
+        ok = all(not isinstance(r[t], str) for t in r)
+        row = [pattern, make_bench_models.size_label(n)] + list(cell('default')) + list(cell('none')) \
+            + list(cell('python'))
+        if not ok:
+            rows.append(row + ['-', '-', '-', '-', 'no (failed)'])
+            continue
+        d, none, py = r['default'][2], r['none'][2], r['python'][2]
+        per = d / n * 1e6
+        base.setdefault(pattern, (n, per))
+        flat = per / base[pattern][1]
+        misses = [what for what, bad in [('def/none', n >= 1000000 and d > 1.5 * none),
+                                         ('def/py', n >= 1000000 and d > 1.0 * py),
+                                         ('per node', flat > 1.5)] if bad]
+        rows.append(row + ['%.2fx' % (d / none), '%.2fx' % (d / py), '%.2f' % per, '%.2fx' % flat,
+                           'no (%s)' % ', '.join(misses) if misses else 'yes'])
+    print()
+    table(rows)
+    print('\ndefault = ppqfmt MODEL -o OUT; none = ppqfmt --passes=none; python = python3-onnx onnx.load + onnx.save'
+          ' (one run each, in that order, same machine and session). s = wall, cpu s = user + system, MiB = peak RSS.')
+    print('Ratios and us/node use cpu s (wall time on a shared machine measures the other work as well).')
+    print('targets: at 1M nodes default <= 1.5x none and <= 1.0x python; us/node within 1.5x of the smallest size'
+          ' (%s).' % make_bench_models.size_label(sizes[0]))
+
+
+def bench_nodes(sizes, limit):
+    """Generates (cached) and measures every node-scaling model; True if all ran."""
+    sha = make_bench_models.generator_hash()
+    results = []
+    for n in sizes:
+        subprocess.run([sys.executable, os.path.join(SCRIPTS, 'make_bench_models.py'), '--nodes', str(n), BENCH],
+                       check=True)
+        for pattern in make_bench_models.NODE_PATTERNS:
+            name = make_bench_models.node_model_name(pattern, n)
+            man = make_bench_models.manifest_ok(os.path.join(BENCH, name), name, sha)
+            if not man:
+                sys.exit('bench: %s was not generated' % name)
+            results.append((pattern, n, bench_nodes_one(man, limit)))
+    results.sort(key=lambda x: (make_bench_models.NODE_PATTERNS.index(x[0]), x[1]))
+    nodes_report(results, sizes)
+    return all(not isinstance(v, str) for _, _, r in results for v in r.values())
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--quick', action='store_true', help='~60 MB / ~300 MB models (smoke run)')
     ap.add_argument('--runs', type=int, default=5, help='runs of cp and of ppqfmt per model (default 5)')
-    ap.add_argument('--only', choices=['inline', 'external'])
+    ap.add_argument('--only', choices=['inline', 'external', 'nodes'])
+    ap.add_argument('--sizes', help='node-scaling sizes (default 10k,100k,1M; --quick: 10k,100k)')
+    ap.add_argument('--timeout', type=int, default=1200, help='seconds before a node-scaling run is stopped')
     ap.add_argument('ppqfmt_args', nargs='*', metavar='-- PPQFMT-ARG', help='extra arguments for ppqfmt')
     a = ap.parse_args()
     if a.runs < 1:
@@ -304,6 +418,8 @@ def main():
     sha = make_bench_models.generator_hash()
     names = [n for n in make_bench_models.names_for(a.quick)
              if not a.only or make_bench_models.SPECS[n]['kind'] == a.only]
+    if a.only == 'nodes' or a.sizes:
+        names = []
     t0 = time.perf_counter()
     mans = []
     for n in names:
@@ -328,9 +444,17 @@ def main():
                     log('  python reference failed: %s' % e)
     finally:
         shutil.rmtree(RUN, ignore_errors=True)
-    report(results, py, a.quick)
+    if results:
+        report(results, py, a.quick)
+    nodes_ok = True
+    if not a.only or a.only == 'nodes':
+        sizes = a.sizes or ('10k,100k' if a.quick else '10k,100k,1M')
+        try:
+            nodes_ok = bench_nodes(sorted(make_bench_models.parse_size(x) for x in sizes.split(',')), a.timeout)
+        finally:
+            shutil.rmtree(RUN, ignore_errors=True)
     print('\nbench took %.1f s (model generation/cache check %.1f s)' % (time.perf_counter() - t_start, t_gen))
-    sys.exit(1 if any(r['error'] for r in results) else 0)
+    sys.exit(1 if any(r['error'] for r in results) or not nodes_ok else 0)
 
 
 if __name__ == '__main__':

@@ -2,6 +2,7 @@
 """Generate the large models scripts/bench.py measures (issue 5), cached.
 
 Usage: scripts/make_bench_models.py [--quick] [--only inline|external] [OUTDIR]
+       scripts/make_bench_models.py --nodes 10k,100k,1M [--pattern P] [OUTDIR]
        (OUTDIR defaults to build/bench next to scripts/)
 
   inline    ~600 MB (--quick: ~60 MB), every tensor inside model.onnx: a chain
@@ -29,6 +30,21 @@ in memory with onnx (about twice its size at peak).
 Every generated model passes onnx.checker.check_model(path, full_check=True)
 before its manifest is written.  Deterministic: weights come from numpy
 generators seeded per layer.
+
+Node-scaling models (issue 12), `--nodes SIZES` (e.g. 10k,100k,1M): for each
+pattern of NODE_PATTERNS a graph of exactly N nodes, tiny tensors (2 channels),
+in OUTDIR/nodes-<pattern>-<N>/ with the same manifest and cache rules:
+
+  convbn    N/2 x (Conv with bias -> BatchNormalization): fuse-bn folds each
+  bn        N x BatchNormalization on a [1, 2, 4, 4] input: bn-to-conv
+  clip      N x Clip-6 (min 0, max 6 attributes) at opset 9: clip upgrades
+  dead      N/2 x Relu reaching the output, N/2 x Relu reaching nothing and
+            N/2 initializers nobody reads: isolated removes them
+  split     N x Add(x, W) all reading one initializer W: split-params copies it
+
+These are written as protobuf bytes directly (the onnx Python objects cost
+~1 KB and several microseconds per node); the 10k model of each pattern passes
+onnx.checker.check_model(full_check=True), the larger ones the plain check.
 """
 import argparse
 import hashlib
@@ -187,13 +203,170 @@ def build_external(folder, features, layers, **_):
         f.write(m.SerializeToString())
 
 
+# ---------------------------------------------------------------- node scaling
+
+NODE_PATTERNS = ['convbn', 'bn', 'clip', 'dead', 'split']
+NODE_CHANNELS = 2
+
+
+def parse_size(text):
+    """'10k' -> 10000, '1M' -> 1000000, '500' -> 500."""
+    t = text.strip()
+    mult = {'k': 1000, 'K': 1000, 'm': 1000000, 'M': 1000000}.get(t[-1:], 1)
+    return int(t[:-1] if mult > 1 else t) * mult
+
+
+def size_label(n):
+    return '%dM' % (n // 1000000) if n % 1000000 == 0 else '%dk' % (n // 1000) if n % 1000 == 0 else str(n)
+
+
+def node_model_name(pattern, n):
+    return 'nodes-%s-%s' % (pattern, size_label(n))
+
+
+def _varint(n):
+    out = bytearray()
+    while n > 0x7f:
+        out.append((n & 0x7f) | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+def _ld(field, payload):
+    """A length-delimited protobuf field."""
+    return _varint(field << 3 | 2) + _varint(len(payload)) + payload
+
+
+def _vi(field, n):
+    return _varint(field << 3) + _varint(n)
+
+
+def _pb_node(op, inputs, outputs, name, attrs=b''):
+    """NodeProto: input 1, output 2, name 3, op_type 4, attribute 5."""
+    return b''.join([_ld(1, i) for i in inputs] + [_ld(2, o) for o in outputs]
+                    + [_ld(3, name), _ld(4, op), attrs])
+
+
+def _pb_attr_float(name, v):
+    """AttributeProto: name 1, f 2 (fixed32), type 20 (FLOAT = 1)."""
+    return _ld(5, _ld(1, name) + b'\x15' + np.float32(v).tobytes() + _vi(20, 1))
+
+
+def _pb_attr_int(name, v):
+    return _ld(5, _ld(1, name) + _vi(3, v) + _vi(20, 2))
+
+
+def _pb_attr_ints(name, vs):
+    return _ld(5, _ld(1, name) + b''.join(_vi(8, v) for v in vs) + _vi(20, 7))
+
+
+def _pb_tensor(name, raw, dims):
+    """TensorProto (float): dims 1, data_type 2, name 8, raw_data 9."""
+    return b''.join([_vi(1, d) for d in dims] + [_vi(2, TensorProto.FLOAT), _ld(8, name), _ld(9, raw)])
+
+
+def _pb_value_info(name, dims):
+    shape = b''.join(_ld(1, _vi(1, d)) for d in dims)
+    return _ld(1, name) + _ld(2, _ld(1, _vi(1, TensorProto.FLOAT) + _ld(2, shape)))
+
+
+def _node_graph(pattern, n):
+    """(opset, ir_version, node bytes list, initializer bytes list)."""
+    c = NODE_CHANNELS
+    rng = np.random.default_rng(3000)
+    vec = lambda lo, hi: rng.uniform(lo, hi, c).astype(np.float32).tobytes()  # noqa: E731
+    w_raw, b_raw = vec(-1, 1) + vec(-1, 1), vec(-0.1, 0.1)
+    bn_raw = [vec(0.5, 1.5), vec(-0.5, 0.5), vec(-0.5, 0.5), vec(0.5, 2.0)]
+    eps = _pb_attr_float(b'epsilon', 1e-5)
+    nodes, inits = [], []
+    x = b'X'
+
+    def out(i, last, tag):
+        return b'Y' if i == last else b'%s%d' % (tag, i)
+
+    if pattern == 'convbn':
+        kern = _pb_attr_ints(b'kernel_shape', [1, 1])
+        for i in range(n // 2):
+            p = b'l%d_' % i
+            inits += [_pb_tensor(p + b'w', w_raw, [c, c, 1, 1]), _pb_tensor(p + b'b', b_raw, [c])]
+            inits += [_pb_tensor(p + k, r, [c]) for k, r in zip([b's', b'o', b'm', b'v'], bn_raw)]
+            nodes.append(_pb_node(b'Conv', [x, p + b'w', p + b'b'], [p + b'conv'], p + b'conv', kern))
+            x = out(i, n // 2 - 1, b'bn')
+            nodes.append(_pb_node(b'BatchNormalization', [p + b'conv', p + b's', p + b'o', p + b'm', p + b'v'],
+                                  [x], p + b'bn', eps))
+        return 13, 8, nodes, inits
+    if pattern == 'bn':
+        for i in range(n):
+            p = b'l%d_' % i
+            inits += [_pb_tensor(p + k, r, [c]) for k, r in zip([b's', b'o', b'm', b'v'], bn_raw)]
+            y = out(i, n - 1, b'bn')
+            nodes.append(_pb_node(b'BatchNormalization', [x, p + b's', p + b'o', p + b'm', p + b'v'],
+                                  [y], p + b'bn', eps))
+            x = y
+        return 13, 8, nodes, inits
+    if pattern == 'clip':
+        bounds = _pb_attr_float(b'min', 0.0) + _pb_attr_float(b'max', 6.0)
+        for i in range(n):
+            y = out(i, n - 1, b'clip')
+            nodes.append(_pb_node(b'Clip', [x], [y], b'clip%d' % i, bounds))
+            x = y
+        return 9, 4, nodes, inits
+    if pattern == 'dead':
+        half = n // 2
+        for i in range(half):
+            y = out(i, half - 1, b'live')
+            nodes.append(_pb_node(b'Relu', [x], [y], b'live%d' % i))
+            x = y
+        d = b'X'
+        for i in range(n - half):
+            nodes.append(_pb_node(b'Relu', [d], [b'dead%d' % i], b'dead%d' % i))
+            d = b'dead%d' % i
+        inits += [_pb_tensor(b'unused%d' % i, b_raw, [c]) for i in range(half)]
+        return 13, 8, nodes, inits
+    if pattern == 'split':
+        inits.append(_pb_tensor(b'W', b_raw, [c, 1, 1]))
+        for i in range(n):
+            y = out(i, n - 1, b'add')
+            nodes.append(_pb_node(b'Add', [x, b'W'], [y], b'add%d' % i))
+            x = y
+        return 13, 8, nodes, inits
+    raise ValueError(pattern)
+
+
+def build_nodes(folder, pattern, nodes, **_):
+    """Writes the ModelProto bytes of one node-scaling model."""
+    opset, ir, node_pbs, init_pbs = _node_graph(pattern, nodes)
+    dims = [1, NODE_CHANNELS, 4, 4]
+    graph = b''.join([_ld(1, nb) for nb in node_pbs] + [_ld(2, b'bench_' + pattern.encode())]
+                     + [_ld(5, t) for t in init_pbs]
+                     + [_ld(11, _pb_value_info(b'X', dims)), _ld(12, _pb_value_info(b'Y', dims))])
+    del node_pbs, init_pbs
+    model = b''.join([_vi(1, ir), _ld(2, b'ppqfmt-bench'), _ld(3, b'1'), _ld(7, graph),
+                      _ld(8, _vi(2, opset))])
+    with open(os.path.join(folder, MODEL), 'wb') as f:
+        f.write(model)
+
+
+def node_spec(pattern, n):
+    return dict(kind='nodes', pattern=pattern, nodes=n)
+
+
+def spec_of(name):
+    """The parameters of a model name: SPECS, or nodes-<pattern>-<size>."""
+    if name in SPECS:
+        return SPECS[name]
+    _, pattern, size = name.split('-')
+    return node_spec(pattern, parse_size(size))
+
+
 def manifest_ok(folder, name, sha):
     try:
         with open(os.path.join(folder, 'manifest.json')) as f:
             man = json.load(f)
     except (OSError, ValueError):
         return None
-    if man.get('generator_sha256') != sha or man.get('params') != SPECS[name]:
+    if man.get('generator_sha256') != sha or man.get('params') != spec_of(name):
         return None
     for fn, size in man.get('files', {}).items():
         p = os.path.join(folder, fn)
@@ -209,14 +382,15 @@ def ensure(outdir, name, sha, log=print):
     if man:
         log('%s: cached (%s, %.1f MiB)' % (name, folder, man['size'] / MiB))
         return man
-    spec = SPECS[name]
+    spec = spec_of(name)
     tmp = os.path.join(outdir, '.tmp-' + name)
     shutil.rmtree(tmp, ignore_errors=True)
     os.makedirs(tmp)
     t0 = time.perf_counter()
     try:
-        (build_inline if spec['kind'] == 'inline' else build_external)(tmp, **spec)
-        onnx.checker.check_model(os.path.join(tmp, MODEL), full_check=True)
+        {'inline': build_inline, 'external': build_external, 'nodes': build_nodes}[spec['kind']](tmp, **spec)
+        # the full check (shape inference) of a million nodes takes minutes
+        onnx.checker.check_model(os.path.join(tmp, MODEL), full_check=spec.get('nodes', 0) <= 10000)
         files = {fn: os.path.getsize(os.path.join(tmp, fn)) for fn in sorted(os.listdir(tmp))}
         man = dict(name=name, generator_sha256=sha, params=spec, model=MODEL,
                    data_files=[fn for fn in files if fn != MODEL], files=files, size=sum(files.values()))
@@ -234,10 +408,17 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--quick', action='store_true', help='the small models (~60 MB inline, ~300 MB external)')
     ap.add_argument('--only', choices=['inline', 'external'])
+    ap.add_argument('--nodes', metavar='SIZES', help='node-scaling models of these sizes (10k,100k,1M)')
+    ap.add_argument('--pattern', choices=NODE_PATTERNS, help='only this node-scaling pattern')
     ap.add_argument('outdir', nargs='?', default=os.path.join(ROOT, 'build', 'bench'))
     a = ap.parse_args()
     os.makedirs(a.outdir, exist_ok=True)
     sha = generator_hash()
+    if a.nodes:
+        for n in (parse_size(x) for x in a.nodes.split(',')):
+            for pattern in [a.pattern] if a.pattern else NODE_PATTERNS:
+                ensure(a.outdir, node_model_name(pattern, n), sha)
+        return
     for name in names_for(a.quick):
         if a.only and SPECS[name]['kind'] != a.only:
             continue

@@ -33,6 +33,7 @@ run "$PYTHON" tests/test_external.py
 run "$PYTHON" tests/test_bad_inputs.py
 run "$PYTHON" tests/test_fuzz_diff.py
 run "$PYTHON" tests/fidelity.py
+run "$PYTHON" tests/output_digests.py
 run "$PYTHON" tests/fidelity.py --name=fidelity-rewrite --ppqfmt-args=--rewrite
 run "$PYTHON" tests/checker_suite.py
 run "$PYTHON" tests/backend_conformance.py --ppqfmt-args=--verify-ir

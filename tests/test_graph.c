@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "../core/graph.h"
+#include "../formatter/opset.h"
 
 /* --- reporting --- */
 
@@ -1264,6 +1265,120 @@ static const char *check_tensor_get_set(Model *m)
     return NULL;
 }
 
+/* ===================================================================== */
+/* linear-time edits: insertion, batch removal, facts                     */
+/* ===================================================================== */
+
+static const char *order_names(const Graph *g, const char *const *want, size_t n)
+{
+    if (g->n_ops != n)
+        return failf(__LINE__, "%zu operations, expected %zu", g->n_ops, n);
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(g->ops[i]->name, want[i]) != 0)
+            return failf(__LINE__, "operation %zu is %s, expected %s", i, g->ops[i]->name,
+                         want[i]);
+    return NULL;
+}
+
+/* Each insertion goes right after its anchor, later ones before earlier
+ * ones at the same anchor, whether placed at once or at graph_compact. */
+static const char *check_insert_op_order(Model *m)
+{
+    Graph *g = m->graph;
+    Var *x = input(g, "x");
+    Op *a = node(g, "Relu", "A", x, NULL, "a");
+    node(g, "Relu", "Z", out(a), NULL, "z");
+    Op *p = must(graph_insert_op(g, a, "Relu", "P"), "insert P");  /* A P Z */
+    must(graph_insert_op(g, a, "Relu", "Q"), "insert Q");           /* A Q P Z */
+    must(graph_insert_op(g, p, "Relu", "R"), "insert R");           /* A Q P R Z */
+    Op *s = must(graph_insert_op(g, NULL, "Relu", "S"), "append S"); /* ... Z S */
+    must(graph_insert_op(g, s, "Relu", "T"), "insert T after the last"); /* ... S T */
+    graph_compact(g);
+    const char *want[] = {"A", "Q", "P", "R", "Z", "S", "T"};
+    return order_names(g, want, 7);
+}
+
+static bool dead_named_d(const Op *op, void *ctx)
+{
+    (void)ctx;
+    return op->name[0] == 'D';
+}
+
+/* A value read by many operations, some of them dead and feeding each
+ * other: one call removes them all and keeps the live readers in order. */
+static const char *check_remove_ops_where(Model *m)
+{
+    Graph *g = m->graph;
+    Var *x = input(g, "x");
+    Op *l1 = node(g, "Relu", "L1", x, NULL, "l1");
+    Op *d1 = node(g, "Relu", "D1", x, NULL, "d1");
+    Op *l2 = node(g, "Add", "L2", x, out(l1), "l2");
+    Op *d2 = node(g, "Add", "D2", x, out(d1), "d2");
+    Op *l3 = node(g, "Relu", "L3", x, NULL, "l3");
+    output(g, out(l2));
+    output(g, out(l3));
+    VERIFY(m);
+    EXPECT(graph_remove_ops_where(g, dead_named_d, NULL) == 0);
+    VERIFY(m);
+    EXPECT(d1->removed && d2->removed && !l1->removed && !l2->removed && !l3->removed);
+    EXPECT(out(d1)->dropped && out(d2)->dropped && graph_find_var(g, "d1") == NULL);
+    EXPECT(x->n_uses == 3 && x->uses[0].op == l1 && x->uses[1].op == l2 && x->uses[2].op == l3);
+    return NULL;
+}
+
+static bool drop_and_count(Var *v, void *ctx)
+{
+    (*(int *)ctx)++;
+    return strcmp(v->name, "keep") != 0;
+}
+
+static const char *check_remove_params_where(Model *m)
+{
+    Graph *g = m->graph;
+    Var *x = input(g, "x");
+    Var *u1 = param(g, "u1"), *used = param(g, "used"), *keep = param(g, "keep");
+    Var *u2 = param(g, "u2");
+    Op *a = node(g, "Add", "A", x, used, "y");
+    output(g, out(a));
+    int asked = 0;
+    EXPECT(graph_remove_params_where(g, drop_and_count, &asked) == 2);
+    VERIFY(m);
+    EXPECT(asked == 3); /* u1, keep, u2: never `used`, which A reads */
+    EXPECT(u1->dropped && u2->dropped && !keep->dropped && !used->dropped);
+    EXPECT(g->n_params == 2 && g->params[0] == used && g->params[1] == keep);
+    return NULL;
+}
+
+/* The element type of the end of a chain far longer than any walk limit. */
+static const char *check_value_dtype_deep_chain(Model *m)
+{
+    Graph *g = m->graph;
+    Var *v = input(g, "x");
+    v->type.elem_type = DT_FLOAT;
+    char name[32];
+    for (int i = 0; i < 30000; i++) {
+        snprintf(name, sizeof name, "r%d", i);
+        v = out(node(g, "Relu", name, v, NULL, name));
+    }
+    EXPECT(value_dtype(v) == DT_FLOAT);
+    Var *mid = graph_find_var(g, "r15000");
+    EXPECT(mid && value_dtype(mid) == DT_FLOAT);
+    return NULL;
+}
+
+/* A cycle of type-keeping operations tells nothing, and the walk ends. */
+static const char *check_value_dtype_cycle(Model *m)
+{
+    Graph *g = m->graph;
+    Var *a = var(g, "a");
+    Op *r1 = node(g, "Relu", "R1", a, NULL, "b");
+    Op *r2 = node(g, "Relu", "R2", out(r1), NULL, NULL);
+    must_ok(op_append_output(r2, a), "op_append_output");
+    EXPECT(value_dtype(out(r1)) == 0);
+    EXPECT(value_dtype(a) == 0);
+    return NULL;
+}
+
 int main(void)
 {
     RUN(use_lists_after_build);
@@ -1296,6 +1411,11 @@ int main(void)
     RUN(bfloat16_exact);
     RUN(bfloat16_rounding);
     RUN(tensor_get_set);
+    RUN(insert_op_order);
+    RUN(remove_ops_where);
+    RUN(remove_params_where);
+    RUN(value_dtype_deep_chain);
+    RUN(value_dtype_cycle);
     printf("test_graph: %d passed, %d failed\n", n_passed, n_failed);
     return n_failed ? 1 : 0;
 }

@@ -443,6 +443,8 @@ Dim dim_div_exact_dim(DimTable *t, Dim a, Dim b)
 
 Dim dim_floordiv(DimTable *t, Dim a, int64_t c)
 {
+    if (c == 1)
+        return a;
     if (c <= 0)
         return dim_fresh(t);
     int64_t dc;

@@ -9,7 +9,8 @@
 
 static const OpTable *const ops_families[] = {
     &ops_elementwise_table, &ops_conv_table, &ops_shape_table, &ops_reduce_table,
-    &ops_resize_table, &ops_control_table,
+    &ops_resize_table, &ops_control_table, &ops_quant_rnn_table, &ops_generate_table,
+    &ops_select_table,
 };
 
 static const OpSchema **ops_sorted;
@@ -61,4 +62,10 @@ const OpSchema *ops_lookup(const char *domain, const char *type, int64_t opset)
         if (ops_sorted[lo]->since <= opset)
             best = ops_sorted[lo];
     return best;
+}
+
+const OpSchema *ops_at(size_t i)
+{
+    pthread_once(&ops_once, ops_build);
+    return i < ops_n ? ops_sorted[i] : NULL;
 }

@@ -36,8 +36,12 @@ typedef struct OpTable {
 
 /* The families (one file each). */
 extern const OpTable ops_elementwise_table, ops_conv_table, ops_shape_table,
-    ops_reduce_table, ops_resize_table, ops_control_table;
+    ops_reduce_table, ops_resize_table, ops_control_table, ops_quant_rnn_table,
+    ops_generate_table, ops_select_table;
 
+/* Every entry, sorted by domain, type and since-version: for i from 0 until
+ * NULL (listings and tests). */
+const OpSchema *ops_at(size_t i);
 /* NULL when no version of the op is at most opset. */
 const OpSchema *ops_lookup(const char *domain, const char *type, int64_t opset);
 

@@ -213,6 +213,27 @@ static int conv_pool(InferCtx *c)
     return c->n_out > 1 ? infer_set(c, 1, DT_INT64, c->out[0].rank, c->out[0].dims) : 0;
 }
 
+/* MaxUnpool: output_shape when given, else the inverse of the pooling:
+ * (x - 1) * stride + kernel - pads, which is ConvTranspose's formula. */
+static int conv_maxunpool(InferCtx *c)
+{
+    const InferFact *x = infer_in(c, 0), *shape = infer_in(c, 2);
+    if (x->rank < 3 || x->rank > 2 + CONV_MAX_SPATIAL)
+        return infer_set(c, 0, x->dtype, x->rank, NULL);
+    if (infer_has_in(c, 2)) {
+        Dim d[2 + CONV_MAX_SPATIAL];
+        if (!shape->value || shape->n_value != (size_t)x->rank)
+            return infer_set(c, 0, x->dtype, x->rank, NULL);
+        for (int i = 0; i < x->rank; i++)
+            d[i] = shape->value[i] ? shape->value[i] : dim_fresh(c->dt);
+        return infer_set(c, 0, x->dtype, x->rank, d);
+    }
+    ConvGeom g;
+    if (conv_geom(c, x->rank - 2, NULL, &g))
+        return -1;
+    return conv_finish(c, x->rank, &g, x->dims[1], true, x->dtype);
+}
+
 static int conv_global_pool(InferCtx *c)
 {
     const InferFact *x = infer_in(c, 0);
@@ -324,6 +345,7 @@ static const OpSchema ops_conv[] = {
     {"", "MaxPool", 1, 1, 1, 1, 2, conv_pool},
     {"", "AveragePool", 1, 1, 1, 1, 1, conv_pool},
     {"", "LpPool", 1, 1, 1, 1, 1, conv_pool},
+    {"", "MaxUnpool", 9, 2, 3, 1, 1, conv_maxunpool},
     {"", "GlobalAveragePool", 1, 1, 1, 1, 1, conv_global_pool},
     {"", "GlobalMaxPool", 1, 1, 1, 1, 1, conv_global_pool},
     {"", "GlobalLpPool", 1, 1, 1, 1, 1, conv_global_pool},

@@ -186,7 +186,7 @@ static const OpSchema ops_elementwise[] = {
     UNARY("Softmax", 1), UNARY("LogSoftmax", 1), UNARY("Hardmax", 1), UNARY("LRN", 1),
     UNARY("InstanceNormalization", 1), UNARY("MeanVarianceNormalization", 9),
     UNARY("LpNormalization", 1), UNARY("CumSum", 11), UNARY("Trilu", 14),
-    UNARY("ReverseSequence", 10), UNARY("EyeLike", 9), UNARY("ScatterElements", 11),
+    UNARY("ReverseSequence", 10), UNARY("ScatterElements", 11),
     UNARY("Scatter", 9), UNARY("ScatterND", 11),
     {"", "Clip", 1, 1, 3, 1, 1, ew_unary},
     {"", "PRelu", 1, 2, 2, 1, 1, ew_unary},

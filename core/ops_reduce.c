@@ -122,6 +122,28 @@ static int reduce_topk(InferCtx *c)
     return infer_set(c, 1, DT_INT64, x->rank, d);
 }
 
+/* Det: [..., M, M] -> [...]. */
+static int reduce_det(InferCtx *c)
+{
+    const InferFact *x = infer_in(c, 0);
+    if (x->rank < 2)
+        return x->rank < 0 ? infer_set_dtype(c, 0, x->dtype) : infer_bad(c, "rank below 2");
+    return infer_set(c, 0, x->dtype, x->rank - 2, x->dims);
+}
+
+/* NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss: the target's
+ * shape with reduction "none", else a scalar; the optional log_prob output
+ * is shaped like the scores. */
+static int reduce_loss(InferCtx *c)
+{
+    const InferFact *x = infer_in(c, 0), *target = infer_in(c, 1);
+    const Attr *a = op_attr(c->op, "reduction");
+    bool none = a && a->type == ATTR_STRING && a->s.len == 4 && !memcmp(a->s.ptr, "none", 4);
+    if (infer_set(c, 0, x->dtype, none ? target->rank : 0, target->dims))
+        return -1;
+    return c->n_out > 1 ? infer_copy(c, 1, 0) : 0;
+}
+
 #define REDUCE(name, input_since)                                                \
     {"", name, 1, 1, 1, 1, 1, reduce_attr_axes},                                 \
     {"", name, input_since, 1, 2, 1, 1, reduce_input_axes}
@@ -136,6 +158,9 @@ static const OpSchema ops_reduce[] = {
     {"", "ReduceSum", 13, 1, 2, 1, 1, reduce_sum_input},
     {"", "ArgMax", 1, 1, 1, 1, 1, reduce_arg},
     {"", "ArgMin", 1, 1, 1, 1, 1, reduce_arg},
+    {"", "Det", 11, 1, 1, 1, 1, reduce_det},
+    {"", "NegativeLogLikelihoodLoss", 12, 2, 3, 1, 1, reduce_loss},
+    {"", "SoftmaxCrossEntropyLoss", 12, 2, 3, 1, 2, reduce_loss},
     {"", "TopK", 1, 1, 1, 2, 2, reduce_topk},
     {"", "TopK", 10, 2, 2, 2, 2, reduce_topk},
 };

@@ -2,6 +2,7 @@
  * inference (core/infer.h, the op rules in core/ops_*.c).
  *
  *   test_infer               self-test; last line "test_infer: N passed, M failed"
+ *   test_infer --ops         lists the op types the registry has rules for
  *   test_infer --dump MODEL  infers MODEL and prints one line per value of the
  *                            main graph: name<TAB>dtype<TAB>dims, dims as
  *                            "[1,3,seq]" ("?" unknown), then "#unknown-op\tT"
@@ -21,6 +22,7 @@
 #include <string.h>
 
 #include "../core/infer.h"
+#include "../core/ops.h"
 #include "../onnx/decl.h"
 #include "../onnx/load.h"
 #include "../onnx/source.h"
@@ -720,8 +722,15 @@ int main(int argc, char **argv)
 {
     if (argc == 3 && !strcmp(argv[1], "--dump"))
         return dump_model(argv[2]);
+    if (argc == 2 && !strcmp(argv[1], "--ops")) { /* the op types with a rule */
+        const OpSchema *s, *prev = NULL;
+        for (size_t i = 0; (s = ops_at(i)); prev = s, i++)
+            if (!prev || strcmp(prev->type, s->type) || strcmp(prev->domain, s->domain))
+                printf("%s%s%s\n", s->domain, *s->domain ? ":" : "", s->type);
+        return 0;
+    }
     if (argc != 1) {
-        fprintf(stderr, "usage: test_infer [--dump MODEL]\n");
+        fprintf(stderr, "usage: test_infer [--dump MODEL | --ops]\n");
         return 1;
     }
     RUN_DIM(dim_interning);

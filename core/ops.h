@@ -1,4 +1,4 @@
-/* ops.h - the op registry for shape inference, and what a rule may call.
+/* ops.h - op rules for shape inference: the schema, and what a rule may call.
  *
  * One OpSchema per (domain, type, since-version): the bounds on its input
  * and output counts and infer(), which reads the input facts and the
@@ -14,20 +14,21 @@
 #ifndef PPQ_OPS_H
 #define PPQ_OPS_H
 
-#include "infer.h"
+#include "facts.h"
 
 typedef struct InferCtx InferCtx;
 typedef int (*OpInferFn)(InferCtx *c);
 
 enum { OPS_VARIADIC = 0xffff };
 
-typedef struct OpSchema {
+struct OpSchema {
     const char *domain; /* "" for the default domain (ai.onnx) */
     const char *type;
     int since;
     uint16_t min_in, max_in, min_out, max_out;
     OpInferFn infer;
-} OpSchema;
+};
+typedef struct OpSchema OpSchema;
 
 typedef struct OpTable {
     const OpSchema *entries;
@@ -39,11 +40,6 @@ extern const OpTable ops_elementwise_table, ops_conv_table, ops_shape_table,
     ops_reduce_table, ops_resize_table, ops_control_table, ops_quant_rnn_table,
     ops_generate_table, ops_select_table;
 
-/* Every entry, sorted by domain, type and since-version: for i from 0 until
- * NULL (listings and tests). */
-const OpSchema *ops_at(size_t i);
-/* NULL when no version of the op is at most opset. */
-const OpSchema *ops_lookup(const char *domain, const char *type, int64_t opset);
 
 /* --- the context a rule sees --- */
 struct InferCtx {
@@ -96,6 +92,9 @@ int infer_broadcast(InferCtx *c, const InferFact *const *ins, size_t n, InferFac
 int infer_subgraph(InferCtx *c, Graph *g, const InferFact *const *ins, size_t n);
 const InferFact *infer_fact_of(const InferCtx *c, const Var *v);
 
+/* What fresh symbols made for op are named after: its name, else its
+ * first output's. */
+const char *infer_origin(const Op *op);
 /* Product of dims [from, to) of f. */
 Dim infer_dims_product(InferCtx *c, const InferFact *f, int from, int to);
 

@@ -23,6 +23,7 @@
 
 #include "../core/infer.h"
 #include "../core/ops.h"
+#include "../core/ops_registry.h"
 #include "../onnx/decl.h"
 #include "../onnx/load.h"
 #include "../onnx/source.h"

@@ -1,6 +1,8 @@
-/* ops.c - the op registry: every family's table, sorted once, searched by
+/* ops_registry.c - the op registry: every family's table, sorted once, searched by
  * (domain, type) and resolved to the newest since-version the model's
  * opset allows. */
+#include "ops_registry.h"
+
 #include "ops.h"
 
 #include <pthread.h>

@@ -37,24 +37,34 @@ static void facts_map_insert(PtrMap *m, const void *k, void *v)
     m->vals[i] = v;
 }
 
+/* Grows m to hold at least need entries at half load. */
+static int facts_map_reserve(PtrMap *m, size_t need)
+{
+    if (need * 2 <= m->cap)
+        return 0;
+    PtrMap n = {NULL, NULL, m->cap ? m->cap : 1024, 0};
+    while (n.cap < need * 2)
+        n.cap *= 2;
+    n.keys = calloc(n.cap, sizeof *n.keys);
+    n.vals = calloc(n.cap, sizeof *n.vals);
+    if (!n.keys || !n.vals) {
+        free(n.keys);
+        free(n.vals);
+        return -1;
+    }
+    for (size_t i = 0; i < m->cap; i++)
+        if (m->keys[i])
+            facts_map_insert(&n, m->keys[i], m->vals[i]);
+    free(m->keys);
+    free(m->vals);
+    *m = n;
+    return 0;
+}
+
 int facts_map_put(PtrMap *m, const void *k, void *v)
 {
-    if ((m->len + 1) * 2 > m->cap) {
-        PtrMap n = {NULL, NULL, m->cap ? m->cap * 2 : 1024, 0};
-        n.keys = calloc(n.cap, sizeof *n.keys);
-        n.vals = calloc(n.cap, sizeof *n.vals);
-        if (!n.keys || !n.vals) {
-            free(n.keys);
-            free(n.vals);
-            return -1;
-        }
-        for (size_t i = 0; i < m->cap; i++)
-            if (m->keys[i])
-                facts_map_insert(&n, m->keys[i], m->vals[i]);
-        free(m->keys);
-        free(m->vals);
-        *m = n;
-    }
+    if (facts_map_reserve(m, m->len + 1))
+        return -1;
     facts_map_insert(m, k, v);
     return 0;
 }
@@ -220,6 +230,11 @@ InferRun *facts_new(Model *m, const InferOptions *o)
     r->m = m;
     if (o)
         r->opt = *o;
+    /* every value of the main graph gets a fact: size the table once */
+    if (facts_map_reserve(&r->facts, m->graph ? m->graph->n_vars : 0)) {
+        infer_free(r);
+        return NULL;
+    }
     return r;
 }
 

@@ -11,7 +11,10 @@ main graph; then
   2. onnxruntime: every node output of the main graph becomes a graph output, the model runs on
      the case's test_data_set_0 inputs, and each actual shape is checked against ppqfmt's dims
      with the symbols bound from the shapes themselves: no conflict allowed.
-A model passes with no conflict (1 and 2) and no miss on an op ppqfmt has a rule for.
+  3. the same with every dim of every graph input made symbolic (a dim_param per dim): the
+     facts must still agree with onnxruntime's shapes once the symbols are bound, which checks the
+     symbolic arithmetic and the propagation of shape values on the whole suite.
+A model passes with no conflict (1, 2 and 3) and no miss on an op ppqfmt has a rule for.
 Last lines: a coverage summary, then `infer_oracle: N passed, M failed`.
 
     /usr/bin/python3 tests/infer_oracle.py [--filter SUBSTR] [--no-ort] [-v]
@@ -102,8 +105,8 @@ class Tally:
     def __init__(self):
         self.c = collections.Counter()
         self.miss_ops = collections.Counter()     # registry ops onnx types better
+        self.more_ops = collections.Counter()     # ops whose outputs only ppqfmt types
         self.unruled = collections.Counter()      # ops without a rule (models that have them)
-        self.ort_unchecked = 0
 
 
 def compare_onnx(name, ours, theirs, prod, ruled, t, problems):
@@ -116,6 +119,7 @@ def compare_onnx(name, ours, theirs, prod, ruled, t, problems):
         t.c['onnx_typed'] += xd is not None and xdims is not None
         if od and odims is not None and not (xd and xdims is not None):
             t.c['ours_only'] += 1
+            t.more_ops[op] += 1
         if xd and xdims is not None and not (od and odims is not None):
             t.c['onnx_only'] += 1
             if op in ruled:
@@ -154,17 +158,17 @@ def eval_dim(expr, env):
     return eval(expr.replace('/', '//'), {'__builtins__': {}}, dict(env))  # noqa: S307
 
 
-def compare_ort(ours, actual, t, problems):
-    """Binds symbols from the actual shapes, then checks every dim."""
+def compare_ort(ours, actual, t, problems, tag=''):
+    """Binds symbols from the actual shapes, then checks every dim (counters prefixed by tag)."""
     env, pending = {}, []
     for v, arr in actual.items():
         dims = ours.get(v, (None, None))[1]
         if dims is None:
-            t.ort_unchecked += 1
+            t.c[tag + 'ort_unchecked'] += 1
             continue
         if len(dims) != arr.ndim:
             problems.append('%s: rank %d, onnxruntime %d' % (v, len(dims), arr.ndim))
-            t.c['ort_conflicts'] += 1
+            t.c[tag + 'ort_conflicts'] += 1
             continue
         pending += [(v, d, int(s), dims) for d, s in zip(dims, arr.shape)]
     progress = True
@@ -178,12 +182,13 @@ def compare_ort(ours, actual, t, problems):
                 rest.append((v, d, s, dims))
                 continue
             progress = True
-            t.c['ort_dims'] += 1
+            t.c[tag + 'ort_dims'] += 1
+            t.c[tag + 'ort_static'] += d.lstrip('-').isdigit()
             if val != s:
-                t.c['ort_conflicts'] += 1
+                t.c[tag + 'ort_conflicts'] += 1
                 problems.append('%s: dim %s = %d, onnxruntime %d (shape %s)' % (v, d, val, s, dims))
         pending = rest
-    t.ort_unchecked += len(pending)
+    t.c[tag + 'ort_unchecked'] += len(pending)
 
 
 def with_all_outputs(model, names, path):
@@ -193,6 +198,19 @@ def with_all_outputs(model, names, path):
     for n in names:
         if n not in have:
             m.graph.output.append(helper.make_empty_tensor_value_info(n))
+    onnx.save(m, path)
+
+
+def symbolic_copy(model, path):
+    """model with every dim of its real inputs replaced by a symbol, saved to path."""
+    m = onnx.ModelProto()
+    m.CopyFrom(model)
+    inits = {t.name for t in m.graph.initializer}
+    for k, vi in enumerate(m.graph.input):
+        if vi.name in inits or vi.type.WhichOneof('value') != 'tensor_type':
+            continue
+        for j, d in enumerate(vi.type.tensor_type.shape.dim):
+            d.dim_param = 'in%d_d%d' % (k, j)
     onnx.save(m, path)
 
 
@@ -248,15 +266,26 @@ def main():
             continue
         out = os.path.join(tmp.name, name.replace('/', '__') + '.onnx')
         with_all_outputs(model, list(prod), out)
-        ort_jobs.append((name, out, feeds))
+        sym = os.path.join(tmp.name, name.replace('/', '__') + '.sym.onnx')
+        symbolic_copy(model, sym)
+        ort_jobs.append((name, out, feeds, sym))
     if ort_jobs:
-        got = ortcheck.run_models([{'model': m, 'inputs': f} for _, m, f in ort_jobs])
-        for (name, _, _), res in zip(ort_jobs, got):
+        with concurrent.futures.ThreadPoolExecutor(2) as pool:
+            sym_dumps = pool.map(lambda j: run_dump(tool, j[3]), ort_jobs)
+            got = ortcheck.run_models([{'model': m, 'inputs': f} for _, m, f, _ in ort_jobs])
+        index = {c[0]: i for i, c in enumerate(cases)}
+        for (name, _, _, _), res, sym in zip(ort_jobs, got, list(sym_dumps)):
             if isinstance(res, str):
                 t.c['ort_skipped'] += 1
                 continue
             t.c['ort_models'] += 1
-            compare_ort(dumps[[c[0] for c in cases].index(name)][0], res, t, results[name])
+            compare_ort(dumps[index[name]][0], res, t, results[name])
+            if isinstance(sym, str):
+                results[name].append('symbolic inputs: ' + sym)
+                continue
+            sym_problems = []
+            compare_ort(sym[0], res, t, sym_problems, 'sym_')
+            results[name] += ['symbolic inputs: ' + p for p in sym_problems]
     tmp.cleanup()
 
     failed = {n: p for n, p in results.items() if p}
@@ -267,15 +296,18 @@ def main():
     print('coverage: %d node outputs; typed with shape: ppqfmt %d (%.1f%%), onnx %d (%.1f%%); '
           'ppqfmt-only %d, onnx-only %d; onnx static dims %d, ppqfmt missed %d; conflicts %d; '
           'onnxruntime: %d models, %d dims checked, %d conflicts, %d values unchecked, %d models '
-          'not run; %.0fs' % (
+          'not run; symbolic inputs: %d dims checked (%d static), %d conflicts, %d unchecked; '
+          '%.0fs' % (
               c['outputs'], c['ours_typed'], pct(c['ours_typed'], c['outputs']), c['onnx_typed'],
               pct(c['onnx_typed'], c['outputs']), c['ours_only'], c['onnx_only'],
               c['onnx_static_dims'], c['static_missed'], c['conflicts'], c['ort_models'],
-              c['ort_dims'], c['ort_conflicts'], t.ort_unchecked, c['ort_skipped'],
-              time.time() - t0))
+              c['ort_dims'], c['ort_conflicts'], c['ort_unchecked'], c['ort_skipped'],
+              c['sym_ort_dims'], c['sym_ort_static'], c['sym_ort_conflicts'],
+              c['sym_ort_unchecked'], time.time() - t0))
     if t.miss_ops:
         print('registry ops onnx types better: ' +
               ', '.join('%s %d' % kv for kv in t.miss_ops.most_common()))
+    print('ppqfmt-only outputs by op: ' + ', '.join('%s %d' % kv for kv in t.more_ops.most_common()))
     print('ops without a rule: ' + ', '.join('%s %d' % kv for kv in t.unruled.most_common()))
     print('infer_oracle: %d passed, %d failed' % (len(results) - len(failed), len(failed)))
     return 1 if failed else 0

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../core/infer.h"
 #include "../core/ops.h"
@@ -688,7 +689,12 @@ static int dump_model(const char *path)
         return 2;
     }
     InferOptions o = {onnx_infer_decl, NULL};
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     R = infer_model(m, &o, &d);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    fprintf(stderr, "test_infer: inference took %.1f ms\n",
+            (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
     if (!R) {
         fprintf(stderr, "test_infer: %s: %s\n", path, d.msg);
         return 4;

@@ -45,6 +45,21 @@ static ConvPad conv_auto_pad(const Op *op)
     return a->s.len == 5 && !memcmp(a->s.ptr, "VALID", 5) ? PAD_VALID : PAD_NOTSET;
 }
 
+/* Geometry the size formulas can take without int64 overflow: each
+ * value within +-2^31 (real models are far below). */
+static int conv_geom_bounded(InferCtx *c, const ConvGeom *g)
+{
+    const int64_t lim = INT32_MAX;
+    for (int i = 0; i < g->n; i++) {
+        int64_t v[6] = {g->kernel[i], g->stride[i], g->dilation[i], g->pads[i], g->pads[i + g->n],
+                        g->out_pad[i]};
+        for (int k = 0; k < 6; k++)
+            if (v[k] > lim || v[k] < -lim)
+                return infer_bad(c, "geometry attribute out of range");
+    }
+    return 0;
+}
+
 /* Reads the geometry attributes for n spatial axes; the kernel from
  * kernel_shape, else from the weight's static dims (w, may be NULL). */
 static int conv_geom(InferCtx *c, int n, const InferFact *w, ConvGeom *g)
@@ -70,7 +85,7 @@ static int conv_geom(InferCtx *c, int n, const InferFact *w, ConvGeom *g)
     for (int i = 0; i < n; i++)
         if (g->stride[i] <= 0 || g->dilation[i] <= 0)
             return infer_bad(c, "strides and dilations must be positive");
-    return 0;
+    return conv_geom_bounded(c, g);
 }
 
 /* Output size of spatial axis i for input size x (Conv and pooling). */

@@ -5,6 +5,7 @@
  * Integer contents are propagated through Add/Sub/Mul/Div/Cast/Identity
  * so shape arithmetic (Shape -> Mul -> Reshape) keeps its values. */
 #include <string.h>
+#include <strings.h>
 
 #include "ops.h"
 

@@ -113,6 +113,8 @@ static int reduce_topk(InferCtx *c)
     Dim d[REDUCE_MAX];
     memcpy(d, x->dims, (size_t)x->rank * sizeof *d);
     const InferFact *k = infer_in(c, 1);
+    if (c->opset < 10 && op_attr_int(c->op, "k", -1) < 0)
+        return infer_bad(c, "k missing or negative");
     if (c->opset < 10)
         d[a] = dim_const(c->dt, op_attr_int(c->op, "k", 0));
     else

@@ -68,8 +68,10 @@ static long resize_floats(const InferCtx *c, size_t i, double *v)
  * d, a product for a symbolic d and a whole scale, else unknown. */
 static Dim resize_scaled(InferCtx *c, Dim d, double scale)
 {
-    if (dim_is_const(d))
-        return dim_const(c->dt, (int64_t)floor((double)dim_value(d) * (double)(float)scale));
+    if (dim_is_const(d)) {
+        double v = floor((double)dim_value(d) * (double)(float)scale);
+        return v >= 0 && v < 9e18 ? dim_const(c->dt, (int64_t)v) : dim_fresh(c->dt);
+    }
     if (scale == floor(scale) && scale >= 0 && scale < 1e9)
         return dim_mul(c->dt, d, dim_const(c->dt, (int64_t)scale));
     return dim_fresh(c->dt);

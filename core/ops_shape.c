@@ -336,7 +336,8 @@ static int shape_split(InferCtx *c)
 
 enum { SLICE_BIG = 2147483647 }; /* an end at least this large means "to the end" */
 
-/* Length of a slice of a static size d (ONNX's clamping rules). */
+/* Length of a slice of a static size d >= 0 (ONNX's clamping rules); the
+ * arithmetic stays inside int64 for any start, end and step != 0. */
 static int64_t slice_len_static(int64_t d, int64_t s, int64_t e, int64_t step)
 {
     s = s < 0 ? (s < -d ? -d : s) + d : s;
@@ -344,11 +345,12 @@ static int64_t slice_len_static(int64_t d, int64_t s, int64_t e, int64_t step)
     if (step > 0) {
         s = s > d ? d : s;
         e = e > d ? d : e;
-        return e > s ? (e - s + step - 1) / step : 0;
+        return e > s ? (e - s - 1) / step + 1 : 0;
     }
     s = s > d - 1 ? d - 1 : s;
     e = e > d - 1 ? d - 1 : e;
-    return s > e ? (s - e + (-step) - 1) / (-step) : 0;
+    uint64_t mag = 0 - (uint64_t)step; /* |step|, also for INT64_MIN */
+    return s > e ? (int64_t)((uint64_t)(s - e - 1) / mag) + 1 : 0;
 }
 
 /* Length of a slice of dim d, or a fresh symbol. A symbolic d resolves for
@@ -556,25 +558,39 @@ static int shape_tile(InferCtx *c)
     return infer_set(c, 0, x->dtype, x->rank, d);
 }
 
+/* The element count of static dims d (n of them) when at most SHAPE_MAX,
+ * else -1. */
+static int64_t shape_small_numel(const Dim *d, int n)
+{
+    int64_t numel = 1;
+    for (int i = 0; i < n; i++) {
+        int64_t v = dim_is_const(d[i]) ? dim_value(d[i]) : -1;
+        if (v < 0 || v > SHAPE_MAX || numel * v > SHAPE_MAX)
+            return -1;
+        numel *= v;
+    }
+    return n < 0 ? -1 : numel;
+}
+
+/* ConstantOfShape: the shape input's contents; the value attribute's type
+ * (float by default), and contents when the value is an integer and the
+ * result small. */
 static int shape_constant_of_shape(InferCtx *c)
 {
     const Attr *a = op_attr(c->op, "value");
     const Tensor *t = a && a->type == ATTR_TENSOR && a->tensors ? a->tensors[0] : NULL;
     int32_t dtype = t ? t->dtype : DT_FLOAT;
-    Dim d[SHAPE_MAX];
+    Dim d[SHAPE_MAX], vals[SHAPE_MAX];
     int n = shape_from_input(c, 0, d);
     if (infer_set(c, 0, dtype, n, d))
         return -1;
-    int64_t numel = 1, v[1];
-    for (int i = 0; i < n && numel >= 0; i++)
-        numel = dim_is_const(d[i]) && numel * dim_value(d[i]) <= SHAPE_MAX ? numel * dim_value(d[i]) : -1;
-    if (!t || n < 0 || numel < 0 || (dtype != DT_INT64 && dtype != DT_INT32) ||
-        tensor_numel(t) != 1 || !t->data)
+    int64_t numel = shape_small_numel(d, n);
+    if (!t || numel < 0 || !facts_dtype_is_int(dtype) || tensor_numel(t) != 1 || !t->data ||
+        t->nbytes < dtype_size(dtype))
         return 0;
-    v[0] = dtype == DT_INT64 ? (int64_t)((const int64_t *)t->data)[0] : ((const int32_t *)t->data)[0];
-    Dim vals[SHAPE_MAX];
+    Dim v = dim_const(c->dt, facts_tensor_int(t, 0));
     for (int64_t i = 0; i < numel; i++)
-        vals[i] = dim_const(c->dt, v[0]);
+        vals[i] = v;
     return infer_set_value(c, 0, vals, (size_t)numel);
 }
 
@@ -594,9 +610,9 @@ static int shape_range(InferCtx *c)
     Dim span = dim_sub(c->dt, l[0], s[0]), n;
     if (dim_is_const(span)) {
         int64_t v = dim_value(span);
-        int64_t q = delta > 0 ? (v > 0 ? (v + delta - 1) / delta : 0)
-                              : (v < 0 ? (-v + (-delta) - 1) / (-delta) : 0);
-        n = dim_const(c->dt, q);
+        uint64_t mag = delta > 0 ? (uint64_t)delta : 0 - (uint64_t)delta;
+        uint64_t dist = delta > 0 ? (v > 0 ? (uint64_t)v : 0) : (v < 0 ? 0 - (uint64_t)v : 0);
+        n = dim_const(c->dt, dist ? (int64_t)((dist - 1) / mag + 1) : 0);
     } else {
         n = delta == 1 && dim_nonneg(span) ? span : dim_fresh(c->dt);
     }
@@ -642,7 +658,7 @@ static int shape_depth_space(InferCtx *c, bool to_space)
 {
     const InferFact *x = infer_in(c, 0);
     int64_t b = op_attr_int(c->op, "blocksize", 0);
-    if (x->rank != 4 || b <= 0)
+    if (x->rank != 4 || b <= 0 || b > INT32_MAX)
         return x->rank < 0 ? infer_set_dtype(c, 0, x->dtype) : infer_bad(c, "needs rank 4 and a blocksize");
     Dim bb = dim_const(c->dt, b), d[4] = {x->dims[0], NULL, NULL, NULL};
     d[1] = to_space ? dim_div_exact(c->dt, x->dims[1], b * b) : dim_mul(c->dt, x->dims[1], dim_const(c->dt, b * b));

@@ -463,6 +463,29 @@ static const char *check_data_propagation(Graph *g)
     return NULL;
 }
 
+/* Shapes read from a Shape's contents: Expand broadcasts against them,
+ * ConstantOfShape builds them, Tile multiplies by them. */
+static const char *check_expand_tile_fill(Graph *g)
+{
+    in_decl(g, "x", "float:batch,1,8");
+    in_decl(g, "y", "float:seq,1");
+    ints(g, "reps", (int64_t[]){1, 2}, 2);
+    ints(g, "one", (int64_t[]){1}, 1);
+    ints(g, "two", (int64_t[]){2}, 1);
+    nd(g, "Shape", "sx", "x", "shx");
+    nd(g, "Expand", "ex", "y,shx", "e");          /* [seq,1] to [batch,1,8] */
+    nd(g, "ConstantOfShape", "fill", "shx", "z");
+    nd(g, "Tile", "tile", "y,reps", "t");
+    nd(g, "Slice", "mid", "shx,one,two", "s0"); /* shx[1:2] */
+    EXPECT(!infer());
+    EXPECT_FACT(g, "e", "float:\\[batch,seq,8]");
+    EXPECT_FACT(g, "z", "float:\\[batch,1,8]");
+    EXPECT_FACT(g, "t", "float:\\[seq,2]");
+    const InferFact *f = infer_fact(R, find(g, "s0"));
+    EXPECT(f && f->value && f->n_value == 1 && !strcmp(str_of(f->value[0]), "1"));
+    return NULL;
+}
+
 static const char *check_split_slice(Graph *g)
 {
     in_decl(g, "x", "float:batch,seq,10");
@@ -750,6 +773,7 @@ int main(int argc, char **argv)
     RUN(conv_symbolic, 13);
     RUN(broadcast, 13);
     RUN(data_propagation, 13);
+    RUN(expand_tile_fill, 13);
     RUN(split_slice, 13);
     RUN(squeeze_opset11, 11);
     RUN(squeeze_opset13, 13);

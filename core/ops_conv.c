@@ -352,6 +352,111 @@ static int conv_qlinear_matmul(InferCtx *c)
     return rc;
 }
 
+/* --- Einsum --- */
+
+enum { EINSUM_MAX = 16 };
+
+typedef struct Einsum {
+    Dim letter[52];   /* dim of each subscript letter (a-z, A-Z) seen */
+    int count[52];    /* occurrences over the inputs */
+    InferFact ell[EINSUM_MAX]; /* each input's "..." dims */
+    size_t n_ell;
+} Einsum;
+
+static int einsum_index(char ch)
+{
+    return ch >= 'a' && ch <= 'z' ? ch - 'a' : ch >= 'A' && ch <= 'Z' ? ch - 'A' + 26 : -1;
+}
+
+/* Reads one input's subscripts (term of length len) against its fact. */
+static int einsum_term(Einsum *e, const char *term, size_t len, const InferFact *x)
+{
+    const char *dots = memchr(term, '.', len);
+    size_t letters = len - (dots ? 3 : 0);
+    if (x->rank < 0 || (size_t)x->rank < letters || (!dots && (size_t)x->rank != letters) ||
+        e->n_ell == EINSUM_MAX)
+        return -1;
+    int n_ell = x->rank - (int)letters, axis = 0;
+    e->ell[e->n_ell++] = (InferFact){0, n_ell, x->dims + (dots ? dots - term : 0), NULL, 0};
+    for (size_t i = 0; i < len; i++) {
+        if (term[i] == '.') {
+            axis += n_ell;
+            i += 2;
+            continue;
+        }
+        int k = einsum_index(term[i]);
+        if (k < 0)
+            return -1;
+        Dim d = x->dims[axis++];
+        if (!e->letter[k] || (dim_is_const(d) && dim_value(d) != 1))
+            e->letter[k] = d;
+        e->count[k]++;
+    }
+    return 0;
+}
+
+/* The output: explicit subscripts after "->" ("..." for the broadcast
+ * ellipsis dims), else the ellipsis dims then the letters used once, in
+ * ASCII order (ONNX's implicit mode). */
+static int einsum_output(InferCtx *c, const Einsum *e, const char *out, const InferFact *ell)
+{
+    Dim d[EINSUM_MAX + 52];
+    int n = 0;
+    int32_t dtype = infer_in(c, 0)->dtype;
+    if (!out) {
+        for (int i = 0; i < ell->rank; i++)
+            d[n++] = ell->dims[i];
+        for (char ch = 'A'; ch <= 'z'; ch++) {
+            int k = einsum_index(ch);
+            if (k >= 0 && e->count[k] == 1 && n < EINSUM_MAX + 52)
+                d[n++] = e->letter[k];
+        }
+        return infer_set(c, 0, dtype, n, d);
+    }
+    for (const char *p = out; *p; p++) {
+        if (*p == '.') {
+            for (int i = 0; i < ell->rank && n < EINSUM_MAX + 52; i++)
+                d[n++] = ell->dims[i];
+            p += p[1] == '.' && p[2] == '.' ? 2 : 0;
+            continue;
+        }
+        int k = einsum_index(*p);
+        if (k < 0 || !e->letter[k] || n == EINSUM_MAX + 52)
+            return infer_set_dtype(c, 0, dtype);
+        d[n++] = e->letter[k];
+    }
+    return infer_set(c, 0, dtype, n, d);
+}
+
+static int conv_einsum(InferCtx *c)
+{
+    const Attr *a = op_attr(c->op, "equation");
+    char eq[256];
+    size_t n = 0;
+    for (size_t i = 0; a && a->type == ATTR_STRING && i < a->s.len && n + 1 < sizeof eq; i++)
+        if (a->s.ptr[i] != ' ')
+            eq[n++] = (char)a->s.ptr[i];
+    eq[n] = '\0';
+    char *arrow = strstr(eq, "->");
+    if (arrow)
+        *arrow = '\0';
+    Einsum e = {{NULL}, {0}, {{0}}, 0};
+    size_t k = 0;
+    for (char *t = eq, *comma; t; t = comma ? comma + 1 : NULL, k++) {
+        comma = strchr(t, ',');
+        size_t len = comma ? (size_t)(comma - t) : strlen(t);
+        if (k >= c->n_in || einsum_term(&e, t, len, infer_in(c, k)))
+            return infer_set_dtype(c, 0, infer_in(c, 0)->dtype);
+    }
+    const InferFact *ells[EINSUM_MAX];
+    InferFact ell;
+    for (size_t i = 0; i < e.n_ell; i++)
+        ells[i] = &e.ell[i];
+    if (k != c->n_in || infer_broadcast(c, ells, e.n_ell, &ell))
+        return infer_set_dtype(c, 0, infer_in(c, 0)->dtype);
+    return einsum_output(c, &e, arrow ? arrow + 2 : NULL, &ell);
+}
+
 static const OpSchema ops_conv[] = {
     {"", "Conv", 1, 2, 3, 1, 1, conv_conv},
     {"", "ConvInteger", 10, 2, 4, 1, 1, conv_conv_integer},
@@ -369,6 +474,7 @@ static const OpSchema ops_conv[] = {
     {"", "GroupNormalization", 18, 3, 3, 1, 1, conv_batchnorm},
     {"", "Gemm", 1, 2, 3, 1, 1, conv_gemm},
     {"", "MatMul", 1, 2, 2, 1, 1, conv_matmul},
+    {"", "Einsum", 12, 1, OPS_VARIADIC, 1, 1, conv_einsum},
     {"", "MatMulInteger", 10, 2, 4, 1, 1, conv_matmul_integer},
     {"", "QLinearMatMul", 10, 8, 8, 1, 1, conv_qlinear_matmul},
 };

@@ -556,12 +556,17 @@ static const char *check_matmul_transpose_concat(Graph *g)
     Op *cat = nd(g, "Concat", "cat", "q,q", "qq");
     must(op_set_attr_int(cat, "axis", 2), "attr");
     nd(g, "Softmax", "sm", "att", "p");
+    in_decl(g, "w", "float:64,7");
+    must(op_set_attr_string(nd(g, "Einsum", "es1", "q,w", "e1"), "equation", "...ij, jk -> ...ik"), "attr");
+    must(op_set_attr_string(nd(g, "Einsum", "es2", "w,w", "e2"), "equation", "ij,ik"), "attr");
     EXPECT(!infer());
     EXPECT_FACT(g, "k", "float:\\[batch,12,64,seq]");
     EXPECT_FACT(g, "att", "float:\\[batch,12,seq,seq]");
     EXPECT_FACT(g, "qv", "float:\\[batch,12,seq]");
     EXPECT_FACT(g, "qq", "float:\\[batch,12,2\\*seq,64]");
     EXPECT_FACT(g, "p", "float:\\[batch,12,seq,seq]");
+    EXPECT_FACT(g, "e1", "float:\\[batch,12,seq,7]");
+    EXPECT_FACT(g, "e2", "float:\\[7,7]"); /* implicit output: letters used once, sorted */
     return NULL;
 }
 

@@ -143,47 +143,27 @@ static int conv_finish(InferCtx *c, int rank, const ConvGeom *g, Dim channels, b
     return infer_set(c, 0, dtype, rank, d);
 }
 
-static int conv_conv(InferCtx *c)
+/* A forward convolution of input 0 by the weight at input w_in; the
+ * output has dtype (0: unknown). */
+static int conv_forward(InferCtx *c, size_t w_in, int32_t dtype)
 {
-    const InferFact *w = infer_in(c, 1);
-    int rank = conv_rank(c);
+    const InferFact *w = infer_in(c, w_in);
+    int rank = infer_in_rank(c, 0) >= 0 ? infer_in_rank(c, 0) : w->rank;
     if (rank < 0)
-        return infer_set_dtype(c, 0, infer_in(c, 0)->dtype);
+        return infer_set_dtype(c, 0, dtype);
     if (rank < 3)
         return infer_bad(c, "input rank %d is below 3", rank);
     ConvGeom g;
     if (conv_geom(c, rank - 2, w, &g))
         return -1;
     Dim m = w->rank == rank ? w->dims[0] : dim_fresh(c->dt);
-    return conv_finish(c, rank, &g, m, false, infer_in(c, 0)->dtype);
+    return conv_finish(c, rank, &g, m, false, dtype);
 }
 
-/* ConvInteger and QLinearConv: int32 or the output zero point's type. */
-static int conv_conv_integer(InferCtx *c)
-{
-    const InferFact *w = infer_in(c, 1);
-    int rank = conv_rank(c);
-    if (rank < 3)
-        return infer_set_dtype(c, 0, DT_INT32);
-    ConvGeom g;
-    if (conv_geom(c, rank - 2, w, &g))
-        return -1;
-    Dim m = w->rank == rank ? w->dims[0] : dim_fresh(c->dt);
-    return conv_finish(c, rank, &g, m, false, DT_INT32);
-}
-
-static int conv_qlinear(InferCtx *c)
-{
-    const InferFact *w = infer_in(c, 3);
-    int rank = infer_in_rank(c, 0);
-    if (rank < 3)
-        return infer_set_dtype(c, 0, infer_in(c, 7)->dtype);
-    ConvGeom g;
-    if (conv_geom(c, rank - 2, w, &g))
-        return -1;
-    Dim m = w->rank == rank ? w->dims[0] : dim_fresh(c->dt);
-    return conv_finish(c, rank, &g, m, false, infer_in(c, 7)->dtype);
-}
+static int conv_conv(InferCtx *c) { return conv_forward(c, 1, infer_in(c, 0)->dtype); }
+static int conv_conv_integer(InferCtx *c) { return conv_forward(c, 1, DT_INT32); }
+/* QLinearConv(x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp, B) */
+static int conv_qlinear(InferCtx *c) { return conv_forward(c, 3, infer_in(c, 7)->dtype); }
 
 static int conv_transpose(InferCtx *c)
 {

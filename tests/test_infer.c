@@ -349,6 +349,17 @@ static void run_graph(const char *name, int64_t opset, GraphCheck fn)
     model_free(M);
 }
 
+/* A new subgraph held by attribute attr of owner. */
+static Graph *attach_graph(Op *owner, const char *attr)
+{
+    Graph *sub = must(graph_new(M, owner->graph, owner), "graph_new");
+    Attr *a = must(op_add_attr(owner, attr, ATTR_GRAPH), "op_add_attr");
+    a->graphs = must(arena_alloc(&M->arena, sizeof *a->graphs), "arena_alloc");
+    a->graphs[0] = sub;
+    a->n = 1;
+    return sub;
+}
+
 static const char *str_of(Dim d)
 {
     static char buf[256];
@@ -621,11 +632,7 @@ static const char *check_if_merge(Graph *g)
     Graph *branches[2];
     const char *src[2] = {"x", "y"};
     for (int i = 0; i < 2; i++) {
-        branches[i] = must(graph_new(M, g, op), "graph_new");
-        Attr *a = must(op_add_attr(op, i ? "else_branch" : "then_branch", ATTR_GRAPH), "attr");
-        a->graphs = must(arena_alloc(&M->arena, sizeof *a->graphs), "alloc");
-        a->graphs[0] = branches[i];
-        a->n = 1;
+        branches[i] = attach_graph(op, i ? "else_branch" : "then_branch");
         Op *relu = nd(branches[i], "Relu", i ? "relu_else" : "relu_then", src[i], i ? "r_else" : "r_then");
         if (graph_add_output(branches[i], relu->outputs[0], (Bytes){0}))
             return "graph_add_output";
@@ -644,11 +651,7 @@ static const char *check_loop_generalises(Graph *g)
     in_decl(g, "n", "int64:");
     in_decl(g, "v0", "float:1");
     Op *loop = nd(g, "Loop", "loop", "n,,v0", "v_final,scan");
-    Graph *body = must(graph_new(M, g, loop), "graph_new");
-    Attr *a = must(op_add_attr(loop, "body", ATTR_GRAPH), "attr");
-    a->graphs = must(arena_alloc(&M->arena, sizeof *a->graphs), "alloc");
-    a->graphs[0] = body;
-    a->n = 1;
+    Graph *body = attach_graph(loop, "body");
     in_decl(body, "i", "int64:");
     in_decl(body, "cond_in", "bool:");
     in_decl(body, "v", "float:?");

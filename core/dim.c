@@ -34,6 +34,8 @@ struct DimTable {
     Arena arena;
     const char **names; /* symbol id -> name */
     size_t n_names, cap_names;
+    bool *fresh; /* symbol id -> made by dim_fresh */
+    size_t cap_fresh;
     NameMap by_name; /* name -> id + 1 */
     Dim *slots;      /* open-addressing set of every DimExpr made */
     size_t cap, len;
@@ -274,12 +276,14 @@ static Dim sym_by_id(DimTable *t, uint32_t id)
     return intern(t, &p);
 }
 
-static Dim sym_new(DimTable *t, const char *name)
+static Dim sym_new(DimTable *t, const char *name, bool fresh)
 {
     if (t->n_names >= UINT32_MAX - 1 ||
         arena_grow(&t->arena, (void **)&t->names, &t->cap_names, t->n_names + 1,
-                   sizeof *t->names))
+                   sizeof *t->names) ||
+        arena_grow(&t->arena, (void **)&t->fresh, &t->cap_fresh, t->n_names + 1, sizeof *t->fresh))
         return oom(t);
+    t->fresh[t->n_names] = fresh;
     const char *copy = arena_strdup(&t->arena, name);
     uint32_t id = (uint32_t)t->n_names;
     if (!copy || namemap_put(&t->by_name, copy, (void *)(uintptr_t)(id + 1)))
@@ -291,7 +295,7 @@ static Dim sym_new(DimTable *t, const char *name)
 Dim dim_sym(DimTable *t, const char *name)
 {
     uintptr_t id = (uintptr_t)namemap_get(&t->by_name, name);
-    return id ? sym_by_id(t, (uint32_t)(id - 1)) : sym_new(t, name);
+    return id ? sym_by_id(t, (uint32_t)(id - 1)) : sym_new(t, name, false);
 }
 
 /* Copies s keeping letters, digits and '_' (others become '_'). */
@@ -315,7 +319,7 @@ Dim dim_fresh(DimTable *t)
     for (;;) {
         snprintf(name, sizeof name, "unk_%s_%u", origin, t->next_fresh++);
         if (!namemap_get(&t->by_name, name))
-            return sym_new(t, name);
+            return sym_new(t, name, true);
     }
 }
 
@@ -327,6 +331,15 @@ bool dim_is_const(Dim d)
 }
 
 int64_t dim_value(Dim d) { return d->n_terms == 1 && d->terms[0].n == 0 ? d->terms[0].coef : 0; }
+
+bool dim_has_fresh(const DimTable *t, Dim d)
+{
+    for (uint32_t i = 0; i < d->n_terms; i++)
+        for (uint32_t k = 0; k < d->terms[i].n; k++)
+            if (t->fresh[d->terms[i].sym[k]])
+                return true;
+    return false;
+}
 
 const char *dim_sym_name(const DimTable *t, Dim d)
 {

@@ -41,6 +41,9 @@ Dim dim_fresh(DimTable *t);
 bool dim_is_const(Dim d);
 /* The value of a constant dim (0 for a symbolic one: check dim_is_const). */
 int64_t dim_value(Dim d);
+/* Whether d involves a symbol made by dim_fresh (a size inference could
+ * not tell, such as unk_conv_0+1). */
+bool dim_has_fresh(const DimTable *t, Dim d);
 /* A single symbol with coefficient 1 and no divisor: its name, else NULL. */
 const char *dim_sym_name(const DimTable *t, Dim d);
 

@@ -83,8 +83,10 @@ static bool shapes_conflict(const InferFact *f, const InferFact *d)
 }
 
 /* Reports a declaration the inferred fact contradicts, then lets the
- * declaration fill in what inference left unknown (a whole type or shape,
- * or a dim inference could only name). */
+ * declaration fill in what inference left unknown: a whole type or shape,
+ * or a dim that involves a fresh symbol (a dim computed from named ones,
+ * such as seq or 2*seq, is knowledge a static declaration must not
+ * overwrite). */
 static void fact_merge_decl(InferRun *r, const Var *v, InferFact *f, const InferFact *d)
 {
     char msg[1024], a[480], b[480];
@@ -108,7 +110,7 @@ static void fact_merge_decl(InferRun *r, const Var *v, InferFact *f, const Infer
         return;
     }
     for (int i = 0; i < f->rank && d->rank == f->rank; i++)
-        if (!dim_is_const(f->dims[i]) && dim_is_const(d->dims[i]))
+        if (dim_has_fresh(r->dt, f->dims[i]) && dim_is_const(d->dims[i]))
             f->dims[i] = d->dims[i];
 }
 

@@ -191,6 +191,7 @@ static const char *check_dim_fresh_names(void)
     EXPECT_STR(dim_fresh(DT), "unk_conv3_2");
     EXPECT(S("unk_conv3_0") == a);
     EXPECT(dim_nonneg(dim_add(DT, a, C(1))) && !dim_nonneg(dim_sub(DT, a, C(1))));
+    EXPECT(dim_has_fresh(DT, dim_add(DT, a, C(1))) && !dim_has_fresh(DT, S("seq")));
     return NULL;
 }
 
@@ -693,6 +694,26 @@ static const char *check_unknown_op_and_conflict(Graph *g)
     return NULL;
 }
 
+/* A static declaration fills in a dim involving a fresh symbol (here
+ * floor((H-3)/2)+1 = unk+1), never one computed from named symbols (H stays
+ * H even where value_info, say from a static export, has 7). */
+static const char *check_declared_dims_fill_fresh_only(Graph *g)
+{
+    in_decl(g, "x", "float:1,3,H,W");
+    floats(g, "w", (int64_t[]){8, 3, 3, 3}, 4);
+    Op *down = nd(g, "Conv", "c2", "x,w", "y");
+    ints_attr(down, "strides", (int64_t[]){2, 2}, 2);
+    nd(g, "Relu", "relu", "x", "r");
+    if (graph_add_value_info(g, find(g, "y"), text("float:1,8,5,6")) ||
+        graph_add_value_info(g, find(g, "r"), text("float:1,3,7,7")))
+        return "graph_add_value_info";
+    EXPECT(!infer());
+    EXPECT_FACT(g, "y", "float:\\[1,8,5,6]");
+    EXPECT_FACT(g, "r", "float:\\[1,3,H,W]");
+    EXPECT(n_issues() == 0);
+    return NULL;
+}
+
 /* The registry resolves by opset: TopK-1 reads k as an attribute, and an op
  * newer than the model's opset (HardSwish-14 under 13) is unknown. */
 static const char *check_opset_resolution(Graph *g)
@@ -791,6 +812,7 @@ int main(int argc, char **argv)
     RUN(if_merge, 13);
     RUN(loop_generalises, 13);
     RUN(unknown_op_and_conflict, 13);
+    RUN(declared_dims_fill_fresh_only, 13);
     RUN(opset_resolution, 13);
     printf("test_infer: %d passed, %d failed\n", n_passed, n_failed);
     return n_failed ? 1 : 0;

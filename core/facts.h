@@ -1,0 +1,118 @@
+/* facts.h - what shape inference knows, per value: the fact table of one
+ * inference run (core/infer.h runs it; the rules in core/ops_*.c read and
+ * write it through core/ops.h).
+ *
+ * A fact is an element type, a rank and symbolic dims (dim.h), plus the
+ * contents of small integer tensors computed from shapes. The table is a
+ * hash map keyed by Var pointer and owned by the run, so the IR itself
+ * carries no inference state. The struct below is shared by the inference
+ * modules only; users see the accessor functions. */
+#ifndef PPQ_FACTS_H
+#define PPQ_FACTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dim.h"
+#include "graph.h"
+
+/* What inference knows about one value. */
+typedef struct InferFact {
+    int32_t dtype; /* ONNX element type; 0 unknown */
+    int rank;      /* -1 unknown */
+    Dim *dims;     /* rank entries, never NULL entries */
+    /* Integer contents, row-major, when known (small int tensors); entries
+     * may be NULL where one element is unknown. NULL: contents unknown. */
+    Dim *value;
+    size_t n_value;
+} InferFact;
+
+/* A declared tensor type with the names of its symbolic dims. */
+typedef struct InferDecl {
+    int32_t dtype;           /* 0: none declared */
+    int rank;                /* -1: no shape */
+    const int64_t *dims;     /* -1 where symbolic or absent */
+    const char *const *names; /* dim_param per dim, or NULL entries */
+} InferDecl;
+
+/* Decodes the declared type of a graph input/output or value_info entry
+ * from its encoded ValueInfoProto (only onnx/ knows the format; see
+ * onnx/decl.h). Returns 0, or -1 when it cannot (then TypeInfo is used). */
+typedef int (*InferDeclFn)(void *ctx, Arena *a, Bytes wire, InferDecl *out);
+
+typedef struct InferOptions {
+    InferDeclFn decl; /* NULL: Var.type (symbolic dims without names) */
+    void *decl_ctx;
+} InferOptions;
+
+/* A declared type the inferred one contradicts, or an operation whose
+ * inputs break its rule (incompatible broadcast, bad attribute). */
+typedef struct InferIssue {
+    const char *subject; /* tensor or node */
+    const char *detail;
+} InferIssue;
+
+typedef struct InferRun InferRun;
+
+/* The fact of v, or NULL when nothing is known. */
+const InferFact *infer_fact(const InferRun *r, const Var *v);
+DimTable *infer_dims(const InferRun *r);
+/* Conflicts and rule violations, in graph order. */
+const InferIssue *infer_issues(const InferRun *r, size_t *n);
+/* Operation types with no rule (registry entry for their domain/opset),
+ * each once, as "domain:Type" or "Type" for the default domain. */
+const char *const *infer_unknown_ops(const InferRun *r, size_t *n);
+void infer_free(InferRun *r);
+
+/* --- shared by the inference modules --- */
+
+/* Integer tensors up to this many elements carry their contents. */
+enum { FACTS_MAX_VALUE = 64 };
+
+typedef struct PtrMap {
+    const void **keys;
+    void **vals;
+    size_t cap, len;
+} PtrMap;
+
+struct InferRun {
+    Model *m;
+    Arena arena;
+    DimTable *dt;
+    InferOptions opt;
+    /* the walker, for rules that infer a subgraph (infer.c sets it) */
+    int (*walk)(InferRun *r, Graph *g, const InferFact *const *ins, size_t n);
+    PtrMap facts;   /* Var -> InferFact */
+    PtrMap decls;   /* Var -> declared InferFact */
+    PtrMap visited; /* Graph -> itself, once walked */
+    InferIssue *issues;
+    size_t n_issues, cap_issues;
+    const char **unknown;
+    size_t n_unknown, cap_unknown;
+    NameMap unknown_set;
+    bool oom;
+};
+
+extern const InferFact facts_unknown; /* dtype 0, rank -1 */
+
+/* A new, empty run for m (NULL when out of memory). */
+InferRun *facts_new(Model *m, const InferOptions *o);
+void *facts_map_get(const PtrMap *m, const void *k);
+int facts_map_put(PtrMap *m, const void *k, void *v);
+/* n elements of size in the run's arena; NULL (run marked oom) on failure. */
+void *facts_alloc(InferRun *r, size_t n, size_t size);
+void facts_issue(InferRun *r, const char *subject, const char *detail);
+void facts_unknown_op(InferRun *r, const Op *op);
+/* A copy of f in the run's arena (dims and contents included). */
+InferFact *facts_dup(InferRun *r, const InferFact *f);
+bool facts_known(const InferFact *f);
+/* Records f (copied) as v's fact, unless f knows nothing. */
+void facts_store(InferRun *r, const Var *v, const InferFact *f);
+bool facts_dtype_is_int(int32_t t);
+/* Element i of an integer tensor (with data) as int64. */
+int64_t facts_tensor_int(const Tensor *t, size_t i);
+/* Type, shape and (small integer) contents of a constant tensor. */
+void facts_from_tensor(InferRun *r, const Tensor *t, InferFact *f);
+
+#endif

@@ -1,0 +1,228 @@
+/* ops_elementwise.c - rules for elementwise operators: unary ones keep
+ * their input's type and shape, binary and variadic ones broadcast
+ * multidirectionally (numpy rules, opset 7 on; before it the output has the
+ * first input's shape), comparisons and logic give bool, Cast gives `to`.
+ * Integer contents are propagated through Add/Sub/Mul/Div/Cast/Identity
+ * so shape arithmetic (Shape -> Mul -> Reshape) keeps its values. */
+#include <string.h>
+#include <strings.h>
+
+#include "ops.h"
+
+/* Same type and shape as input 0 (every output); Identity-like ops also
+ * pass integer contents on. */
+static int ew_unary(InferCtx *c)
+{
+    for (size_t i = 0; i < c->n_out; i++)
+        if (infer_copy(c, i, 0))
+            return -1;
+    return 0;
+}
+
+static int ew_identity(InferCtx *c)
+{
+    const InferFact *x = infer_in(c, 0);
+    if (infer_copy(c, 0, 0))
+        return -1;
+    return x->value ? infer_set_value(c, 0, x->value, x->n_value) : 0;
+}
+
+static int ew_to_bool(InferCtx *c)
+{
+    const InferFact *x = infer_in(c, 0);
+    return infer_set(c, 0, DT_BOOL, x->rank, x->dims);
+}
+
+/* Dropout: output 0 like the input, the optional mask bool of its shape. */
+static int ew_dropout(InferCtx *c)
+{
+    const InferFact *x = infer_in(c, 0);
+    if (infer_copy(c, 0, 0))
+        return -1;
+    return c->n_out > 1 ? infer_set(c, 1, DT_BOOL, x->rank, x->dims) : 0;
+}
+
+/* Before opset 7 binary ops broadcast only B into A: the output is A. */
+static int ew_legacy_binary(InferCtx *c)
+{
+    return infer_copy(c, 0, 0);
+}
+
+/* The broadcast of every present input; dtype from input `typed`. */
+static int ew_broadcast(InferCtx *c, size_t first, size_t typed, int32_t dtype)
+{
+    const InferFact *ins[16];
+    size_t n = 0;
+    for (size_t i = first; i < c->n_in; i++) {
+        if (!infer_has_in(c, i))
+            continue;
+        if (n == 16)
+            return 0; /* more inputs than the rule holds: leave unknown */
+        ins[n++] = infer_in(c, i);
+    }
+    InferFact shape = {0, -1, NULL, NULL, 0};
+    if (infer_broadcast(c, ins, n, &shape))
+        return -1;
+    return infer_set(c, 0, dtype ? dtype : infer_in(c, typed)->dtype, shape.rank, shape.dims);
+}
+
+/* Element k of a value broadcast to n elements (length 1 or n). */
+static Dim ew_value_at(const InferFact *f, size_t k)
+{
+    return f->n_value == 1 ? f->value[0] : f->value[k];
+}
+
+/* An integer division with a provable result: both operands constant (ONNX
+ * integer Div truncates, like C), or a non-negative size over a positive
+ * constant whose floor division is exact (a symbolic remainder in
+ * [0, b) proves it). */
+static Dim ew_div_value(DimTable *dt, Dim a, Dim b)
+{
+    if (!dim_is_const(b) || dim_value(b) == 0)
+        return NULL;
+    int64_t k = dim_value(b);
+    if (dim_is_const(a))
+        return dim_value(a) == INT64_MIN && k == -1 ? NULL : dim_const(dt, dim_value(a) / k);
+    if (k < 0 || !dim_nonneg(a))
+        return NULL;
+    Dim q = dim_floordiv(dt, a, k);
+    Dim rem = dim_sub(dt, a, dim_mul(dt, q, b));
+    return dim_is_const(rem) && dim_value(rem) >= 0 && dim_value(rem) < k ? q : NULL;
+}
+
+static Dim ew_apply(InferCtx *c, char op, Dim a, Dim b)
+{
+    if (!a || !b)
+        return NULL;
+    switch (op) {
+    case '+': return dim_add(c->dt, a, b);
+    case '-': return dim_sub(c->dt, a, b);
+    case '*': return dim_mul(c->dt, a, b);
+    default: return ew_div_value(c->dt, a, b);
+    }
+}
+
+/* Integer contents of a binary arithmetic op whose inputs both carry them. */
+static int ew_arith_value(InferCtx *c, char op)
+{
+    const InferFact *a = infer_in(c, 0), *b = infer_in(c, 1);
+    int32_t t = c->out[0].dtype;
+    if (!a->value || !b->value || (t != DT_INT64 && t != DT_INT32) || c->out[0].rank < 0)
+        return 0;
+    size_t n = a->n_value > b->n_value ? a->n_value : b->n_value;
+    if ((a->n_value != n && a->n_value != 1) || (b->n_value != n && b->n_value != 1) || n > 64)
+        return 0;
+    Dim v[64];
+    for (size_t k = 0; k < n; k++)
+        v[k] = ew_apply(c, op, ew_value_at(a, k), ew_value_at(b, k));
+    return infer_set_value(c, 0, v, n);
+}
+
+static int ew_binary(InferCtx *c) { return ew_broadcast(c, 0, 0, 0); }
+static int ew_compare(InferCtx *c) { return ew_broadcast(c, 0, 0, DT_BOOL); }
+static int ew_where(InferCtx *c) { return ew_broadcast(c, 0, 1, 0); }
+
+static int ew_arith(InferCtx *c, char op)
+{
+    return ew_broadcast(c, 0, 0, 0) ? -1 : ew_arith_value(c, op);
+}
+
+static int ew_add(InferCtx *c) { return ew_arith(c, '+'); }
+static int ew_sub(InferCtx *c) { return ew_arith(c, '-'); }
+static int ew_mul(InferCtx *c) { return ew_arith(c, '*'); }
+static int ew_div(InferCtx *c) { return ew_arith(c, '/'); }
+
+static bool ew_int_type(int32_t t) { return t == DT_INT64 || t == DT_INT32; }
+
+static int ew_cast_to(InferCtx *c, int32_t to)
+{
+    const InferFact *x = infer_in(c, 0);
+    if (infer_set(c, 0, to, x->rank, x->dims))
+        return -1;
+    if (x->value && ew_int_type(to) && ew_int_type(x->dtype))
+        return infer_set_value(c, 0, x->value, x->n_value);
+    return 0;
+}
+
+static int ew_cast(InferCtx *c)
+{
+    int64_t to = op_attr_int(c->op, "to", 0);
+    if (!dtype_is_known((int32_t)to) || to == 0)
+        return infer_bad(c, "Cast to unknown element type %lld", (long long)to);
+    return ew_cast_to(c, (int32_t)to);
+}
+
+/* Cast-1..5 spelled `to` as a string ("FLOAT"); dtype_name() matches the
+ * lower-case spelling. */
+static int ew_cast_legacy(InferCtx *c)
+{
+    const Attr *a = op_attr(c->op, "to");
+    if (a && a->type == ATTR_INT)
+        return ew_cast(c);
+    if (!a || a->type != ATTR_STRING)
+        return 0;
+    for (int32_t t = 1; t <= DT_LAST; t++) {
+        const char *n = dtype_name(t);
+        if (strlen(n) == a->s.len && !strncasecmp(n, (const char *)a->s.ptr, a->s.len))
+            return ew_cast_to(c, t);
+    }
+    return 0;
+}
+
+static int ew_castlike(InferCtx *c) { return ew_cast_to(c, infer_in(c, 1)->dtype); }
+
+#define UNARY(name, v) {"", name, v, 1, 1, 1, 1, ew_unary}
+#define BINARY(name, v, fn) {"", name, v, 2, 2, 1, 1, fn}
+
+static const OpSchema ops_elementwise[] = {
+    UNARY("Relu", 1), UNARY("Sigmoid", 1), UNARY("Tanh", 1), UNARY("Erf", 9),
+    UNARY("Sqrt", 1), UNARY("Exp", 1), UNARY("Log", 1), UNARY("Neg", 1), UNARY("Abs", 1),
+    UNARY("LeakyRelu", 1), UNARY("HardSigmoid", 1), UNARY("HardSwish", 14), UNARY("Elu", 1),
+    UNARY("Selu", 1), UNARY("Celu", 12), UNARY("Softplus", 1), UNARY("Softsign", 1),
+    UNARY("ThresholdedRelu", 10), UNARY("Mish", 18), UNARY("Gelu", 20), UNARY("Shrink", 9),
+    UNARY("Ceil", 1), UNARY("Floor", 1), UNARY("Round", 11), UNARY("Reciprocal", 1),
+    UNARY("Sign", 9), UNARY("Sin", 7), UNARY("Cos", 7), UNARY("Tan", 7), UNARY("Asin", 7),
+    UNARY("Acos", 7), UNARY("Atan", 7), UNARY("Sinh", 9), UNARY("Cosh", 9), UNARY("Asinh", 9),
+    UNARY("Acosh", 9), UNARY("Atanh", 9), UNARY("BitwiseNot", 18), UNARY("Not", 1),
+    UNARY("Softmax", 1), UNARY("LogSoftmax", 1), UNARY("Hardmax", 1), UNARY("LRN", 1),
+    UNARY("InstanceNormalization", 1), UNARY("MeanVarianceNormalization", 9),
+    UNARY("LpNormalization", 1), UNARY("CumSum", 11), UNARY("Trilu", 14),
+    UNARY("ReverseSequence", 10), UNARY("ScatterElements", 11),
+    UNARY("Scatter", 9), UNARY("ScatterND", 11),
+    {"", "Clip", 1, 1, 3, 1, 1, ew_unary},
+    {"", "PRelu", 1, 2, 2, 1, 1, ew_unary},
+    {"", "Identity", 1, 1, 1, 1, 1, ew_identity},
+    {"", "Dropout", 1, 1, 3, 1, 2, ew_dropout},
+    {"", "IsNaN", 9, 1, 1, 1, 1, ew_to_bool},
+    {"", "IsInf", 10, 1, 1, 1, 1, ew_to_bool},
+    BINARY("Add", 1, ew_legacy_binary), BINARY("Add", 7, ew_add),
+    BINARY("Sub", 1, ew_legacy_binary), BINARY("Sub", 7, ew_sub),
+    BINARY("Mul", 1, ew_legacy_binary), BINARY("Mul", 7, ew_mul),
+    BINARY("Div", 1, ew_legacy_binary), BINARY("Div", 7, ew_div),
+    BINARY("Pow", 1, ew_legacy_binary), BINARY("Pow", 7, ew_binary),
+    BINARY("Mod", 10, ew_binary), BINARY("BitShift", 11, ew_binary),
+    BINARY("BitwiseAnd", 18, ew_binary), BINARY("BitwiseOr", 18, ew_binary),
+    BINARY("BitwiseXor", 18, ew_binary),
+    BINARY("And", 1, ew_legacy_binary), BINARY("And", 7, ew_compare),
+    BINARY("Or", 1, ew_legacy_binary), BINARY("Or", 7, ew_compare),
+    BINARY("Xor", 1, ew_legacy_binary), BINARY("Xor", 7, ew_compare),
+    BINARY("Equal", 1, ew_to_bool), BINARY("Equal", 7, ew_compare),
+    BINARY("Less", 1, ew_to_bool), BINARY("Less", 7, ew_compare),
+    BINARY("Greater", 1, ew_to_bool), BINARY("Greater", 7, ew_compare),
+    BINARY("LessOrEqual", 12, ew_compare), BINARY("GreaterOrEqual", 12, ew_compare),
+    {"", "Max", 1, 1, OPS_VARIADIC, 1, 1, ew_legacy_binary},
+    {"", "Max", 8, 1, OPS_VARIADIC, 1, 1, ew_binary},
+    {"", "Min", 1, 1, OPS_VARIADIC, 1, 1, ew_legacy_binary},
+    {"", "Min", 8, 1, OPS_VARIADIC, 1, 1, ew_binary},
+    {"", "Sum", 1, 1, OPS_VARIADIC, 1, 1, ew_legacy_binary},
+    {"", "Sum", 8, 1, OPS_VARIADIC, 1, 1, ew_binary},
+    {"", "Mean", 1, 1, OPS_VARIADIC, 1, 1, ew_legacy_binary},
+    {"", "Mean", 8, 1, OPS_VARIADIC, 1, 1, ew_binary},
+    {"", "Where", 9, 3, 3, 1, 1, ew_where},
+    {"", "Cast", 1, 1, 1, 1, 1, ew_cast_legacy},
+    {"", "Cast", 6, 1, 1, 1, 1, ew_cast},
+    {"", "CastLike", 15, 2, 2, 1, 1, ew_castlike},
+};
+
+const OpTable ops_elementwise_table = {ops_elementwise,
+                                       sizeof ops_elementwise / sizeof ops_elementwise[0]};

@@ -1,0 +1,73 @@
+/* ops_registry.c - the op registry: every family's table, sorted once, searched by
+ * (domain, type) and resolved to the newest since-version the model's
+ * opset allows. */
+#include "ops_registry.h"
+
+#include "ops.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const OpTable *const ops_families[] = {
+    &ops_elementwise_table, &ops_conv_table, &ops_shape_table, &ops_reduce_table,
+    &ops_resize_table, &ops_control_table, &ops_quant_rnn_table, &ops_generate_table,
+    &ops_select_table,
+};
+
+static const OpSchema **ops_sorted;
+static size_t ops_n;
+static pthread_once_t ops_once = PTHREAD_ONCE_INIT;
+
+static int ops_cmp_key(const char *dom, const char *type, const OpSchema *s)
+{
+    int c = strcmp(dom, s->domain);
+    return c ? c : strcmp(type, s->type);
+}
+
+static int ops_cmp(const void *a, const void *b)
+{
+    const OpSchema *x = *(const OpSchema *const *)a, *y = *(const OpSchema *const *)b;
+    int c = ops_cmp_key(x->domain, x->type, y);
+    return c ? c : (x->since > y->since) - (x->since < y->since);
+}
+
+/* Builds the sorted index; on allocation failure lookups find nothing
+ * (every op then reads as unknown, which is safe). */
+static void ops_build(void)
+{
+    size_t n = 0;
+    for (size_t f = 0; f < sizeof ops_families / sizeof ops_families[0]; f++)
+        n += ops_families[f]->n;
+    ops_sorted = malloc(n * sizeof *ops_sorted);
+    if (!ops_sorted)
+        return;
+    for (size_t f = 0; f < sizeof ops_families / sizeof ops_families[0]; f++)
+        for (size_t i = 0; i < ops_families[f]->n; i++)
+            ops_sorted[ops_n++] = &ops_families[f]->entries[i];
+    qsort(ops_sorted, ops_n, sizeof *ops_sorted, ops_cmp);
+}
+
+const OpSchema *ops_lookup(const char *domain, const char *type, int64_t opset)
+{
+    pthread_once(&ops_once, ops_build);
+    size_t lo = 0, hi = ops_n;
+    while (lo < hi) { /* first entry not below (domain, type) */
+        size_t mid = lo + (hi - lo) / 2;
+        if (ops_cmp_key(domain, type, ops_sorted[mid]) > 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    const OpSchema *best = NULL;
+    for (; lo < ops_n && !ops_cmp_key(domain, type, ops_sorted[lo]); lo++)
+        if (ops_sorted[lo]->since <= opset)
+            best = ops_sorted[lo];
+    return best;
+}
+
+const OpSchema *ops_at(size_t i)
+{
+    pthread_once(&ops_once, ops_build);
+    return i < ops_n ? ops_sorted[i] : NULL;
+}

@@ -1,0 +1,18 @@
+/* ops_registry.h - every op rule (ops.h), found by (domain, type) and the
+ * model's opset for the domain: the entry with the greatest since-version
+ * not above it, as onnx resolves an operator. */
+#ifndef PPQ_OPS_REGISTRY_H
+#define PPQ_OPS_REGISTRY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct OpSchema OpSchema;
+
+/* NULL when no version of the op is at most opset. */
+const OpSchema *ops_lookup(const char *domain, const char *type, int64_t opset);
+/* Every entry, sorted by domain, type and since-version: for i from 0 until
+ * NULL (listings and tests). */
+const OpSchema *ops_at(size_t i);
+
+#endif

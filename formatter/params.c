@@ -11,6 +11,26 @@ bool dtype_is_float(int32_t dt)
     return dt == DT_FLOAT || dt == DT_DOUBLE || dt == DT_FLOAT16 || dt == DT_BFLOAT16;
 }
 
+bool dtype_holds(int32_t dt, double v)
+{
+    float f = (float)v; /* the conversion tensor_set_f64 makes */
+    switch (dt) {
+    case DT_DOUBLE: return isfinite(v);
+    case DT_FLOAT: return isfinite(f);
+    case DT_FLOAT16: return (float_to_half(f) & 0x7c00) != 0x7c00;
+    case DT_BFLOAT16: return (float_to_bfloat16(f) & 0x7f80) != 0x7f80;
+    default: return isfinite(v);
+    }
+}
+
+bool factors_finite(const double *k, const double *s, int64_t channels)
+{
+    for (int64_t c = 0; c < channels; c++)
+        if (!isfinite(k[c]) || !isfinite(s[c]))
+            return false;
+    return true;
+}
+
 const Tensor *param_numeric(const Var *v)
 {
     /* Exporters alias parameters through Identity (torch does for equal

@@ -48,6 +48,12 @@ bool op_is(const Op *op, const char *type);
 
 /* --- shared by the fusion passes (params.c) --- */
 bool dtype_is_float(int32_t dt);
+/* Is v, stored as a dt element, still a finite number? Folds check their
+ * results with it: a value that overflows float16 (or float) would become
+ * inf where the model computed a finite number. */
+bool dtype_holds(int32_t dt, double v);
+/* Are all BatchNormalization factors (bn_factors) finite numbers? */
+bool factors_finite(const double *k, const double *s, int64_t channels);
 /* v's value when v is a parameter (possibly through Identity nodes) whose
  * numeric bytes are available. */
 const Tensor *param_numeric(const Var *v);

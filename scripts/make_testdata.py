@@ -96,6 +96,14 @@ def finish(g, opset=OPSET, ir=IR):
     return m
 
 
+def finish_with(g, opsets):
+    """finish() with several opset imports: (domain, version) pairs."""
+    m = finish(g)
+    del m.opset_import[:]
+    m.opset_import.extend(helper.make_opsetid(d, v) for d, v in opsets)
+    return m
+
+
 def if_node(name, cond, outputs, then_g, else_g):
     return helper.make_node("If", [cond], outputs, name=name,
                             then_branch=then_g, else_branch=else_g)
@@ -927,6 +935,24 @@ def _(r):
         [fvi("c", [1, 4, 6, 6]), fvi("Y", [1, 4, 6, 6])], inits=[w, b, a]))
 
 
+@model("fusebias_float16_overflow")
+def _(r):
+    """float16: X [1,1,4,4] -> Sub(50) -> Conv 1x1 (W [2,1,1,1] = 1000, 0.5;
+    B = 50000, 0.25) -> Add(A [1,2,1,1] = 30000, 0.5) -> Y.  Channel 0 of
+    the Conv is 1000*(x-50) + 50000, within +-1000, so Y stays near 30000;
+    but the folded bias B+A = 80000 overflows float16 (max 65504) to inf.
+    Expect: not fused (a warning naming add0): conv0 and add0 unchanged."""
+    return finish(graph(
+        [node("Sub", ["X", "fifty"], ["xs"], "sub0"),
+         node("Conv", ["xs", "W", "B"], ["c"], "conv0", kernel_shape=[1, 1]),
+         node("Add", ["c", "A"], ["Y"], "add0")],
+        "fusebias_float16_overflow", [f16vi("X", [1, 1, 4, 4])], [f16vi("Y", [1, 2, 4, 4])],
+        inits=[raw_tensor("fifty", np.array(50, np.float16)),
+               raw_tensor("W", np.array([1000, 0.5], np.float16).reshape(2, 1, 1, 1)),
+               raw_tensor("B", np.array([50000, 0.25], np.float16)),
+               raw_tensor("A", np.array([30000, 0.5], np.float16).reshape(1, 2, 1, 1))]))
+
+
 # ---------------------------------------------------------------------------
 # fuse-bn: Conv/ConvTranspose/Gemm -> BatchNormalization folds into the weights
 # ---------------------------------------------------------------------------
@@ -1109,6 +1135,28 @@ def _(r):
          bn("c", "Y", "bn0", "bn0")],
         "fusebn_float16", [f16vi("X", [1, 3, 5, 5])], [f16vi("Y", [1, 4, 5, 5])],
         inits=[w, b] + bn_inits(r, "bn0", 4, np.float16)))
+
+
+@model("fusebn_float16_overflow")
+def _(r):
+    """float16: X [1,2,4,4] -> Mul(0.001) -> Conv 1x1 (W [2,2,1,1] of
+    magnitude ~100) -> BN (scale 1000, var 1: factor ~1000) -> Y.  The Conv
+    output stays below 1 and Y near 200, but the folded weight 100 * 1000
+    overflows float16 (max 65504) to inf.
+    Expect with fuse-bn: not fused (a warning naming bn0): conv0 and bn0
+    unchanged.  Default: bn-to-conv makes bn0 a depthwise 1x1 Conv (its
+    factors fit float16)."""
+    w = (r.uniform(90, 110, (2, 2, 1, 1)) * r.choice([-1, 1], (2, 2, 1, 1))).astype(np.float16)
+    stats = [raw_tensor("bn0_scale", np.array([1000, 800], np.float16)),
+             raw_tensor("bn0_bias", np.array([0.5, -0.5], np.float16)),
+             raw_tensor("bn0_mean", np.array([0.01, -0.02], np.float16)),
+             raw_tensor("bn0_var", np.array([1, 1], np.float16))]
+    return finish(graph(
+        [node("Mul", ["X", "milli"], ["xs"], "mul0"),
+         node("Conv", ["xs", "W"], ["c"], "conv0", kernel_shape=[1, 1]),
+         bn("c", "Y", "bn0", "bn0")],
+        "fusebn_float16_overflow", [f16vi("X", [1, 2, 4, 4])], [f16vi("Y", [1, 2, 4, 4])],
+        inits=[raw_tensor("milli", np.array(0.001, np.float16)), raw_tensor("W", w)] + stats))
 
 
 @model("fusebn_in_if")
@@ -1357,6 +1405,52 @@ def _(r):
         [bn("X", "Y", "bn0", "bn0")],
         "bntoconv_float16", [f16vi("X", [1, 3, 4, 4])], [f16vi("Y", [1, 3, 4, 4])],
         inits=bn_inits(r, "bn0", 3, np.float16)))
+
+
+@model("bntoconv_float16_data")
+def _(r):
+    """Opset 15: float16 X [1,3,4,4] -> Relu -> r (no value_info: its type
+    comes from X through the Relu) -> BN whose scale/bias/mean/var are
+    float32 (BatchNormalization-15 allows it) -> Y float16.
+    Expect: no BN; Y made by a depthwise 1x1 Conv whose weight and bias are
+    float16, the data's type (float32 ones would not type-check)."""
+    return finish(graph(
+        [node("Relu", ["X"], ["r"], "relu0"), bn("r", "Y", "bn0", "bn0")],
+        "bntoconv_float16_data", [f16vi("X", [1, 3, 4, 4])], [f16vi("Y", [1, 3, 4, 4])],
+        inits=bn_inits(r, "bn0", 3)), opset=15)
+
+
+@model("bntoconv_unknown_dtype")
+def _(r):
+    """Opset 15: float X [1,3,4,4] -> com.microsoft Gelu (an operator ppqfmt
+    does not know, no value_info) -> u -> BN with float16 statistics
+    (BatchNormalization-15 allows them to differ from the data) -> Y float.
+    The data's type is not known to ppqfmt.
+    Expect: bn0 kept, with a warning naming it and saying that the element
+    type is unknown: a Conv's weight must have the data's type, and guessing
+    the statistics' float16 would be invalid."""
+    return finish_with(graph(
+        [node("Gelu", ["X"], ["u"], "gelu0", domain="com.microsoft"),
+         bn("u", "Y", "bn0", "bn0")],
+        "bntoconv_unknown_dtype", [fvi("X", [1, 3, 4, 4])], [fvi("Y", [1, 3, 4, 4])],
+        inits=bn_inits(r, "bn0", 3, np.float16)), [("", 15), ("com.microsoft", 1)])
+
+
+@model("bntoconv_float16_overflow")
+def _(r):
+    """Opset 15: float16 X [1,3,4,4] -> Mul(0.0001) -> xs (value_info: float16
+    [1,3,4,4]) -> BN with float32 statistics whose factor scale/sqrt(var+eps) is 1e5 for channel 0: Y stays
+    within +-10, but 1e5 as a float16 Conv weight is inf.
+    Expect: bn0 kept (a warning naming it)."""
+    stats = [raw_tensor("bn0_scale", np.array([1e5, 2, 3], np.float32)),
+             raw_tensor("bn0_bias", np.array([0.5, -0.5, 0.25], np.float32)),
+             raw_tensor("bn0_mean", np.array([0, 0.1, -0.1], np.float32)),
+             raw_tensor("bn0_var", np.array([1, 1, 1], np.float32))]
+    return finish(graph(
+        [node("Mul", ["X", "tiny"], ["xs"], "mul0"), bn("xs", "Y", "bn0", "bn0")],
+        "bntoconv_float16_overflow", [f16vi("X", [1, 3, 4, 4])], [f16vi("Y", [1, 3, 4, 4])],
+        inits=[raw_tensor("tiny", np.array(0.0001, np.float16))] + stats,
+        value_info=[f16vi("xs", [1, 3, 4, 4])]), opset=15)
 
 
 @model("bntoconv_in_if")

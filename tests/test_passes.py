@@ -651,15 +651,17 @@ def split_copies(name, keeper=None):
     return ("each use of %s has its own copy" % name, fn)
 
 
-def bn_as_conv(bn, rank):
+def bn_as_conv(bn, rank, data_dtype=None):
     """BatchNormalization `bn` of the input became a Conv in the same graph:
     it writes bn's output, reads bn's input, group = C, kernel_shape =
     [1]*(rank-2), no stride/pad/dilation, weight [C,1,1..] = s and bias =
-    beta - mean*s (float64 from the input's BN), in the BN's dtype."""
+    beta - mean*s (float64 from the input's BN), in the BN's dtype (or
+    data_dtype, the data's type, when the statistics have another)."""
     def fn(inp, out):
         ci, nb = find_scoped(inp, bn)
         x, y = nb.input[0], nb.output[0]
         s, shift, dt = bn_affine(inp, bn)
+        dt = dt if data_dtype is None else np.dtype(data_dtype)
         c = s.size
         path = ci[-1][0]
         chain = next((ch for ch in scoped_graphs(out) if ch[-1][0] == path), None)
@@ -920,6 +922,9 @@ SPECS = {
     "fusebias_two_consumers": dict(both=[
         op_count("Add", 1), unchanged("conv0", "add0", "relu0")]),
     "fusebias_conv_output": dict(both=[op_count("Add", 1), unchanged("conv0", "add0")]),
+    # the folded bias would overflow float16: inf where the model gave ~30000
+    "fusebias_float16_overflow": dict(
+        both=[op_count("Add", 1), unchanged("conv0", "add0")], warns=["add0"]),
 
     # -- fuse-bn -------------------------------------------------------------
     "fusebn_conv_bias": dict(
@@ -963,6 +968,11 @@ SPECS = {
     "fusebn_float16": dict(
         both=[NBN, node_output("conv0", 0, "Y"), folded("conv0", bn="bn0")],
         default=[init_count(2)]),
+    # the folded weight would overflow float16: inf where the model gave ~200
+    "fusebn_float16_overflow": dict(
+        single=[unchanged("conv0", "bn0")],
+        default=[NBN, op_count("Conv", 2), unchanged("conv0"), bn_as_conv("bn0", 4)],
+        warns=["bn0"]),
     "fusebn_in_if": dict(
         both=[NBN, node_output("then_conv", 0, "then_out"), folded("then_conv", bn="then_bn"),
               unchanged("else_conv")],
@@ -1005,6 +1015,15 @@ SPECS = {
         default=[init_count(3)]),
     "bntoconv_float16": dict(
         both=[NBN, op_count("Conv", 1), bn_as_conv("bn0", 4)], default=[init_count(2)]),
+    # float16 data, float32 statistics: the Conv takes the data's type
+    "bntoconv_float16_data": dict(
+        both=[NBN, op_count("Conv", 1), bn_as_conv("bn0", 4, np.float16)],
+        default=[init_count(2)]),
+    "bntoconv_unknown_dtype": dict(
+        both=[op_count("Conv", 0), unchanged("bn0")], warns=["bn0", "element type"]),
+    # a factor of 1e5 is inf as a float16 weight
+    "bntoconv_float16_overflow": dict(
+        both=[op_count("Conv", 0), unchanged("bn0", "mul0")], warns=["bn0"]),
     "bntoconv_in_if": dict(
         both=[NBN, op_count("Conv", 1), bn_as_conv("then_bn", 4), kept("if0", "else_neg")],
         default=[init_count(2)]),

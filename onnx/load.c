@@ -227,6 +227,75 @@ static int check_cast(Loader *L, const Op *op)
                         (long long)to->i);
 }
 
+/* Checks onnx.checker makes too, on nodes whose invalid form a pass would
+ * otherwise rewrite into another invalid model: refused at load, naming the
+ * node, rather than written out with exit 0. */
+static bool is_default_domain(const Op *op)
+{
+    return !*op->domain || strcmp(op->domain, "ai.onnx") == 0;
+}
+
+/* If needs both branches; Loop and Scan need a body. */
+static int check_required_graphs(Loader *L, const Op *op)
+{
+    static const char *const NEEDS[][3] = {
+        {"If", "then_branch", "else_branch"}, {"Loop", "body", NULL}, {"Scan", "body", NULL},
+    };
+    for (size_t i = 0; i < sizeof NEEDS / sizeof *NEEDS; i++) {
+        if (strcmp(op->type, NEEDS[i][0]))
+            continue;
+        for (int k = 1; k < 3 && NEEDS[i][k]; k++) {
+            const Attr *a = op_attr(op, NEEDS[i][k]);
+            if (!a || a->type != ATTR_GRAPH)
+                return loader_error(L, "node '%s' (%s): required graph attribute '%s' is "
+                                    "missing", op->name, op->type, NEEDS[i][k]);
+        }
+    }
+    return 0;
+}
+
+/* Pad-2's pads attribute holds a begin and an end for every axis. */
+static int check_pad_attr(Loader *L, const Op *op)
+{
+    const Attr *pads = strcmp(op->type, "Pad") ? NULL : op_attr(op, "pads");
+    if (!pads || (pads->type == ATTR_INTS && pads->n % 2 == 0))
+        return 0;
+    if (pads->type != ATTR_INTS)
+        return loader_error(L, "node '%s' (Pad): attribute 'pads' is not a list of ints",
+                            op->name);
+    return loader_error(L, "node '%s' (Pad): attribute 'pads' has %zu values; it needs a begin "
+                        "and an end per axis (an even count)", op->name, pads->n);
+}
+
+/* Conv and ConvTranspose compute in floating point only: an integer input or
+ * weight (declared, or an initializer's) is no valid model. */
+static int check_conv_types(Loader *L, const Op *op)
+{
+    if (strcmp(op->type, "Conv") && strcmp(op->type, "ConvTranspose"))
+        return 0;
+    static const char *const ROLE[] = {"input", "weight", "bias"};
+    for (size_t s = 0; s < op->n_inputs && s < 3; s++) {
+        const Var *v = op->inputs[s];
+        int32_t dt = !v ? 0 : v->param ? v->param->dtype : v->type.elem_type;
+        if (dt && dt != DT_FLOAT && dt != DT_DOUBLE && dt != DT_FLOAT16 && dt != DT_BFLOAT16)
+            return loader_error(L, "node '%s' (%s): %s '%s' is %s; %s takes float, double, "
+                                "float16 or bfloat16", op->name, op->type, ROLE[s], v->name,
+                                dtype_name(dt), op->type);
+    }
+    return 0;
+}
+
+static int check_nodes(Loader *L, const Graph *g)
+{
+    for (size_t i = 0; i < g->n_ops; i++) {
+        const Op *op = g->ops[i];
+        if (is_default_domain(op) && (check_required_graphs(L, op) || check_pad_attr(L, op) ||
+                                      check_conv_types(L, op)))
+            return -1;
+    }
+    return 0;
+}
+
 /* Step 1 for a node: its type, name, attributes and the names it defines. */
 static int load_node(Loader *L, Graph *g, Bytes wire)
 {
@@ -430,7 +499,8 @@ static int load_graph(Loader *L, Graph *g)
         if (load_subgraphs(L, g->ops[i]))
             return -1;
     if (each_field(L, g, G_OUTPUT, load_output_field) ||
-        each_field(L, g, G_VALUE_INFO, load_vi_field) || graph_check_acyclic(g, L->d))
+        each_field(L, g, G_VALUE_INFO, load_vi_field) || check_nodes(L, g) ||
+        graph_check_acyclic(g, L->d))
         return -1;
     /* What was just read is the baseline: nothing has changed yet. */
     for (size_t i = 0; i < g->n_ops; i++)

@@ -368,15 +368,38 @@ static void encode_node(Out *o, const Op *op)
 
 /* --- graphs and the model --- */
 
+/* Does an encoded ValueInfoProto still carry its value's name? */
+static bool value_info_named(Bytes wire, const char *name)
+{
+    WireReader r = wire_reader(wire);
+    WireField f;
+    while (wire_next(&r, &f) == 1)
+        if (f.num == VI_NAME && f.wt == WT_LEN)
+            return f.data.len == strlen(name) && memcmp(f.data.ptr, name, f.data.len) == 0;
+    return !*name;
+}
+
+static void emit_value_info_name(Out *o, uint32_t field, const void *name)
+{
+    out_string_field(o, field, name);
+}
+
 static void emit_value_infos(Out *o, uint32_t field, const ValueInfo *vi, size_t n)
 {
+    static const uint32_t name_only[] = {VI_NAME};
     for (size_t i = 0; i < n; i++) {
         if (vi[i].removed)
             continue;
-        if (vi[i].wire.len)
-            out_bytes_field(o, field, vi[i].wire.ptr, vi[i].wire.len);
-        else
+        if (!vi[i].wire.len) {
             proto_write_value_info(o, field, vi[i].var);
+        } else if (!vi[i].var || value_info_named(vi[i].wire, vi[i].var->name)) {
+            out_bytes_field(o, field, vi[i].wire.ptr, vi[i].wire.len);
+        } else { /* a subgraph output naming an outer value that de-inplace renamed */
+            Out child;
+            out_child(&child, o);
+            emit_merged(&child, vi[i].wire, name_only, 1, emit_value_info_name, vi[i].var->name);
+            out_message_field(o, field, &child);
+        }
     }
 }
 

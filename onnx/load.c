@@ -3,8 +3,10 @@
  * A graph is read in three steps so that names resolve whatever the order of
  * fields in the file: (1) inputs, initializers and every node with its outputs
  * define the graph's names; (2) node inputs are linked to the names visible
- * from the graph (its own, then outer scopes); (3) subgraphs are read, seeing
- * the complete outer scope; then outputs and value_info. */
+ * from the graph (its own, then outer scopes); (3) each node's subgraphs are
+ * read right after its inputs are linked, so their outer-scope names resolve
+ * as they stand at that node (where a name is written twice, the write
+ * before it); then outputs and value_info. */
 #include "load.h"
 
 #include <stdarg.h>
@@ -349,10 +351,30 @@ static int load_node(Loader *L, Graph *g, Bytes wire)
     return 0;
 }
 
-/* Step 2 for a node: link its inputs to visible names. In a graph where a
- * name is written twice, `latest` maps each name to its definition so far in
- * file order, so a reader sees the value written before it. */
-static int link_inputs(Loader *L, Op *op, NameMap *latest)
+/* The names visible while a graph is linked: its own, then those of the
+ * graphs around it. Where a graph writes a name twice, `latest` maps each
+ * name to its definition so far in file order, so a reader (or a subgraph,
+ * read at its node) sees the value written before it. */
+struct LinkScope {
+    const Graph *g;
+    NameMap *latest; /* NULL: every name of g is written once, or g is linked */
+    LinkScope *outer;
+};
+
+static Var *scope_find(const LinkScope *s, const char *name)
+{
+    for (; s; s = s->outer) {
+        Var *v = s->latest ? namemap_get(s->latest, name) : NULL;
+        if (!v)
+            v = namemap_get(&s->g->by_name, name);
+        if (v)
+            return v;
+    }
+    return NULL;
+}
+
+/* Step 2 for a node: link its inputs to the names visible at it. */
+static int link_inputs(Loader *L, Op *op)
 {
     WireReader r = wire_reader(op->wire);
     WireField f;
@@ -362,9 +384,7 @@ static int link_inputs(Loader *L, Op *op, NameMap *latest)
         const char *in = loader_str(L, f.data);
         if (!in)
             return -1;
-        Var *v = latest ? namemap_get(latest, in) : NULL;
-        if (!v && *in)
-            v = graph_find_var(op->graph, in);
+        Var *v = *in ? scope_find(L->scope, in) : NULL;
         if (*in && !v)
             return loader_error(L,
                                 "node '%s' (%s): input '%s' is not produced by any node, "
@@ -373,23 +393,44 @@ static int link_inputs(Loader *L, Op *op, NameMap *latest)
         if (op_append_input(op, v))
             return loader_oom(L);
     }
+    return 0;
+}
+
+/* The node's outputs become the latest definitions of their names. */
+static int link_outputs(Loader *L, const Op *op, NameMap *latest)
+{
     for (size_t i = 0; latest && i < op->n_outputs; i++)
         if (op->outputs[i] && namemap_put(latest, op->outputs[i]->name, op->outputs[i]))
             return loader_oom(L);
     return 0;
 }
 
-static int link_graph(Loader *L, Graph *g)
+static int load_graph(Loader *L, Graph *g);
+
+static int load_subgraphs(Loader *L, Op *op)
+{
+    Graph *sub;
+    for (size_t s = 0; (sub = op_subgraph(op, s)); s++)
+        if (load_graph(L, sub))
+            return -1;
+    return 0;
+}
+
+/* Steps 2 and 3 in file order: each node's inputs, then its subgraphs, which
+ * see the outer names as they are at that node, then its outputs. */
+static int link_graph(Loader *L, Graph *g, NameMap *latest)
 {
     bool in_place = false;
     for (size_t i = 0; i < g->n_vars && !in_place; i++)
         in_place = g->vars[i]->shadowed;
-    NameMap latest = {0};
-    int rc = 0;
-    for (size_t i = 0; i < g->n_ops && !rc; i++)
-        rc = link_inputs(L, g->ops[i], in_place ? &latest : NULL);
-    namemap_free(&latest);
-    return rc;
+    LinkScope *scope = L->scope;
+    scope->latest = in_place ? latest : NULL;
+    for (size_t i = 0; i < g->n_ops; i++)
+        if (link_inputs(L, g->ops[i]) || load_subgraphs(L, g->ops[i]) ||
+            link_outputs(L, g->ops[i], scope->latest))
+            return -1;
+    scope->latest = NULL; /* from here on (outputs): the last definitions */
+    return 0;
 }
 
 static int load_input(Loader *L, Graph *g, Bytes wire)
@@ -441,7 +482,7 @@ static int load_output(Loader *L, Graph *g, Bytes wire, bool is_output)
             v->type = type;
         return graph_add_value_info(g, v, wire) ? loader_oom(L) : 0;
     }
-    Var *v = graph_find_var(g, name);
+    Var *v = scope_find(L->scope, name);
     if (!v)
         return loader_error(L, "graph '%s': output '%s' is not produced by any node, "
                                "input or initializer", g->name, name);
@@ -449,8 +490,6 @@ static int load_output(Loader *L, Graph *g, Bytes wire, bool is_output)
         v->type = type;
     return graph_add_output(g, v, wire) ? loader_oom(L) : 0;
 }
-
-static int load_graph(Loader *L, Graph *g);
 
 /* Runs fn on every field numbered num of g's wire bytes. */
 static int each_field(Loader *L, Graph *g, uint32_t num, int (*fn)(Loader *, Graph *, Bytes))
@@ -469,15 +508,6 @@ static int each_field(Loader *L, Graph *g, uint32_t num, int (*fn)(Loader *, Gra
 static int load_output_field(Loader *L, Graph *g, Bytes b) { return load_output(L, g, b, true); }
 static int load_vi_field(Loader *L, Graph *g, Bytes b) { return load_output(L, g, b, false); }
 
-static int load_subgraphs(Loader *L, Op *op)
-{
-    Graph *sub;
-    for (size_t s = 0; (sub = op_subgraph(op, s)); s++)
-        if (load_graph(L, sub))
-            return -1;
-    return 0;
-}
-
 static int load_graph(Loader *L, Graph *g)
 {
     if (++L->depth > MAX_SUBGRAPH_DEPTH)
@@ -493,14 +523,14 @@ static int load_graph(Loader *L, Graph *g)
     if (each_field(L, g, G_INPUT, load_input) || each_field(L, g, G_INITIALIZER, load_initializer) ||
         each_field(L, g, G_NODE, load_node))
         return -1;
-    if (link_graph(L, g))
-        return -1;
-    for (size_t i = 0; i < g->n_ops; i++)
-        if (load_subgraphs(L, g->ops[i]))
-            return -1;
-    if (each_field(L, g, G_OUTPUT, load_output_field) ||
-        each_field(L, g, G_VALUE_INFO, load_vi_field) || check_nodes(L, g) ||
-        graph_check_acyclic(g, L->d))
+    LinkScope scope = {g, NULL, L->scope};
+    NameMap latest = {0};
+    L->scope = &scope;
+    int rc = link_graph(L, g, &latest) || each_field(L, g, G_OUTPUT, load_output_field) ||
+             each_field(L, g, G_VALUE_INFO, load_vi_field);
+    L->scope = scope.outer;
+    namemap_free(&latest);
+    if (rc || check_nodes(L, g) || graph_check_acyclic(g, L->d))
         return -1;
     /* What was just read is the baseline: nothing has changed yet. */
     for (size_t i = 0; i < g->n_ops; i++)
@@ -550,7 +580,7 @@ int onnx_load(Bytes bytes, const char *dir, Model **out, Diag *d)
     Model *m = model_new();
     if (!m)
         return diag_set(d, PPQ_EINTERNAL, "out of memory");
-    Loader L = {m, d, 0, dir, NULL};
+    Loader L = {m, d, 0, dir, NULL, NULL};
     bool has_graph = false;
     m->wire = bytes;
     if (load_model_fields(&L, bytes, &has_graph) == 0 && !has_graph)

@@ -22,12 +22,14 @@ bool onnx_head_ok(Bytes head);
 
 /* Shared by the loader's files. */
 typedef struct External External;
+typedef struct LinkScope LinkScope;
 typedef struct Loader {
     Model *m;
     Diag *d;
     int depth; /* subgraph nesting, bounded against hostile recursion */
     const char *dir;
     External *ext; /* mapped external data files, owned by the model */
+    LinkScope *scope; /* the names visible to the graph being read (load.c) */
 } Loader;
 
 int loader_error(Loader *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

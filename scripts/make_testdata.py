@@ -1560,6 +1560,58 @@ def _(r):
         [fvi("Y", [2, 3])]))
 
 
+@model("deinplace_outer_scope", ssa=False)
+def _(r):
+    """relu0: t = Relu(X); if0 reads t from the outer scope (then: then_neg
+    = Neg(t); else: else_sig = Sigmoid(t)); loop0 (2 iterations) body:
+    v_out = Add(v_in, t); then neg0: t = Neg(t) writes t again;
+    add0: a = Add(u, L); add1: Y = Add(a, t).
+    The If and the Loop read the t visible at their node: relu0's.
+    Expect: SSA; relu0's output renamed, and then_neg, else_sig, body_add
+    and neg0 all read the new name; neg0 keeps t, read by add1.
+    Y = (-relu(X) if cond else sigmoid(relu(X))) + (X + 2 relu(X)) - relu(X)."""
+    then_g = graph([node("Neg", ["t"], ["then_out"], "then_neg")],
+                   "then_branch", [], [fvi("then_out", [2, 3])])
+    else_g = graph([node("Sigmoid", ["t"], ["else_out"], "else_sig")],
+                   "else_branch", [], [fvi("else_out", [2, 3])])
+    body = graph([node("Add", ["v_in", "t"], ["v_out"], "body_add"),
+                  node("Identity", ["cond_in"], ["cond_out"], "body_id_cond")],
+                 "loop_body",
+                 [vi("iter", TP.INT64, []), vi("cond_in", TP.BOOL, []), fvi("v_in", [2, 3])],
+                 [vi("cond_out", TP.BOOL, []), fvi("v_out", [2, 3])])
+    return finish(graph(
+        [node("Relu", ["X"], ["t"], "relu0"),
+         if_node("if0", "cond", ["u"], then_g, else_g),
+         helper.make_node("Loop", ["M", "keep_going", "X"], ["L"], name="loop0", body=body),
+         node("Neg", ["t"], ["t"], "neg0"),
+         node("Add", ["u", "L"], ["a"], "add0"),
+         node("Add", ["a", "t"], ["Y"], "add1")],
+        "deinplace_outer_scope", [vi("cond", TP.BOOL, []), fvi("X", [2, 3])], [fvi("Y", [2, 3])],
+        inits=[raw_tensor("M", np.array(2, np.int64)),
+               raw_tensor("keep_going", np.array(True))]))
+
+
+@model("deinplace_outer_output", ssa=False)
+def _(r):
+    """relu0: t = Relu(X); if0's else branch returns t itself (an outer-scope
+    value as a subgraph output; then: then_neg = Neg(t)); then neg0:
+    t = Neg(t); add0: Y = Add(u, t).
+    Expect: SSA; relu0's output renamed, and the else branch's output and
+    then_neg follow it; neg0 reads it and keeps t.  (onnxruntime refuses a
+    subgraph that returns an outer value directly, so only structure and
+    the checker are tested.)"""
+    then_g = graph([node("Neg", ["t"], ["then_out"], "then_neg")],
+                   "then_branch", [], [fvi("then_out", [2, 3])])
+    else_g = graph([], "else_branch", [], [fvi("t", [2, 3])])
+    return finish(graph(
+        [node("Relu", ["X"], ["t"], "relu0"),
+         if_node("if0", "cond", ["u"], then_g, else_g),
+         node("Neg", ["t"], ["t"], "neg0"),
+         node("Add", ["u", "t"], ["Y"], "add0")],
+        "deinplace_outer_output", [vi("cond", TP.BOOL, []), fvi("X", [2, 3])],
+        [fvi("Y", [2, 3])]))
+
+
 # ---------------------------------------------------------------------------
 # mixed: several rules in one model (default pipeline only)
 # ---------------------------------------------------------------------------

@@ -121,7 +121,8 @@ int pass_bn_to_conv(Graph *g, Diag *d)
     Model *m = g->model;
     for (size_t i = 0; i < g->n_ops; i++) {
         Op *bn = g->ops[i];
-        if (!op_is(bn, "BatchNormalization") || !bn_inference_form(bn) || !bn->inputs[0])
+        if (!op_is(bn, "BatchNormalization") || !bn_inference_form(bn) || !bn->inputs[0] ||
+            sparse_input_blocks(bn, 1, "kept BatchNormalization"))
             continue;
         const Tensor *scale = param_numeric(bn->inputs[1]);
         int rank = value_rank(bn->inputs[0]);

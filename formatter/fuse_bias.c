@@ -48,7 +48,12 @@ int pass_fuse_bias(Graph *g, Diag *d)
     Model *m = g->model;
     for (size_t i = 0; i < g->n_ops; i++) {
         Linear l;
-        if (g->ops[i]->removed || !linear_producer(g->ops[i], &l))
+        Op *op = g->ops[i];
+        Op *next = op_is_linear(op) && op->n_outputs == 1 ? sole_consumer(op->outputs[0]) : NULL;
+        if (next && op_is(next, "Add") &&
+            (sparse_input_blocks(op, 1, "not folded") || sparse_input_blocks(next, 0, "not folded")))
+            continue;
+        if (op->removed || !linear_producer(op, &l))
             continue;
         Var *x = l.op->outputs[0];
         Op *add = sole_consumer(x);

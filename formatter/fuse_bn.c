@@ -209,8 +209,12 @@ int pass_fuse_bn(Graph *g, Diag *d)
             continue;
         Var *x = bn->inputs[0];
         Linear l;
-        if (!x || sole_consumer(x) != bn || !x->producer || x->producer->graph != g ||
-            !linear_producer(x->producer, &l))
+        if (!x || sole_consumer(x) != bn || !x->producer || x->producer->graph != g)
+            continue;
+        if (op_is_linear(x->producer) && (sparse_input_blocks(x->producer, 1, "not folded") ||
+                                          sparse_input_blocks(bn, 1, "not folded")))
+            continue;
+        if (!linear_producer(x->producer, &l))
             continue;
         if (!graph_takes_new_params(g)) {
             model_warn(m, op_label(bn), "not folded: %s", NO_NEW_PARAMS);

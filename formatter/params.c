@@ -47,6 +47,24 @@ const Tensor *param_numeric(const Var *v)
     return v->param;
 }
 
+bool sparse_input_blocks(Op *op, size_t first, const char *what)
+{
+    for (size_t s = first; s < op->n_inputs; s++) {
+        const Var *v = op->inputs[s];
+        if (v && v->param && v->param->sparse) {
+            model_warn(op->graph->model, op_label(op), "%s: input '%s' is a sparse initializer "
+                       "(kept sparse)", what, v->name);
+            return true;
+        }
+    }
+    return false;
+}
+
+bool op_is_linear(const Op *op)
+{
+    return op_is(op, "Conv") || op_is(op, "ConvTranspose") || op_is(op, "Gemm");
+}
+
 Op *sole_consumer(const Var *v)
 {
     return v && v->n_uses == 1 && !v->is_output ? v->uses[0].op : NULL;

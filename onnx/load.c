@@ -16,7 +16,10 @@
 #include "proto.h"
 
 enum { M_IR_VERSION = 1, M_GRAPH = 7, M_OPSET = 8, M_TRAINING_INFO = 20 };
-enum { G_NODE = 1, G_NAME = 2, G_INITIALIZER = 5, G_INPUT = 11, G_OUTPUT = 12, G_VALUE_INFO = 13 };
+enum {
+    G_NODE = 1, G_NAME = 2, G_INITIALIZER = 5, G_INPUT = 11, G_OUTPUT = 12, G_VALUE_INFO = 13,
+    G_SPARSE_INITIALIZER = 15,
+};
 enum { N_INPUT = 1, N_OUTPUT = 2, N_NAME = 3, N_OP_TYPE = 4, N_ATTRIBUTE = 5, N_DOMAIN = 7 };
 enum {
     A_NAME = 1, A_F = 2, A_I = 3, A_S = 4, A_T = 5, A_G = 6, A_FLOATS = 7, A_INTS = 8,
@@ -33,7 +36,7 @@ static const uint8_t MODEL_WT[] = {
 static const uint8_t GRAPH_WT[] = {
     [G_NODE] = WTS_LEN, [G_NAME] = WTS_LEN, [G_INITIALIZER] = WTS_LEN, [10] = WTS_LEN,
     [G_INPUT] = WTS_LEN, [G_OUTPUT] = WTS_LEN, [G_VALUE_INFO] = WTS_LEN, [14] = WTS_LEN,
-    [15] = WTS_LEN,
+    [G_SPARSE_INITIALIZER] = WTS_LEN,
 };
 static const uint8_t NODE_WT[] = {
     [N_INPUT] = WTS_LEN, [N_OUTPUT] = WTS_LEN, [N_NAME] = WTS_LEN, [N_OP_TYPE] = WTS_LEN,
@@ -446,11 +449,9 @@ static int load_input(Loader *L, Graph *g, Bytes wire)
     return graph_add_input(g, v, wire) ? loader_oom(L) : 0;
 }
 
-static int load_initializer(Loader *L, Graph *g, Bytes wire)
+/* An initializer (dense or sparse) becomes a parameter of g. */
+static int add_initializer(Loader *L, Graph *g, Tensor *t)
 {
-    Tensor *t;
-    if (load_tensor(L, wire, &t))
-        return -1;
     Var *v = namemap_get(&g->by_name, t->name);
     if (v && (!v->is_input || v->param))
         return loader_error(L, "graph '%s': initializer '%s' is defined twice", g->name,
@@ -467,6 +468,19 @@ static int load_initializer(Loader *L, Graph *g, Bytes wire)
         return loader_oom(L);
     g->params[g->n_params++] = v;
     return 0;
+}
+
+static int load_initializer(Loader *L, Graph *g, Bytes wire)
+{
+    Tensor *t;
+    return load_tensor(L, wire, &t) ? -1 : add_initializer(L, g, t);
+}
+
+/* Sparse initializers are parameters too; they stay sparse (see encode.c). */
+static int load_sparse_initializer(Loader *L, Graph *g, Bytes wire)
+{
+    Tensor *t;
+    return load_sparse_tensor(L, wire, &t) ? -1 : add_initializer(L, g, t);
 }
 
 static int load_output(Loader *L, Graph *g, Bytes wire, bool is_output)
@@ -521,6 +535,7 @@ static int load_graph(Loader *L, Graph *g)
         return loader_error(L, "graph '%s': malformed protobuf (field %u has the wrong wire type)",
                             g->name, r.bad);
     if (each_field(L, g, G_INPUT, load_input) || each_field(L, g, G_INITIALIZER, load_initializer) ||
+        each_field(L, g, G_SPARSE_INITIALIZER, load_sparse_initializer) ||
         each_field(L, g, G_NODE, load_node))
         return -1;
     LinkScope scope = {g, NULL, L->scope};

@@ -37,6 +37,8 @@ int loader_oom(Loader *L);
 /* An arena copy of a protobuf string; NULL (with an error) if it holds a NUL. */
 const char *loader_str(Loader *L, Bytes b);
 int load_tensor(Loader *L, Bytes wire, Tensor **out);
+/* A SparseTensorProto as a tensor without element bytes (Tensor.sparse). */
+int load_sparse_tensor(Loader *L, Bytes wire, Tensor **out);
 /* Maps the external bytes of t (declared by its external_data entries). */
 int load_external(Loader *L, Tensor *t, Bytes wire);
 

@@ -604,6 +604,18 @@ def make(out):
         c.add(name, m.SerializeToString(), stderr=name + r".*int(64|32)",
               note="a Conv with an integer %s (Conv computes in floating point only)"
                    % name.rsplit("_", 1)[1])
+    # --- sparse initializers (graph field 15) that cannot be kept as they are
+    idx = ld(2, tensor("sp_idx", TensorProto.INT64, [2], raw=struct.pack("<2q", 0, 3)))
+    add_sp = [node("Add", ["x", "sp"], ["y"], "add")], [value_info("x", dims=[4])], [value_info("y", dims=[4])]
+    folder = c.add("sparse_external_values", model(graph(*add_sp) + ld(15, ld(
+        1, external_tensor("sp", "sp.bin", dims=(2,))) + idx + vf(3, 4))),
+        stderr=r"sp.*external", folder=True,
+        note="a sparse initializer whose values are external data: refused, naming it")
+    with open(os.path.join(folder, "sp.bin"), "wb") as f:
+        f.write(struct.pack("<2f", 1.0, 2.0))
+    c.add("sparse_without_values", model(graph(*add_sp) + ld(15, idx + vf(3, 4))),
+          stderr=r"sparse.*values", note="a SparseTensorProto without its values")
+
     # --- invalid, passed through untouched with a warning that says what is wrong
     const = helper.make_node("Constant", [], ["k"], "const_two", value_float=1.0)
     const.attribute.extend([helper.make_attribute("value_int", 2)])

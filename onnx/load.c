@@ -253,7 +253,7 @@ static int check_required_graphs(Loader *L, const Op *op)
             const Attr *a = op_attr(op, NEEDS[i][k]);
             if (!a || a->type != ATTR_GRAPH)
                 return loader_error(L, "node '%s' (%s): required graph attribute '%s' is "
-                                    "missing", op->name, op->type, NEEDS[i][k]);
+                                    "missing", op_label(op), op->type, NEEDS[i][k]);
         }
     }
     return 0;
@@ -267,9 +267,9 @@ static int check_pad_attr(Loader *L, const Op *op)
         return 0;
     if (pads->type != ATTR_INTS)
         return loader_error(L, "node '%s' (Pad): attribute 'pads' is not a list of ints",
-                            op->name);
+                            op_label(op));
     return loader_error(L, "node '%s' (Pad): attribute 'pads' has %zu values; it needs a begin "
-                        "and an end per axis (an even count)", op->name, pads->n);
+                        "and an end per axis (an even count)", op_label(op), pads->n);
 }
 
 /* Conv and ConvTranspose compute in floating point only: an integer input or
@@ -284,7 +284,7 @@ static int check_conv_types(Loader *L, const Op *op)
         int32_t dt = !v ? 0 : v->param ? v->param->dtype : v->type.elem_type;
         if (dt && dt != DT_FLOAT && dt != DT_DOUBLE && dt != DT_FLOAT16 && dt != DT_BFLOAT16)
             return loader_error(L, "node '%s' (%s): %s '%s' is %s; %s takes float, double, "
-                                "float16 or bfloat16", op->name, op->type, ROLE[s], v->name,
+                                "float16 or bfloat16", op_label(op), op->type, ROLE[s], v->name,
                                 dtype_name(dt), op->type);
     }
     return 0;

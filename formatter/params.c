@@ -1,6 +1,7 @@
 /* params.c - helpers the fusion passes share: reading parameters, giving an
  * operation new parameter values without touching other users, per-channel
  * shapes, and the inference-form BatchNormalization factors. */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -13,13 +14,18 @@ bool dtype_is_float(int32_t dt)
 
 bool dtype_holds(int32_t dt, double v)
 {
+    /* From FLT_MAX plus half its ulp on, (float)v rounds to inf (and converting
+     * it would be undefined behaviour): no float type holds it. */
+    static const double FLOAT_INF_FROM = (double)FLT_MAX + 0x1p103;
+    if (!isfinite(v) || dt == DT_DOUBLE || !dtype_is_float(dt))
+        return isfinite(v);
+    if (fabs(v) >= FLOAT_INF_FROM)
+        return false;
     float f = (float)v; /* the conversion tensor_set_f64 makes */
     switch (dt) {
-    case DT_DOUBLE: return isfinite(v);
-    case DT_FLOAT: return isfinite(f);
     case DT_FLOAT16: return (float_to_half(f) & 0x7c00) != 0x7c00;
     case DT_BFLOAT16: return (float_to_bfloat16(f) & 0x7f80) != 0x7f80;
-    default: return isfinite(v);
+    default: return true;
     }
 }
 

@@ -630,11 +630,28 @@ int graph_remove_op_into_output(Op *op, Var *x)
     return var_take_over(y, x);
 }
 
+static void mark_output_renamed(Graph *g, const Var *v)
+{
+    for (size_t i = 0; i < g->n_outputs; i++)
+        if (g->outputs[i].var == v)
+            g->changed = true;
+}
+
+/* Is v listed among its own graph's outputs? (is_output also counts the
+ * outputs of subgraphs that return v from the outer scope.) */
+static bool var_is_own_output(const Var *v)
+{
+    for (size_t i = 0; v->is_output && i < v->graph->n_outputs; i++)
+        if (v->graph->outputs[i].var == v && !v->graph->outputs[i].removed)
+            return true;
+    return false;
+}
+
 int var_rename(Var *v, const char *name)
 {
     Graph *g = v->graph;
     Model *m = g->model;
-    if (v->is_input || v->is_output || v->param || namemap_get(&g->by_name, name))
+    if (v->is_input || var_is_own_output(v) || v->param || namemap_get(&g->by_name, name))
         return -1;
     const char *copy = arena_strdup(&m->arena, name);
     if (!copy)
@@ -649,6 +666,9 @@ int var_rename(Var *v, const char *name)
         mark_changed(v->producer);
     for (size_t i = 0; i < v->n_uses; i++)
         mark_changed(v->uses[i].op);
+    if (v->is_output) /* subgraphs returning v list it under the new name */
+        for (size_t i = 0; i < m->n_all_graphs; i++)
+            mark_output_renamed(m->all_graphs[i], v);
     return 0;
 }
 

@@ -213,7 +213,8 @@ Var *graph_new_var(Graph *g, const char *name);
 /* Defines name again in g (a node writing a name already written): the
  * earlier variable is marked shadowed and lookups find the new one. */
 Var *graph_shadow_var(Graph *g, const char *name);
-/* Renames a variable that is not part of the graph's interface. */
+/* Renames a variable that is not part of its graph's interface (a subgraph
+ * output naming it from the outer scope follows the new name). */
 int var_rename(Var *v, const char *name);
 /* A value name not used anywhere in the model: base, base_1, base_2, ... */
 const char *model_fresh_value_name(Model *m, const char *base);

@@ -48,6 +48,8 @@ typedef struct Tensor {
     Bytes *strings;   /* DT_STRING elements */
     size_t n_strings;
     bool external;    /* data_location = EXTERNAL: bytes live in another file */
+    bool sparse;      /* a graph's sparse_initializer: wire is the SparseTensorProto,
+                       * dims its dense shape; no element bytes (data, gen NULL) */
     const char *location; /* that file, relative to the model's folder */
     const char *name; /* the name stored in the TensorProto */
     bool changed;     /* dtype, dims or data differ from wire */

@@ -4,9 +4,13 @@
  *
  * The kernel rank follows the input's rank (N, C, d1..dk -> k ones), known
  * from the input's declared type or, failing that, traced back through
- * rank-keeping producers to a declared type or a Conv's weight. When the rank is unknown, below 3 (Conv needs a spatial axis), or the
- * dtype is not one Conv takes, the BN stays and the report says why. */
-#include "pass.h"
+ * rank-keeping producers to a declared type or a Conv's weight. The weight
+ * and bias take the data's element type (a float16 BN may keep float32
+ * statistics; Conv needs one type). When the rank or the data's type is
+ * unknown, the rank is below 3 (Conv needs a spatial axis), the type is not
+ * one Conv takes, or a factor does not fit that type (float16 overflow),
+ * the BN stays and the report says why. */
+#include "opset.h"
 
 /* Operators whose output has the rank of their first input. */
 static bool keeps_rank(const Op *op)
@@ -88,6 +92,8 @@ static const char *obstacle(const Op *bn, int rank, int32_t dtype, int64_t chann
     int64_t declared = input_channels(bn->inputs[0]);
     if (declared >= 0 && declared != channels)
         return "its parameters do not have one value per input channel";
+    if (!dtype)
+        return "the element type of its input is unknown";
     if (rank < 0)
         return "the rank of its input is unknown";
     if (rank < 3)
@@ -101,23 +107,37 @@ static const char *obstacle(const Op *bn, int rank, int32_t dtype, int64_t chann
     return NULL;
 }
 
+/* Why the factors cannot be the Conv's weight and bias in dtype, or NULL. */
+static const char *factor_obstacle(int32_t dtype, const double *k, const double *s,
+                                   int64_t channels)
+{
+    if (!factors_finite(k, s, channels))
+        return "its factors scale/sqrt(var+epsilon) are not finite";
+    for (int64_t c = 0; c < channels; c++)
+        if (!dtype_holds(dtype, k[c]) || !dtype_holds(dtype, s[c]))
+            return dtype == DT_FLOAT16 ? "its factors overflow float16, its input's type"
+                                       : "its factors overflow its input's type";
+    return NULL;
+}
+
 int pass_bn_to_conv(Graph *g, Diag *d)
 {
     Model *m = g->model;
     for (size_t i = 0; i < g->n_ops; i++) {
         Op *bn = g->ops[i];
-        if (!op_is(bn, "BatchNormalization") || !bn_inference_form(bn) || !bn->inputs[0])
+        if (!op_is(bn, "BatchNormalization") || !bn_inference_form(bn) || !bn->inputs[0] ||
+            sparse_input_blocks(bn, 1, "kept BatchNormalization"))
             continue;
         const Tensor *scale = param_numeric(bn->inputs[1]);
         int rank = value_rank(bn->inputs[0]);
-        int32_t dtype = bn->inputs[0]->type.elem_type ? bn->inputs[0]->type.elem_type
-                        : scale                       ? scale->dtype
-                                                      : 0;
+        int32_t dtype = value_dtype(bn->inputs[0]);
         int64_t channels = scale ? tensor_numel(scale) : 0;
         double *k, *s;
         const char *why = obstacle(bn, rank, dtype, channels);
         if (!why && bn_factors(&m->arena, bn, channels, &k, &s))
             why = "its parameters are not constant float values of one per channel";
+        if (!why)
+            why = factor_obstacle(dtype, k, s, channels);
         if (why) {
             model_warn(m, op_label(bn), "kept BatchNormalization: %s", why);
             continue;

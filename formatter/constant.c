@@ -5,6 +5,7 @@
  * belongs to that subgraph. A tensor `value` is reused as it is (its bytes are
  * written unchanged, under the new name); the scalar and list forms become
  * float / int64 / string tensors as the ONNX spec defines them. */
+#include <stdio.h>
 #include <string.h>
 
 #include "pass.h"
@@ -38,6 +39,24 @@ static Tensor *scalar_or_list(Arena *a, int32_t dtype, const Attr *at, bool list
     return t;
 }
 
+/* Why a Constant with several attributes is invalid, naming them. */
+static const char *several_attrs(Arena *a, const Op *op)
+{
+    static const char head[] = "it has %zu attributes (", tail[] = "); a Constant takes "
+                               "exactly one of value, value_* or sparse_value";
+    size_t n = sizeof head + sizeof tail + 24;
+    for (size_t i = 0; i < op->n_attrs; i++)
+        n += strlen(op->attrs[i].name) + 2;
+    char *s = arena_alloc(a, n);
+    if (!s)
+        return "it has several attributes; a Constant takes exactly one";
+    size_t len = (size_t)snprintf(s, n, head, op->n_attrs);
+    for (size_t i = 0; i < op->n_attrs; i++)
+        len += (size_t)snprintf(s + len, n - len, "%s%s", i ? ", " : "", op->attrs[i].name);
+    snprintf(s + len, n - len, "%s", tail);
+    return s;
+}
+
 /* The Constant's value as a tensor, or NULL (with *why) when unsupported. */
 static Tensor *constant_value(Arena *a, const Op *op, const char **why)
 {
@@ -50,7 +69,7 @@ static Tensor *constant_value(Arena *a, const Op *op, const char **why)
         {"value_int", DT_INT64, false},     {"value_ints", DT_INT64, true},
         {"value_string", DT_STRING, false}, {"value_strings", DT_STRING, true},
     };
-    *why = "it has no value attribute";
+    *why = op->n_attrs > 1 ? several_attrs(a, op) : "it has no value attribute";
     if (op->n_attrs != 1)
         return NULL;
     const Attr *at = &op->attrs[0];

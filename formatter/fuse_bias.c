@@ -5,7 +5,11 @@
  * broadcasts as one value per output channel (shape [1,C,1,1], [C,1,1], a
  * single value, or [C] for Gemm; [C] after a Conv would broadcast over the
  * last spatial axis, not the channels). An existing bias is summed with the
- * addend. The Add's output name is then produced by the Conv/Gemm. */
+ * addend. The Add's output name is then produced by the Conv/Gemm. A sum
+ * that overflows the bias's type (float16: beyond 65504) would turn finite
+ * outputs into inf: then the Add stays, with a warning. */
+#include <math.h>
+
 #include "pass.h"
 
 /* The constant operand of add that is not x, or NULL. */
@@ -14,6 +18,18 @@ static const Tensor *addend(const Op *add, const Var *x)
     if (add->n_inputs != 2 || add->inputs[0] == add->inputs[1])
         return NULL;
     return param_numeric(add->inputs[add->inputs[0] == x ? 1 : 0]);
+}
+
+/* The first channel whose folded bias would overflow the bias's type though
+ * both terms are finite, or -1 when every channel fits. */
+static int64_t overflowing_channel(const Linear *l, const Tensor *d)
+{
+    for (int64_t c = 0; c < l->channels; c++) {
+        double b = linear_bias(l, c), a = channel_value(d, c);
+        if (isfinite(b) && isfinite(a) && !dtype_holds(l->w->dtype, b + a))
+            return c;
+    }
+    return -1;
 }
 
 static int fold(const Linear *l, const Tensor *d, Arena *a)
@@ -32,7 +48,12 @@ int pass_fuse_bias(Graph *g, Diag *d)
     Model *m = g->model;
     for (size_t i = 0; i < g->n_ops; i++) {
         Linear l;
-        if (g->ops[i]->removed || !linear_producer(g->ops[i], &l))
+        Op *op = g->ops[i];
+        Op *next = op_is_linear(op) && op->n_outputs == 1 ? sole_consumer(op->outputs[0]) : NULL;
+        if (next && op_is(next, "Add") &&
+            (sparse_input_blocks(op, 1, "not folded") || sparse_input_blocks(next, 0, "not folded")))
+            continue;
+        if (op->removed || !linear_producer(op, &l))
             continue;
         Var *x = l.op->outputs[0];
         Op *add = sole_consumer(x);
@@ -44,6 +65,13 @@ int pass_fuse_bias(Graph *g, Diag *d)
         const char *label = op_label(add);
         if (!graph_takes_new_params(g)) {
             model_warn(m, label, "not folded: %s", NO_NEW_PARAMS);
+            continue;
+        }
+        int64_t c = overflowing_channel(&l, t);
+        if (c >= 0) {
+            model_warn(m, label, "not folded: the bias of channel %lld would overflow %s "
+                       "(%g)", (long long)c, dtype_name(l.w->dtype),
+                       linear_bias(&l, c) + channel_value(t, c));
             continue;
         }
         if (fold(&l, t, &m->arena) || graph_remove_op_into_output(add, x))

@@ -7,7 +7,18 @@
  * channel of weight [i, j, ...] is group(i) * Cout/g + j; for Gemm it is B's
  * column (row with transB), beta*C is folded into the new C and beta set to 1,
  * alpha stays. Arithmetic is in double, results stored in the weight's dtype.
- * Only inference-form BN whose input feeds nothing else is folded. */
+ * Only inference-form BN whose input feeds nothing else is folded.
+ *
+ * The folded weight is computed only while it is written, so whether it fits
+ * its type is decided before: one pass over the weight finds each channel's
+ * largest finite |w|, and max|w_c| * |k_c| must stay finite in the weight's
+ * type (rounding is monotonic, so that product bounds every folded element
+ * exactly). Otherwise a float16 fold could turn finite outputs into inf; the
+ * BN stays, with a warning. Elements that are already inf or NaN stay so.
+ * When no factor exceeds 1 in magnitude nothing can grow and the weight is
+ * not read. */
+#include <float.h>
+#include <math.h>
 #include <string.h>
 
 #include "pass.h"
@@ -122,6 +133,94 @@ static void fill_scaled(const void *ctx, size_t off, uint8_t *buf, size_t n)
         forget_scaled(s, off, n);
 }
 
+/* Largest finite |x| of count float32 values (inf and NaN count as 0); four
+ * lanes at a time so that gcc -O2 vectorizes it, as scale_floats_by. */
+static double float_run_max(const uint8_t *p, size_t count)
+{
+    float lane[4] = {0, 0, 0, 0};
+    size_t j = 0;
+    for (; j + 4 <= count; j += 4) {
+        float x[4];
+        memcpy(x, p + 4 * j, sizeof x); /* raw_data need not be aligned */
+        for (int q = 0; q < 4; q++) {
+            float a = fabsf(x[q]);
+            a = a <= FLT_MAX ? a : 0.0f; /* NaN compares false too */
+            lane[q] = lane[q] > a ? lane[q] : a;
+        }
+    }
+    for (; j < count; j++) {
+        float a;
+        memcpy(&a, p + 4 * j, 4);
+        a = fabsf(a);
+        lane[0] = a <= FLT_MAX && a > lane[0] ? a : lane[0];
+    }
+    float mx = lane[0] > lane[1] ? lane[0] : lane[1], my = lane[2] > lane[3] ? lane[2] : lane[3];
+    return mx > my ? mx : my;
+}
+
+/* Largest finite |w| among count elements from first. */
+static double run_max(const Tensor *w, size_t first, size_t count)
+{
+    if (w->dtype == DT_FLOAT && w->data) /* the common case, without conversions */
+        return float_run_max((const uint8_t *)w->data + 4 * first, count);
+    double mx = 0;
+    for (size_t j = 0; j < count; j++) {
+        double x = fabs(tensor_get_f64(w, first + j));
+        mx = x > mx && isfinite(x) ? x : mx;
+    }
+    return mx;
+}
+
+enum { FORGET_EVERY = 1 << 20 }; /* bytes read between hints to drop input pages */
+
+/* mx[c]: the largest finite |w| of output channel c, for the channels whose
+ * factor can make a weight grow (|k_c| > 1; others are not read), in one pass
+ * that lets the input's pages go as it reads (memory stays flat). */
+static void channel_maxima(const Linear *l, const double *k, double *mx, const Model *m)
+{
+    const Tensor *w = l->w;
+    size_t n = (size_t)tensor_numel(w), run = channel_run(l), size = dtype_size(w->dtype);
+    size_t forgotten = 0;
+    for (size_t i = 0; i < n; i += run) {
+        int64_t c = weight_channel(l, i);
+        double r = fabs(k[c]) > 1 ? run_max(w, i, run) : 0;
+        mx[c] = r > mx[c] ? r : mx[c];
+        if (w->data && (i + run - forgotten) * size >= FORGET_EVERY) {
+            model_forget_bytes(m, (const uint8_t *)w->data + forgotten * size,
+                               (i + run - forgotten) * size);
+            forgotten = i + run;
+        }
+    }
+    if (w->data && n > forgotten)
+        model_forget_bytes(m, (const uint8_t *)w->data + forgotten * size, (n - forgotten) * size);
+}
+
+/* The first channel whose folded weight or bias would leave the weight's
+ * type (overflow to inf), or -1 when the fold fits; -2 when out of memory. */
+static int64_t overflowing_channel(const Linear *l, const double *k, const double *s,
+                                   const Model *m, Arena *a)
+{
+    int32_t dt = l->w->dtype;
+    for (int64_t c = 0; c < l->channels; c++) {
+        double b = linear_bias(l, c);
+        if (isfinite(b) && !dtype_holds(dt, k[c] * b + s[c]))
+            return c;
+    }
+    double kmax = 0;
+    for (int64_t c = 0; c < l->channels; c++)
+        kmax = fabs(k[c]) > kmax ? fabs(k[c]) : kmax;
+    if (kmax <= 1) /* |w * k| <= |w|, which the type holds: no need to read w */
+        return -1;
+    double *mx = arena_array(a, (size_t)l->channels, sizeof *mx);
+    if (!mx)
+        return -2;
+    channel_maxima(l, k, mx, m);
+    for (int64_t c = 0; c < l->channels; c++)
+        if (!dtype_holds(dt, mx[c] * fabs(k[c])))
+            return c;
+    return -1;
+}
+
 static int fold(const Linear *l, const double *k, const double *s, Arena *a)
 {
     const Tensor *w = l->w;
@@ -151,8 +250,12 @@ int pass_fuse_bn(Graph *g, Diag *d)
             continue;
         Var *x = bn->inputs[0];
         Linear l;
-        if (!x || sole_consumer(x) != bn || !x->producer || x->producer->graph != g ||
-            !linear_producer(x->producer, &l))
+        if (!x || sole_consumer(x) != bn || !x->producer || x->producer->graph != g)
+            continue;
+        if (op_is_linear(x->producer) && (sparse_input_blocks(x->producer, 1, "not folded") ||
+                                          sparse_input_blocks(bn, 1, "not folded")))
+            continue;
+        if (!linear_producer(x->producer, &l))
             continue;
         if (!graph_takes_new_params(g)) {
             model_warn(m, op_label(bn), "not folded: %s", NO_NEW_PARAMS);
@@ -165,6 +268,20 @@ int pass_fuse_bn(Graph *g, Diag *d)
             continue;
         }
         const char *label = op_label(bn);
+        if (!factors_finite(k, s, l.channels)) {
+            model_warn(m, label, "not folded: its factors scale/sqrt(var+epsilon) are not "
+                       "finite");
+            continue;
+        }
+        int64_t c = overflowing_channel(&l, k, s, m, &m->arena);
+        if (c == -2)
+            return diag_set(d, PPQ_EINTERNAL, "out of memory in pass fuse-bn");
+        if (c >= 0) {
+            model_warn(m, label, "not folded: output channel %lld of the folded weight or bias "
+                       "would overflow %s (factor %g)", (long long)c, dtype_name(l.w->dtype),
+                       k[c]);
+            continue;
+        }
         if (fold(&l, k, s, &m->arena) || op_drop_outputs(bn, 1) ||
             graph_remove_op_into_output(bn, x))
             return diag_set(d, PPQ_EINTERNAL, "pass fuse-bn failed on node '%s'", label);

@@ -36,8 +36,9 @@ static const char *broadcast_check(const Op *op, int64_t from)
     if (from >= 7 || op_attr_int(op, "broadcast", 0) == 0 || !op_attr(op, "axis"))
         return NULL;
     const Var *a = op->inputs[0], *b = op->n_inputs > 1 ? op->inputs[1] : NULL;
-    if (!b || !b->param || a->type.rank < 0)
-        return "a legacy broadcast with axis whose operand is not a constant of known rank";
+    if (!b || !b->param || b->param->sparse || a->type.rank < 0)
+        return "a legacy broadcast with axis whose operand is not a dense constant of known "
+               "rank";
     int64_t axis = op_attr_int(op, "axis", 0);
     axis = axis < 0 ? axis + a->type.rank : axis;
     if (axis < 0 || axis + (int64_t)b->param->ndims > a->type.rank)

@@ -1,6 +1,7 @@
 /* params.c - helpers the fusion passes share: reading parameters, giving an
  * operation new parameter values without touching other users, per-channel
  * shapes, and the inference-form BatchNormalization factors. */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,31 @@
 bool dtype_is_float(int32_t dt)
 {
     return dt == DT_FLOAT || dt == DT_DOUBLE || dt == DT_FLOAT16 || dt == DT_BFLOAT16;
+}
+
+bool dtype_holds(int32_t dt, double v)
+{
+    /* From FLT_MAX plus half its ulp on, (float)v rounds to inf (and converting
+     * it would be undefined behaviour): no float type holds it. */
+    static const double FLOAT_INF_FROM = (double)FLT_MAX + 0x1p103;
+    if (!isfinite(v) || dt == DT_DOUBLE || !dtype_is_float(dt))
+        return isfinite(v);
+    if (fabs(v) >= FLOAT_INF_FROM)
+        return false;
+    float f = (float)v; /* the conversion tensor_set_f64 makes */
+    switch (dt) {
+    case DT_FLOAT16: return (float_to_half(f) & 0x7c00) != 0x7c00;
+    case DT_BFLOAT16: return (float_to_bfloat16(f) & 0x7f80) != 0x7f80;
+    default: return true;
+    }
+}
+
+bool factors_finite(const double *k, const double *s, int64_t channels)
+{
+    for (int64_t c = 0; c < channels; c++)
+        if (!isfinite(k[c]) || !isfinite(s[c]))
+            return false;
+    return true;
 }
 
 const Tensor *param_numeric(const Var *v)
@@ -26,6 +52,24 @@ const Tensor *param_numeric(const Var *v)
         v->param->dtype == DT_STRING)
         return NULL;
     return v->param;
+}
+
+bool sparse_input_blocks(Op *op, size_t first, const char *what)
+{
+    for (size_t s = first; s < op->n_inputs; s++) {
+        const Var *v = op->inputs[s];
+        if (v && v->param && v->param->sparse) {
+            model_warn(op->graph->model, op_label(op), "%s: input '%s' is a sparse initializer "
+                       "(kept sparse)", what, v->name);
+            return true;
+        }
+    }
+    return false;
+}
+
+bool op_is_linear(const Op *op)
+{
+    return op_is(op, "Conv") || op_is(op, "ConvTranspose") || op_is(op, "Gemm");
 }
 
 Op *sole_consumer(const Var *v)

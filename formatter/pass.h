@@ -48,9 +48,21 @@ bool op_is(const Op *op, const char *type);
 
 /* --- shared by the fusion passes (params.c) --- */
 bool dtype_is_float(int32_t dt);
+/* Is v, stored as a dt element, still a finite number? Folds check their
+ * results with it: a value that overflows float16 (or float) would become
+ * inf where the model computed a finite number. */
+bool dtype_holds(int32_t dt, double v);
+/* Are all BatchNormalization factors (bn_factors) finite numbers? */
+bool factors_finite(const double *k, const double *s, int64_t channels);
 /* v's value when v is a parameter (possibly through Identity nodes) whose
  * numeric bytes are available. */
 const Tensor *param_numeric(const Var *v);
+/* Does an input of op from slot `first` on read a sparse initializer? Then
+ * a fold that needs its values is skipped (it stays sparse), with a warning
+ * "<what>: ..." naming op. */
+bool sparse_input_blocks(Op *op, size_t first, const char *what);
+/* Conv, ConvTranspose or Gemm: the operators fusions fold into. */
+bool op_is_linear(const Op *op);
 /* The one operation reading v, when v has one use and is no graph output. */
 Op *sole_consumer(const Var *v);
 /* Gives op's input slot the value t: in place when op is the parameter's only

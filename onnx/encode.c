@@ -14,7 +14,11 @@
 #include "proto.h"
 
 enum { M_IR_VERSION = 1, M_GRAPH = 7, M_OPSET = 8, M_TRAINING_INFO = 20 };
-enum { G_NODE = 1, G_INITIALIZER = 5, G_INPUT = 11, G_OUTPUT = 12, G_VALUE_INFO = 13 };
+enum {
+    G_NODE = 1, G_INITIALIZER = 5, G_INPUT = 11, G_OUTPUT = 12, G_VALUE_INFO = 13,
+    G_SPARSE_INITIALIZER = 15,
+};
+enum { S_VALUES = 1 }; /* SparseTensorProto.values, whose name is the tensor's */
 enum { N_INPUT = 1, N_OUTPUT = 2, N_NAME = 3, N_OP_TYPE = 4, N_ATTRIBUTE = 5, N_DOMAIN = 7 };
 enum {
     A_NAME = 1, A_F = 2, A_I = 3, A_S = 4, A_T = 5, A_G = 6, A_FLOATS = 7, A_INTS = 8,
@@ -209,6 +213,48 @@ static void tensor_field(Out *o, uint32_t num, const Tensor *t, const char *name
     out_message_field(o, num, &child);
 }
 
+/* A sparse initializer under name: its original bytes, or, for a copy
+ * under another name (split-params), the same with the values renamed. */
+static void emit_sparse_values(Out *o, uint32_t field, const void *vctx)
+{
+    const TensorCtx *c = vctx;
+    WireReader r = wire_reader(c->t->wire);
+    WireField f;
+    while (wire_next(&r, &f) == 1)
+        if (f.num == S_VALUES && f.wt == WT_LEN) {
+            Tensor values = {.dtype = c->t->dtype, .name = c->t->name, .wire = f.data};
+            tensor_field(o, field, &values, c->name, false);
+            return;
+        }
+}
+
+static void encode_sparse(Out *o, const Tensor *t, const char *name)
+{
+    if (strcmp(t->name, name) == 0) {
+        out_ref(o, t->wire.ptr, t->wire.len);
+        return;
+    }
+    static const uint32_t values_only[] = {S_VALUES};
+    emit_merged(o, t->wire, values_only, 1, emit_sparse_values, &(TensorCtx){t, name});
+}
+
+static void emit_params(Out *o, uint32_t field, const Graph *g, bool sparse)
+{
+    for (size_t i = 0; i < g->n_params; i++) {
+        const Var *v = g->params[i];
+        if (v->param->sparse != sparse)
+            continue;
+        if (!sparse) {
+            tensor_field(o, field, v->param, v->name, true);
+            continue;
+        }
+        Out child;
+        out_child(&child, o);
+        encode_sparse(&child, v->param, v->name);
+        out_message_field(o, field, &child);
+    }
+}
+
 /* --- dirtiness: does a subtree need re-encoding? --- */
 
 static bool graph_dirty(const Graph *g, const EncodeOptions *opt);
@@ -369,15 +415,38 @@ static void encode_node(Out *o, const Op *op)
 
 /* --- graphs and the model --- */
 
+/* Does an encoded ValueInfoProto still carry its value's name? */
+static bool value_info_named(Bytes wire, const char *name)
+{
+    WireReader r = wire_reader(wire);
+    WireField f;
+    while (wire_next(&r, &f) == 1)
+        if (f.num == VI_NAME && f.wt == WT_LEN)
+            return f.data.len == strlen(name) && memcmp(f.data.ptr, name, f.data.len) == 0;
+    return !*name;
+}
+
+static void emit_value_info_name(Out *o, uint32_t field, const void *name)
+{
+    out_string_field(o, field, name);
+}
+
 static void emit_value_infos(Out *o, uint32_t field, const ValueInfo *vi, size_t n)
 {
+    static const uint32_t name_only[] = {VI_NAME};
     for (size_t i = 0; i < n; i++) {
         if (vi[i].removed)
             continue;
-        if (vi[i].wire.len)
-            out_bytes_field(o, field, vi[i].wire.ptr, vi[i].wire.len);
-        else
+        if (!vi[i].wire.len) {
             proto_write_value_info(o, field, vi[i].var);
+        } else if (!vi[i].var || value_info_named(vi[i].wire, vi[i].var->name)) {
+            out_bytes_field(o, field, vi[i].wire.ptr, vi[i].wire.len);
+        } else { /* a subgraph output naming an outer value that de-inplace renamed */
+            Out child;
+            out_child(&child, o);
+            emit_merged(&child, vi[i].wire, name_only, 1, emit_value_info_name, vi[i].var->name);
+            out_message_field(o, field, &child);
+        }
     }
 }
 
@@ -395,10 +464,8 @@ static void emit_graph_field(Out *o, uint32_t field, const void *vctx)
             out_message_field(o, G_NODE, &child);
         }
         break;
-    case G_INITIALIZER:
-        for (size_t i = 0; i < g->n_params; i++)
-            tensor_field(o, G_INITIALIZER, g->params[i]->param, g->params[i]->name, true);
-        break;
+    case G_INITIALIZER: emit_params(o, G_INITIALIZER, g, false); break;
+    case G_SPARSE_INITIALIZER: emit_params(o, G_SPARSE_INITIALIZER, g, true); break;
     case G_INPUT: emit_value_infos(o, G_INPUT, g->inputs, g->n_inputs); break;
     case G_OUTPUT: emit_value_infos(o, G_OUTPUT, g->outputs, g->n_outputs); break;
     case G_VALUE_INFO: emit_value_infos(o, G_VALUE_INFO, g->value_info, g->n_value_info); break;
@@ -411,8 +478,9 @@ static void encode_graph(Out *o, const Graph *g)
         out_ref(o, g->wire.ptr, g->wire.len);
         return;
     }
-    static const uint32_t managed[] = {G_NODE, G_INITIALIZER, G_INPUT, G_OUTPUT, G_VALUE_INFO};
-    emit_merged(o, g->wire, managed, 5, emit_graph_field, g);
+    static const uint32_t managed[] = {G_NODE,   G_INITIALIZER, G_INPUT,
+                                       G_OUTPUT, G_VALUE_INFO,  G_SPARSE_INITIALIZER};
+    emit_merged(o, g->wire, managed, 6, emit_graph_field, g);
 }
 
 static void emit_model_field(Out *o, uint32_t field, const void *vctx)

@@ -3,8 +3,10 @@
  * A graph is read in three steps so that names resolve whatever the order of
  * fields in the file: (1) inputs, initializers and every node with its outputs
  * define the graph's names; (2) node inputs are linked to the names visible
- * from the graph (its own, then outer scopes); (3) subgraphs are read, seeing
- * the complete outer scope; then outputs and value_info. */
+ * from the graph (its own, then outer scopes); (3) each node's subgraphs are
+ * read right after its inputs are linked, so their outer-scope names resolve
+ * as they stand at that node (where a name is written twice, the write
+ * before it); then outputs and value_info. */
 #include "load.h"
 
 #include <stdarg.h>
@@ -14,7 +16,10 @@
 #include "proto.h"
 
 enum { M_IR_VERSION = 1, M_GRAPH = 7, M_OPSET = 8, M_TRAINING_INFO = 20 };
-enum { G_NODE = 1, G_NAME = 2, G_INITIALIZER = 5, G_INPUT = 11, G_OUTPUT = 12, G_VALUE_INFO = 13 };
+enum {
+    G_NODE = 1, G_NAME = 2, G_INITIALIZER = 5, G_INPUT = 11, G_OUTPUT = 12, G_VALUE_INFO = 13,
+    G_SPARSE_INITIALIZER = 15,
+};
 enum { N_INPUT = 1, N_OUTPUT = 2, N_NAME = 3, N_OP_TYPE = 4, N_ATTRIBUTE = 5, N_DOMAIN = 7 };
 enum {
     A_NAME = 1, A_F = 2, A_I = 3, A_S = 4, A_T = 5, A_G = 6, A_FLOATS = 7, A_INTS = 8,
@@ -31,7 +36,7 @@ static const uint8_t MODEL_WT[] = {
 static const uint8_t GRAPH_WT[] = {
     [G_NODE] = WTS_LEN, [G_NAME] = WTS_LEN, [G_INITIALIZER] = WTS_LEN, [10] = WTS_LEN,
     [G_INPUT] = WTS_LEN, [G_OUTPUT] = WTS_LEN, [G_VALUE_INFO] = WTS_LEN, [14] = WTS_LEN,
-    [15] = WTS_LEN,
+    [G_SPARSE_INITIALIZER] = WTS_LEN,
 };
 static const uint8_t NODE_WT[] = {
     [N_INPUT] = WTS_LEN, [N_OUTPUT] = WTS_LEN, [N_NAME] = WTS_LEN, [N_OP_TYPE] = WTS_LEN,
@@ -238,6 +243,75 @@ static int check_cast(Loader *L, const Op *op)
                         (long long)to->i);
 }
 
+/* Checks onnx.checker makes too, on nodes whose invalid form a pass would
+ * otherwise rewrite into another invalid model: refused at load, naming the
+ * node, rather than written out with exit 0. */
+static bool is_default_domain(const Op *op)
+{
+    return !*op->domain || strcmp(op->domain, "ai.onnx") == 0;
+}
+
+/* If needs both branches; Loop and Scan need a body. */
+static int check_required_graphs(Loader *L, const Op *op)
+{
+    static const char *const NEEDS[][3] = {
+        {"If", "then_branch", "else_branch"}, {"Loop", "body", NULL}, {"Scan", "body", NULL},
+    };
+    for (size_t i = 0; i < sizeof NEEDS / sizeof *NEEDS; i++) {
+        if (strcmp(op->type, NEEDS[i][0]))
+            continue;
+        for (int k = 1; k < 3 && NEEDS[i][k]; k++) {
+            const Attr *a = op_attr(op, NEEDS[i][k]);
+            if (!a || a->type != ATTR_GRAPH)
+                return loader_error(L, "node '%s' (%s): required graph attribute '%s' is "
+                                    "missing", op_label(op), op->type, NEEDS[i][k]);
+        }
+    }
+    return 0;
+}
+
+/* Pad-2's pads attribute holds a begin and an end for every axis. */
+static int check_pad_attr(Loader *L, const Op *op)
+{
+    const Attr *pads = strcmp(op->type, "Pad") ? NULL : op_attr(op, "pads");
+    if (!pads || (pads->type == ATTR_INTS && pads->n % 2 == 0))
+        return 0;
+    if (pads->type != ATTR_INTS)
+        return loader_error(L, "node '%s' (Pad): attribute 'pads' is not a list of ints",
+                            op_label(op));
+    return loader_error(L, "node '%s' (Pad): attribute 'pads' has %zu values; it needs a begin "
+                        "and an end per axis (an even count)", op_label(op), pads->n);
+}
+
+/* Conv and ConvTranspose compute in floating point only: an integer input or
+ * weight (declared, or an initializer's) is no valid model. */
+static int check_conv_types(Loader *L, const Op *op)
+{
+    if (strcmp(op->type, "Conv") && strcmp(op->type, "ConvTranspose"))
+        return 0;
+    static const char *const ROLE[] = {"input", "weight", "bias"};
+    for (size_t s = 0; s < op->n_inputs && s < 3; s++) {
+        const Var *v = op->inputs[s];
+        int32_t dt = !v ? 0 : v->param ? v->param->dtype : v->type.elem_type;
+        if (dt && dt != DT_FLOAT && dt != DT_DOUBLE && dt != DT_FLOAT16 && dt != DT_BFLOAT16)
+            return loader_error(L, "node '%s' (%s): %s '%s' is %s; %s takes float, double, "
+                                "float16 or bfloat16", op_label(op), op->type, ROLE[s], v->name,
+                                dtype_name(dt), op->type);
+    }
+    return 0;
+}
+
+static int check_nodes(Loader *L, const Graph *g)
+{
+    for (size_t i = 0; i < g->n_ops; i++) {
+        const Op *op = g->ops[i];
+        if (is_default_domain(op) && (check_required_graphs(L, op) || check_pad_attr(L, op) ||
+                                      check_conv_types(L, op)))
+            return -1;
+    }
+    return 0;
+}
+
 /* Step 1 for a node: its type, name, attributes and the names it defines. */
 static int load_node(Loader *L, Graph *g, Bytes wire)
 {
@@ -295,10 +369,30 @@ static int load_node(Loader *L, Graph *g, Bytes wire)
     return 0;
 }
 
-/* Step 2 for a node: link its inputs to visible names. In a graph where a
- * name is written twice, `latest` maps each name to its definition so far in
- * file order, so a reader sees the value written before it. */
-static int link_inputs(Loader *L, Op *op, NameMap *latest)
+/* The names visible while a graph is linked: its own, then those of the
+ * graphs around it. Where a graph writes a name twice, `latest` maps each
+ * name to its definition so far in file order, so a reader (or a subgraph,
+ * read at its node) sees the value written before it. */
+struct LinkScope {
+    const Graph *g;
+    NameMap *latest; /* NULL: every name of g is written once, or g is linked */
+    LinkScope *outer;
+};
+
+static Var *scope_find(const LinkScope *s, const char *name)
+{
+    for (; s; s = s->outer) {
+        Var *v = s->latest ? namemap_get(s->latest, name) : NULL;
+        if (!v)
+            v = namemap_get(&s->g->by_name, name);
+        if (v)
+            return v;
+    }
+    return NULL;
+}
+
+/* Step 2 for a node: link its inputs to the names visible at it. */
+static int link_inputs(Loader *L, Op *op)
 {
     WireReader r = wire_reader(op->wire);
     WireField f;
@@ -309,9 +403,7 @@ static int link_inputs(Loader *L, Op *op, NameMap *latest)
         const char *in = loader_key(L, f.data, buf, sizeof buf);
         if (!in)
             return -1;
-        Var *v = latest ? namemap_get(latest, in) : NULL;
-        if (!v && *in)
-            v = graph_find_var(op->graph, in);
+        Var *v = *in ? scope_find(L->scope, in) : NULL;
         if (*in && !v)
             return loader_error(L,
                                 "node '%s' (%s): input '%s' is not produced by any node, "
@@ -320,23 +412,44 @@ static int link_inputs(Loader *L, Op *op, NameMap *latest)
         if (op_append_input(op, v))
             return loader_oom(L);
     }
+    return 0;
+}
+
+/* The node's outputs become the latest definitions of their names. */
+static int link_outputs(Loader *L, const Op *op, NameMap *latest)
+{
     for (size_t i = 0; latest && i < op->n_outputs; i++)
         if (op->outputs[i] && namemap_put(latest, op->outputs[i]->name, op->outputs[i]))
             return loader_oom(L);
     return 0;
 }
 
-static int link_graph(Loader *L, Graph *g)
+static int load_graph(Loader *L, Graph *g);
+
+static int load_subgraphs(Loader *L, Op *op)
+{
+    Graph *sub;
+    for (size_t s = 0; (sub = op_subgraph(op, s)); s++)
+        if (load_graph(L, sub))
+            return -1;
+    return 0;
+}
+
+/* Steps 2 and 3 in file order: each node's inputs, then its subgraphs, which
+ * see the outer names as they are at that node, then its outputs. */
+static int link_graph(Loader *L, Graph *g, NameMap *latest)
 {
     bool in_place = false;
     for (size_t i = 0; i < g->n_vars && !in_place; i++)
         in_place = g->vars[i]->shadowed;
-    NameMap latest = {0};
-    int rc = 0;
-    for (size_t i = 0; i < g->n_ops && !rc; i++)
-        rc = link_inputs(L, g->ops[i], in_place ? &latest : NULL);
-    namemap_free(&latest);
-    return rc;
+    LinkScope *scope = L->scope;
+    scope->latest = in_place ? latest : NULL;
+    for (size_t i = 0; i < g->n_ops; i++)
+        if (link_inputs(L, g->ops[i]) || load_subgraphs(L, g->ops[i]) ||
+            link_outputs(L, g->ops[i], scope->latest))
+            return -1;
+    scope->latest = NULL; /* from here on (outputs): the last definitions */
+    return 0;
 }
 
 static int load_input(Loader *L, Graph *g, Bytes wire)
@@ -352,11 +465,9 @@ static int load_input(Loader *L, Graph *g, Bytes wire)
     return graph_add_input(g, v, wire) ? loader_oom(L) : 0;
 }
 
-static int load_initializer(Loader *L, Graph *g, Bytes wire)
+/* An initializer (dense or sparse) becomes a parameter of g. */
+static int add_initializer(Loader *L, Graph *g, Tensor *t)
 {
-    Tensor *t;
-    if (load_tensor(L, wire, &t))
-        return -1;
     Var *v = namemap_get(&g->by_name, t->name);
     if (v && (!v->is_input || v->param))
         return loader_error(L, "graph '%s': initializer '%s' is defined twice", g->name,
@@ -369,6 +480,19 @@ static int load_initializer(Loader *L, Graph *g, Bytes wire)
     /* Old IR style: the initializer gives a graph input its default value. */
     v->param = t;
     return graph_append_param(g, v) ? loader_oom(L) : 0;
+}
+
+static int load_initializer(Loader *L, Graph *g, Bytes wire)
+{
+    Tensor *t;
+    return load_tensor(L, wire, &t) ? -1 : add_initializer(L, g, t);
+}
+
+/* Sparse initializers are parameters too; they stay sparse (see encode.c). */
+static int load_sparse_initializer(Loader *L, Graph *g, Bytes wire)
+{
+    Tensor *t;
+    return load_sparse_tensor(L, wire, &t) ? -1 : add_initializer(L, g, t);
 }
 
 static int load_output(Loader *L, Graph *g, Bytes wire, bool is_output)
@@ -384,7 +508,7 @@ static int load_output(Loader *L, Graph *g, Bytes wire, bool is_output)
             v->type = type;
         return graph_add_value_info(g, v, wire) ? loader_oom(L) : 0;
     }
-    Var *v = graph_find_var(g, name);
+    Var *v = scope_find(L->scope, name);
     if (!v)
         return loader_error(L, "graph '%s': output '%s' is not produced by any node, "
                                "input or initializer", g->name, name);
@@ -392,8 +516,6 @@ static int load_output(Loader *L, Graph *g, Bytes wire, bool is_output)
         v->type = type;
     return graph_add_output(g, v, wire) ? loader_oom(L) : 0;
 }
-
-static int load_graph(Loader *L, Graph *g);
 
 /* Runs fn on every field numbered num of g's wire bytes. */
 static int each_field(Loader *L, Graph *g, uint32_t num, int (*fn)(Loader *, Graph *, Bytes))
@@ -412,15 +534,6 @@ static int each_field(Loader *L, Graph *g, uint32_t num, int (*fn)(Loader *, Gra
 static int load_output_field(Loader *L, Graph *g, Bytes b) { return load_output(L, g, b, true); }
 static int load_vi_field(Loader *L, Graph *g, Bytes b) { return load_output(L, g, b, false); }
 
-static int load_subgraphs(Loader *L, Op *op)
-{
-    Graph *sub;
-    for (size_t s = 0; (sub = op_subgraph(op, s)); s++)
-        if (load_graph(L, sub))
-            return -1;
-    return 0;
-}
-
 static int load_graph(Loader *L, Graph *g)
 {
     if (++L->depth > MAX_SUBGRAPH_DEPTH)
@@ -434,15 +547,17 @@ static int load_graph(Loader *L, Graph *g)
         return loader_error(L, "graph '%s': malformed protobuf (field %u has the wrong wire type)",
                             g->name, r.bad);
     if (each_field(L, g, G_INPUT, load_input) || each_field(L, g, G_INITIALIZER, load_initializer) ||
+        each_field(L, g, G_SPARSE_INITIALIZER, load_sparse_initializer) ||
         each_field(L, g, G_NODE, load_node))
         return -1;
-    if (link_graph(L, g))
-        return -1;
-    for (size_t i = 0; i < g->n_ops; i++)
-        if (load_subgraphs(L, g->ops[i]))
-            return -1;
-    if (each_field(L, g, G_OUTPUT, load_output_field) ||
-        each_field(L, g, G_VALUE_INFO, load_vi_field) || graph_check_acyclic(g, L->d))
+    LinkScope scope = {g, NULL, L->scope};
+    NameMap latest = {0};
+    L->scope = &scope;
+    int rc = link_graph(L, g, &latest) || each_field(L, g, G_OUTPUT, load_output_field) ||
+             each_field(L, g, G_VALUE_INFO, load_vi_field);
+    L->scope = scope.outer;
+    namemap_free(&latest);
+    if (rc || check_nodes(L, g) || graph_check_acyclic(g, L->d))
         return -1;
     /* What was just read is the baseline: nothing has changed yet. */
     for (size_t i = 0; i < g->n_ops; i++)
@@ -492,7 +607,7 @@ int onnx_load(Bytes bytes, const char *dir, Model **out, Diag *d)
     Model *m = model_new();
     if (!m)
         return diag_set(d, PPQ_EINTERNAL, "out of memory");
-    Loader L = {m, d, 0, dir, NULL};
+    Loader L = {m, d, 0, dir, NULL, NULL};
     bool has_graph = false;
     m->wire = bytes;
     if (load_model_fields(&L, bytes, &has_graph) == 0 && !has_graph)

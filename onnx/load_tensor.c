@@ -82,16 +82,16 @@ static int64_t each_scalar(Bytes wire, uint32_t num, int wt, uint8_t *dst, size_
     return rc < 0 ? -1 : count;
 }
 
-static int read_dims(Loader *L, Tensor *t, Bytes wire)
+static int read_dims(Loader *L, Tensor *t, Bytes wire, uint32_t field)
 {
-    int64_t n = each_scalar(wire, T_DIMS, WT_VARINT, NULL, 0, 0);
+    int64_t n = each_scalar(wire, field, WT_VARINT, NULL, 0, 0);
     if (n < 0 || n > 64)
         return loader_error(L, "tensor '%s': malformed or too many dims", t->name);
     t->ndims = (size_t)n;
     t->dims = arena_array(&L->m->arena, t->ndims, sizeof *t->dims);
     if (!t->dims && n)
         return loader_oom(L);
-    each_scalar(wire, T_DIMS, WT_VARINT, (uint8_t *)t->dims, 8, n);
+    each_scalar(wire, field, WT_VARINT, (uint8_t *)t->dims, 8, n);
     for (size_t i = 0; i < t->ndims; i++)
         if (t->dims[i] < 0)
             return loader_error(L, "tensor '%s': negative dimension %lld", t->name,
@@ -171,7 +171,7 @@ int load_tensor(Loader *L, Bytes wire, Tensor **out)
                             "type)", t->name, r.bad);
     if (t->dtype == DT_UNDEFINED)
         return loader_error(L, "tensor '%s': data_type is UNDEFINED (0)", t->name);
-    if (read_dims(L, t, wire))
+    if (read_dims(L, t, wire, T_DIMS))
         return -1;
     *out = t;
     int64_t numel = tensor_numel(t);
@@ -193,4 +193,40 @@ int load_tensor(Loader *L, Bytes wire, Tensor **out)
         return 0;
     }
     return read_typed(L, t, wire, numel);
+}
+
+/* SparseTensorProto: values (a TensorProto, whose name is the tensor's),
+ * indices, and the dense dims. */
+enum { S_VALUES = 1, S_INDICES = 2, S_DIMS = 3 };
+static const uint8_t SPARSE_WT[] = {[S_VALUES] = WTS_LEN, [S_INDICES] = WTS_LEN,
+                                    [S_DIMS] = WTS_INTS};
+
+int load_sparse_tensor(Loader *L, Bytes wire, Tensor **out)
+{
+    Bytes part[S_INDICES + 1] = {{0}};
+    WireReader r = wire_reader_checked(wire, SPARSE_WT);
+    WireField f;
+    int rc;
+    while ((rc = wire_next(&r, &f)) == 1)
+        if ((f.num == S_VALUES || f.num == S_INDICES) && f.wt == WT_LEN)
+            part[f.num] = f.data;
+    if (rc < 0 || r.bad)
+        return loader_error(L, "sparse initializer: malformed protobuf");
+    Tensor *values, *indices = NULL;
+    if (!part[S_VALUES].ptr)
+        return loader_error(L, "sparse initializer without values");
+    if (load_tensor(L, part[S_VALUES], &values) ||
+        (part[S_INDICES].ptr && load_tensor(L, part[S_INDICES], &indices)))
+        return -1;
+    if (values->external || (indices && indices->external))
+        return loader_error(L, "sparse initializer '%s': values or indices in external data "
+                            "are not supported", values->name);
+    Tensor *t = arena_alloc(&L->m->arena, sizeof *t);
+    if (!t)
+        return loader_oom(L);
+    *t = (Tensor){.dtype = values->dtype, .name = values->name, .sparse = true, .wire = wire};
+    if (read_dims(L, t, wire, S_DIMS))
+        return -1;
+    *out = t;
+    return 0;
 }

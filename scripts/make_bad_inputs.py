@@ -13,7 +13,8 @@ under OUTDIR, listed in OUTDIR/cases.json with what ppqfmt must do with it:
            once, then the checker), "checker" (onnx full check),
            "idempotent" (the checker, then formatting the output again gives
            the same bytes), "bn-kept" (a BatchNormalization is still there,
-           with a warning)
+           with a warning), "constant-kept" (the Constant is still there and
+           a warning names both of its value attributes)
   xfail    why the case is expected to fail for now (null: must pass)
   args     extra ppqfmt options (for example --print)
   timeout  seconds allowed (default: the test's own, 60), for cases that
@@ -571,6 +572,60 @@ def make(out):
         [value_info("x", dims=[1, 3, 2, 2])], [value_info("y")], inits=bnp)),
         expect=(0, 2), stderr=r"bn", check="bn-kept",
         note="an isolated BN with 5 parameters on a 3-channel input: bn-to-conv must not build a bad Conv")
+
+    # --- invalid for onnx.checker too: refused at load, naming the node (a pass
+    # would otherwise rewrite them into another invalid model with exit 0)
+    then_only = helper.make_graph([helper.make_node("Relu", ["x"], ["t"], "then_relu")], "then", [],
+                                  [helper.make_tensor_value_info("t", TensorProto.FLOAT, [2])])
+    g = helper.make_graph([helper.make_node("If", ["cond"], ["y"], "if_no_else", then_branch=then_only)],
+                          "main", [helper.make_tensor_value_info("cond", TensorProto.BOOL, []),
+                                   helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    c.add("if_without_else", m.SerializeToString(), stderr=r"if_no_else.*else_branch",
+          note="an If with only a then_branch (checker: required attribute missing)")
+    g = helper.make_graph([helper.make_node("Pad", ["x"], ["y"], "pad_odd", pads=[1, 1, 1], mode="constant")],
+                          "main", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, 4])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 9)])
+    m.ir_version = 4
+    c.add("pad2_odd_pads", m.SerializeToString(), stderr=r"pad_odd.*pads.*3",
+          note="Pad-2 whose pads has 3 values (a begin and an end per axis make an even count); "
+               "the pad pass would write a Pad-11 with the same bad pads")
+    for name, xdt, wdt in (("conv_int_weight", TensorProto.FLOAT, np.int64),
+                           ("conv_int_input", TensorProto.INT32, np.float32)):
+        g = helper.make_graph([helper.make_node("Conv", ["x", "w"], ["y"], name)], "main",
+                              [helper.make_tensor_value_info("x", xdt, [1, 1, 2, 2])],
+                              [helper.make_tensor_value_info("y", xdt, [1, 2, 2, 2])],
+                              [numpy_helper.from_array(np.ones((2, 1, 1, 1), wdt), "w")])
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+        m.ir_version = 8
+        c.add(name, m.SerializeToString(), stderr=name + r".*int(64|32)",
+              note="a Conv with an integer %s (Conv computes in floating point only)"
+                   % name.rsplit("_", 1)[1])
+    # --- sparse initializers (graph field 15) that cannot be kept as they are
+    idx = ld(2, tensor("sp_idx", TensorProto.INT64, [2], raw=struct.pack("<2q", 0, 3)))
+    add_sp = [node("Add", ["x", "sp"], ["y"], "add")], [value_info("x", dims=[4])], [value_info("y", dims=[4])]
+    folder = c.add("sparse_external_values", model(graph(*add_sp) + ld(15, ld(
+        1, external_tensor("sp", "sp.bin", dims=(2,))) + idx + vf(3, 4))),
+        stderr=r"sp.*external", folder=True,
+        note="a sparse initializer whose values are external data: refused, naming it")
+    with open(os.path.join(folder, "sp.bin"), "wb") as f:
+        f.write(struct.pack("<2f", 1.0, 2.0))
+    c.add("sparse_without_values", model(graph(*add_sp) + ld(15, idx + vf(3, 4))),
+          stderr=r"sparse.*values", note="a SparseTensorProto without its values")
+
+    # --- invalid, passed through untouched with a warning that says what is wrong
+    const = helper.make_node("Constant", [], ["k"], "const_two", value_float=1.0)
+    const.attribute.extend([helper.make_attribute("value_int", 2)])
+    g = helper.make_graph([const, helper.make_node("Add", ["x", "k"], ["y"], "add")], "main",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    c.add("constant_two_values", m.SerializeToString(), expect=(0,), check="constant-kept",
+          note="a Constant with value_float and value_int: kept, and the warning names both")
 
     # --- nesting
     c.add("nested_if_64", nested_if(64), expect=(0,), note="64 graphs nested (63 Ifs): the loader's limit")

@@ -214,6 +214,12 @@ def output_checks(kind, out_path, r):
                 if o and o in seen:
                     return "output is not SSA: '%s' written twice" % o
                 seen.add(o)
+    if kind == "constant-kept":
+        if not any(n.op_type == "Constant" for n in m.graph.node):
+            return "the invalid Constant was folded"
+        if not any(re.search(r"warning.*value_float.*value_int", l) for l in r.lines):
+            return "no warning naming both value attributes of the Constant"
+        return None
     if kind == "bn-kept":
         if not any(n.op_type == "BatchNormalization" for n in m.graph.node):
             return "the mismatched BatchNormalization was folded or converted"

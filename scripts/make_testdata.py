@@ -451,8 +451,9 @@ def _(r):
     """Loop (2 iterations) whose body holds a Constant (the BN epsilon-free
     shift added at the end), an Identity, and Conv -> BN whose weight W comes
     from the outer scope and is also used by the main graph's conv_out.
-    Expect (default pipeline): no Constant, Identity or BN anywhere; the body
-    Conv reads its own copy of W; the main Conv reads W; outputs unchanged."""
+    Expect (default pipeline): no Constant, Identity or BN anywhere; the two
+    Convs read separate copies of W (the first use in file order, the body's,
+    which sits at the Loop node, keeps the name); outputs unchanged."""
     w = raw_tensor("W", rand(r, 3, 3, 3, 3))
     c = r.uniform(0.5, 1.5, 3).astype(np.float32)
     bn_init = [raw_tensor("bs", c), raw_tensor("bb", rand(r, 3)), raw_tensor("bm", rand(r, 3)),

@@ -8,6 +8,7 @@
 
 #include "../formatter/pass.h"
 #include "../onnx/load.h"
+#include "../onnx/path.h"
 #include "../onnx/tempfile.h"
 #include "../onnx/write.h"
 #include "options.h"

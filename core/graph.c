@@ -330,6 +330,28 @@ int graph_add_value_info(Graph *g, Var *v, Bytes wire)
     return add_value_info(g, &g->value_info, &g->n_value_info, &g->cap_value_info, v, wire);
 }
 
+bool op_is(const Op *op, const char *type)
+{
+    return !op->removed && strcmp(op->type, type) == 0 &&
+           (!*op->domain || strcmp(op->domain, "ai.onnx") == 0);
+}
+
+int64_t model_domain_opset(const Model *m, const char *domain)
+{
+    bool dflt = !domain || !*domain || strcmp(domain, "ai.onnx") == 0;
+    for (size_t i = 0; i < m->n_opsets; i++) {
+        const char *d = m->opsets[i].domain;
+        if (dflt ? !*d || strcmp(d, "ai.onnx") == 0 : strcmp(d, domain) == 0)
+            return m->opsets[i].version;
+    }
+    return 0;
+}
+
+int64_t model_opset(const Model *m)
+{
+    return model_domain_opset(m, "");
+}
+
 Attr *op_attr(const Op *op, const char *name)
 {
     for (size_t i = 0; i < op->n_attrs; i++)

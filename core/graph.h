@@ -245,6 +245,12 @@ const MappedFile *model_find_mapping(const Model *m, const void *p, size_t n);
 void model_forget_bytes(const Model *m, const void *p, size_t n);
 
 /* --- reading --- */
+/* Is op a live standard ONNX operator of this type (default domain)? */
+bool op_is(const Op *op, const char *type);
+/* The opset version the model imports for a domain ("" or "ai.onnx": the
+ * default one); 0 when it imports none. */
+int64_t model_domain_opset(const Model *m, const char *domain);
+int64_t model_opset(const Model *m);
 Attr *op_attr(const Op *op, const char *name);
 int64_t op_attr_int(const Op *op, const char *name, int64_t fallback);
 float op_attr_float(const Op *op, const char *name, float fallback);

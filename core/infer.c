@@ -118,18 +118,6 @@ static void fact_merge_decl(InferRun *r, const Var *v, InferFact *f, const Infer
 
 static int walk_graph(InferRun *r, Graph *g, const InferFact *const *ins, size_t n);
 
-static int64_t model_opset(const Model *m, const char *domain)
-{
-    bool dflt = !domain || !*domain || !strcmp(domain, "ai.onnx");
-    for (size_t i = 0; i < m->n_opsets; i++) {
-        const char *d = m->opsets[i].domain;
-        bool mine = dflt ? (!d || !*d || !strcmp(d, "ai.onnx")) : (d && !strcmp(d, domain));
-        if (mine)
-            return m->opsets[i].version;
-    }
-    return -1;
-}
-
 static const char *schema_domain(const Op *op)
 {
     const char *d = op->domain;
@@ -183,7 +171,7 @@ static int infer_node(InferRun *r, Op *op)
         in[i] = op->inputs[i] ? infer_fact(r, op->inputs[i]) : NULL;
     for (size_t i = 0; i < op->n_outputs; i++)
         out[i] = facts_unknown;
-    InferCtx c = {r, op, r->dt, model_opset(r->m, op->domain), in, op->n_inputs, out, op->n_outputs};
+    InferCtx c = {r, op, r->dt, model_domain_opset(r->m, op->domain), in, op->n_inputs, out, op->n_outputs};
     dim_table_set_origin(r->dt, infer_origin(op));
     run_rule(r, &c);
     walk_rest_subgraphs(r, op);

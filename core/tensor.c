@@ -29,6 +29,11 @@ bool dtype_is_known(int32_t dtype)
     return dtype > DT_UNDEFINED && dtype <= DT_LAST;
 }
 
+bool dtype_is_float(int32_t dtype)
+{
+    return dtype == DT_FLOAT || dtype == DT_DOUBLE || dtype == DT_FLOAT16 || dtype == DT_BFLOAT16;
+}
+
 size_t dtype_size(int32_t dtype)
 {
     return dtype_is_known(dtype) ? DTYPES[dtype].size : 0;

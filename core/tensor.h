@@ -60,6 +60,8 @@ typedef struct Tensor {
 size_t dtype_size(int32_t dtype);
 const char *dtype_name(int32_t dtype);
 bool dtype_is_known(int32_t dtype);
+/* float, double, float16 or bfloat16. */
+bool dtype_is_float(int32_t dtype);
 /* Product of dims, or -1 on a negative dim or overflow. */
 int64_t dims_numel(const int64_t *dims, size_t ndims);
 int64_t tensor_numel(const Tensor *t);

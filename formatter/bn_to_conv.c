@@ -10,7 +10,8 @@
  * unknown, the rank is below 3 (Conv needs a spatial axis), the type is not
  * one Conv takes, or a factor does not fit that type (float16 overflow),
  * the BN stays and the report says why. */
-#include "opset.h"
+#include "params.h"
+#include "passes.h"
 
 /* Operators whose output has the rank of their first input. */
 static bool keeps_rank(const Op *op)

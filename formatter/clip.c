@@ -2,7 +2,8 @@
  * bounds are inputs: scalar initializers of the input's element type. An
  * absent bound stays absent (an empty input name), instead of PPQ's +-2^31
  * integers. Raises the model to opset 11 (see opset.h). */
-#include "opset.h"
+#include "params.h"
+#include "upgrade.h"
 
 static const char *clip_check(const Op *op, int64_t from)
 {
@@ -38,8 +39,3 @@ static int clip_bounds_to_inputs(Op *op, int64_t from)
 }
 
 const Upgrade UPGRADE_CLIP = {"Clip", clip_check, clip_bounds_to_inputs};
-
-int pass_clip(Graph *g, Diag *d)
-{
-    return opset_upgrade_for(g, "Clip", d);
-}

@@ -8,7 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "pass.h"
+#include "params.h"
+#include "passes.h"
 
 static Tensor *scalar_or_list(Arena *a, int32_t dtype, const Attr *at, bool list)
 {

@@ -7,7 +7,8 @@
  * write see no change. */
 #include <stdio.h>
 
-#include "pass.h"
+#include "params.h"
+#include "passes.h"
 
 int pass_de_inplace(Graph *g, Diag *d)
 {

@@ -10,7 +10,8 @@
  * outputs into inf: then the Add stays, with a warning. */
 #include <math.h>
 
-#include "pass.h"
+#include "params.h"
+#include "passes.h"
 
 /* The constant operand of add that is not x, or NULL. */
 static const Tensor *addend(const Op *add, const Var *x)

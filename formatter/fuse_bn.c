@@ -21,7 +21,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "pass.h"
+#include "params.h"
+#include "passes.h"
 
 /* The folded weight, computed when it is written: w[i] * k[channel(i)]. */
 typedef struct Scaled {

@@ -5,7 +5,8 @@
  * consumers follow). That is impossible when x is a graph input, an
  * initializer, an outer-scope value or itself a graph output; then the
  * Identity stays and the report says why. */
-#include "pass.h"
+#include "params.h"
+#include "passes.h"
 
 static const char *why_kept(const Var *x)
 {

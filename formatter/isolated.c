@@ -9,7 +9,8 @@
  * that input. */
 #include <stdlib.h>
 
-#include "pass.h"
+#include "params.h"
+#include "passes.h"
 
 typedef struct Liveness {
     Graph *g;

@@ -6,10 +6,12 @@
  * gained types, negative axes or indices, or new attributes whose defaults
  * keep the old behaviour, so their nodes stay as they are. Opset 6 models are
  * upgraded too (legacy broadcast, is_test); older ones are not. */
-#include "opset.h"
-
 #include <stdio.h>
 #include <string.h>
+
+#include "params.h"
+#include "passes.h"
+#include "upgrade.h"
 
 /* --- operators adapted on the way --- */
 
@@ -192,108 +194,6 @@ static const Upgrade *rule_for(const Op *op)
 
 /* --- helpers for the rules --- */
 
-/* The element type an operator gives output `slot`, when it does not simply
- * follow its first input: 0 = follows input `*from` (set), -1 = unknown. */
-static int32_t fixed_output_dtype(const Op *op, size_t slot, size_t *from)
-{
-    static const char *const INDEX[] = {"ArgMax", "ArgMin", "NonZero", "Shape", "Size"};
-    static const char *const BOOLEAN[] = {"And", "Equal", "Greater", "IsInf", "IsNaN",
-                                          "Less", "Not", "Or", "Xor"};
-    *from = 0;
-    if (op_is(op, "Cast"))
-        return (int32_t)op_attr_int(op, "to", -1);
-    if (op_is(op, "TopK") && slot == 1)
-        return DT_INT64;
-    if (op_is(op, "Where"))
-        *from = 1;
-    for (size_t i = 0; i < sizeof INDEX / sizeof *INDEX; i++)
-        if (op_is(op, INDEX[i]))
-            return DT_INT64;
-    for (size_t i = 0; i < sizeof BOOLEAN / sizeof *BOOLEAN; i++)
-        if (op_is(op, BOOLEAN[i]))
-            return DT_BOOL;
-    return 0;
-}
-
-int64_t model_opset(const Model *m)
-{
-    for (size_t i = 0; i < m->n_opsets; i++)
-        if (!*m->opsets[i].domain || strcmp(m->opsets[i].domain, "ai.onnx") == 0)
-            return m->opsets[i].version;
-    return 0;
-}
-
-/* Operators whose output type is known from their inputs or attributes. */
-static bool keeps_dtype(const Op *op)
-{
-    static const char *const SAME[] = {
-        "Abs", "Add", "AveragePool", "BatchNormalization", "Ceil", "Clip", "Concat", "Conv",
-        "ConvTranspose", "DepthToSpace", "Div", "Dropout", "Elu", "Exp", "Expand", "Flatten",
-        "Floor", "Gather", "Gemm", "GlobalAveragePool", "GlobalMaxPool", "HardSigmoid",
-        "Identity", "InstanceNormalization", "LRN", "LeakyRelu", "Log", "LogSoftmax",
-        "MatMul", "Max", "MaxPool", "Mean", "Min", "Mul", "Neg", "PRelu", "Pad", "Pow",
-        "Reciprocal", "ReduceMax", "ReduceMean", "ReduceMin", "ReduceSum", "Relu", "Reshape",
-        "Resize", "Scatter", "ScatterElements", "ScatterND", "Selu", "Sigmoid", "Slice",
-        "Softmax", "Softplus", "SpaceToDepth", "Split", "Sqrt", "Squeeze", "Sub", "Sum",
-        "Tanh", "Tile", "TopK", "Transpose", "Unsqueeze", "Upsample", "Where", "GatherElements",
-        "GatherND", "Compress", "ReverseSequence", "Cast", "ArgMax", "ArgMin", "NonZero",
-        "Shape", "Size", "And", "Equal", "Greater", "IsInf", "IsNaN", "Less", "Not", "Or",
-        "Xor",
-    };
-    for (size_t i = 0; i < sizeof SAME / sizeof *SAME; i++)
-        if (op_is(op, SAME[i]))
-            return true;
-    return false;
-}
-
-/* One step of value_dtype (see FactStep). */
-static int32_t dtype_step(const Var *v, const Var **next)
-{
-    if (v->type.elem_type || v->param) {
-        int32_t dt = v->type.elem_type ? v->type.elem_type : v->param->dtype;
-        return dtype_is_known(dt) ? dt : 0;
-    }
-    const Op *p = v->producer;
-    if (!p || !keeps_dtype(p))
-        return 0;
-    size_t from;
-    int32_t fixed = fixed_output_dtype(p, v->producer_slot, &from);
-    if (fixed)
-        return dtype_is_known(fixed) ? fixed : 0;
-    if (from >= p->n_inputs)
-        return 0;
-    *next = p->inputs[from];
-    return 0;
-}
-
-int32_t value_dtype(const Var *v)
-{
-    return var_fact(v, FACT_DTYPE, dtype_step, 0);
-}
-
-Var *new_float_param(Op *op, const char *suffix, int32_t dtype, const double *v, size_t n,
-                     bool scalar)
-{
-    int64_t dims[1] = {(int64_t)n};
-    Tensor *t = tensor_new(&op->graph->model->arena, dtype, scalar ? 0 : 1, dims);
-    if (!t)
-        return NULL;
-    for (size_t i = 0; i < n; i++)
-        tensor_set_f64(t, i, v[i]);
-    return graph_new_param(op->graph, param_base_name(op, suffix), t);
-}
-
-Var *new_int64_param(Op *op, const char *suffix, const int64_t *v, size_t n)
-{
-    int64_t dims[1] = {(int64_t)n};
-    Tensor *t = tensor_new(&op->graph->model->arena, DT_INT64, 1, dims);
-    if (!t)
-        return NULL;
-    for (size_t i = 0; i < n; i++)
-        tensor_set_i64(t, i, v[i]);
-    return graph_new_param(op->graph, param_base_name(op, suffix), t);
-}
-
 /* Does op use the form its pass rewrites (not already the opset-11 form)? */
 static bool in_legacy_form(const Op *op, int64_t from)
 {
@@ -366,7 +266,9 @@ static void raise_versions(Model *m, int64_t from)
         m->oom = true;
 }
 
-int opset_upgrade_for(Graph *g, const char *type, Diag *d)
+/* From a pass on the main graph: when the model is below opset 11 and holds a
+ * node of this type, upgrades the whole model (or warns). */
+static int opset_upgrade_for(Graph *g, const char *type, Diag *d)
 {
     Model *m = g->model;
     int64_t from = model_opset(m);
@@ -402,4 +304,27 @@ int opset_upgrade_for(Graph *g, const char *type, Diag *d)
             model_note(m, "upgraded", label);
     }
     return 0;
+}
+
+/* The legacy-form passes: each starts the upgrade when the model holds its
+ * operator (the rewrite rules are UPGRADE_CLIP & co.). */
+int pass_slice(Graph *g, Diag *d)
+{
+    return opset_upgrade_for(g, "Slice", d);
+}
+
+int pass_clip(Graph *g, Diag *d)
+{
+    return opset_upgrade_for(g, "Clip", d);
+}
+
+int pass_pad(Graph *g, Diag *d)
+{
+    return opset_upgrade_for(g, "Pad", d);
+}
+
+int pass_resize(Graph *g, Diag *d)
+{
+    int rc = opset_upgrade_for(g, "Resize", d);
+    return rc ? rc : opset_upgrade_for(g, "Upsample", d);
 }

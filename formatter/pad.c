@@ -2,7 +2,8 @@
  * pads an int64 input, value a constant_value input of the data's element
  * type, mode kept (PPQ drops both mode and value). Raises the model to
  * opset 11 (see opset.h). */
-#include "opset.h"
+#include "params.h"
+#include "upgrade.h"
 
 static const char *pad_check(const Op *op, int64_t from)
 {
@@ -38,8 +39,3 @@ static int pad_to_inputs(Op *op, int64_t from)
 }
 
 const Upgrade UPGRADE_PAD = {"Pad", pad_check, pad_to_inputs};
-
-int pass_pad(Graph *g, Diag *d)
-{
-    return opset_upgrade_for(g, "Pad", d);
-}

@@ -6,12 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "opset.h"
-
-bool dtype_is_float(int32_t dt)
-{
-    return dt == DT_FLOAT || dt == DT_DOUBLE || dt == DT_FLOAT16 || dt == DT_BFLOAT16;
-}
+#include "params.h"
 
 bool dtype_holds(int32_t dt, double v)
 {
@@ -298,4 +293,27 @@ int32_t var_fact(const Var *v, FactKind k, FactStep step, int32_t unknown)
         chain[i]->fact.value[k] = fact;
     free(chain);
     return fact;
+}
+
+Var *new_float_param(Op *op, const char *suffix, int32_t dtype, const double *v, size_t n,
+                     bool scalar)
+{
+    int64_t dims[1] = {(int64_t)n};
+    Tensor *t = tensor_new(&op->graph->model->arena, dtype, scalar ? 0 : 1, dims);
+    if (!t)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        tensor_set_f64(t, i, v[i]);
+    return graph_new_param(op->graph, param_base_name(op, suffix), t);
+}
+
+Var *new_int64_param(Op *op, const char *suffix, const int64_t *v, size_t n)
+{
+    int64_t dims[1] = {(int64_t)n};
+    Tensor *t = tensor_new(&op->graph->model->arena, DT_INT64, 1, dims);
+    if (!t)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        tensor_set_i64(t, i, v[i]);
+    return graph_new_param(op->graph, param_base_name(op, suffix), t);
 }

@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "passes.h"
+
 static const Pass PASSES[] = {
     {"de-inplace", "rename values written by more than one node (restore SSA)", true,
      pass_de_inplace},
@@ -36,12 +38,6 @@ const Pass *pass_find(const char *name)
         if (strcmp(PASSES[i].name, name) == 0)
             return &PASSES[i];
     return NULL;
-}
-
-bool op_is(const Op *op, const char *type)
-{
-    return !op->removed && strcmp(op->type, type) == 0 &&
-           (!*op->domain || strcmp(op->domain, "ai.onnx") == 0);
 }
 
 typedef struct Run {

@@ -10,7 +10,8 @@
  * upsamples one axis and downsamples another has no single Resize-11 form. */
 #include <string.h>
 
-#include "opset.h"
+#include "params.h"
+#include "upgrade.h"
 
 /* Up (1), down (-1), both (2) or not known (0) for a nearest resize.
  * Upsample only ever upsamples (its scales are >= 1 by definition). */
@@ -124,9 +125,3 @@ static int upsample_to_resize(Op *op, int64_t from)
 }
 
 const Upgrade UPGRADE_UPSAMPLE = {"Upsample", upsample_check, upsample_to_resize};
-
-int pass_resize(Graph *g, Diag *d)
-{
-    int rc = opset_upgrade_for(g, "Resize", d);
-    return rc ? rc : opset_upgrade_for(g, "Upsample", d);
-}

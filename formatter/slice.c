@@ -4,7 +4,8 @@
  * (see opset.h). */
 #include <stdlib.h>
 
-#include "opset.h"
+#include "params.h"
+#include "upgrade.h"
 
 static const char *slice_check(const Op *op, int64_t from)
 {
@@ -41,8 +42,3 @@ static int slice_to_inputs(Op *op, int64_t from)
 }
 
 const Upgrade UPGRADE_SLICE = {"Slice", slice_check, slice_to_inputs};
-
-int pass_slice(Graph *g, Diag *d)
-{
-    return opset_upgrade_for(g, "Slice", d);
-}

@@ -10,7 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pass.h"
+#include "params.h"
+#include "passes.h"
 
 static int split_one(Graph *g, Var *v)
 {

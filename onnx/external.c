@@ -12,7 +12,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "tempfile.h"
 
 enum { T_EXTERNAL_DATA = 13, KV_KEY = 1, KV_VALUE = 2 };
 

@@ -7,6 +7,9 @@
 #ifndef PPQ_EXTERNAL_H
 #define PPQ_EXTERNAL_H
 
-#include "load.h"
+#include "loader.h"
+
+/* Maps the external bytes of t (declared by its external_data entries). */
+int load_external(Loader *L, Tensor *t, Bytes wire);
 
 #endif

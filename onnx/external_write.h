@@ -15,7 +15,7 @@
 
 #include "encode.h"
 #include "staging.h"
-#include "write.h"
+#include "write_options.h"
 
 typedef struct DataTarget {
     const char *name; /* relative to the output's folder */

@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "load_tensor.h"
+#include "loader.h"
 #include "proto.h"
 
 enum { M_IR_VERSION = 1, M_GRAPH = 7, M_OPSET = 8, M_TRAINING_INFO = 20 };
@@ -48,35 +50,6 @@ static const uint8_t ATTR_WT[] = {
     [A_TENSORS] = WTS_LEN, [A_GRAPHS] = WTS_LEN, [13] = WTS_LEN, [14] = WTS_LEN, [15] = WTS_LEN,
     [A_TYPE] = WTS_VARINT, [21] = WTS_LEN, [22] = WTS_LEN, [23] = WTS_LEN,
 };
-
-int loader_error(Loader *L, const char *fmt, ...)
-{
-    char buf[900];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    diag_set(L->d, PPQ_EINPUT, "%s", buf);
-    return -1;
-}
-
-int loader_oom(Loader *L)
-{
-    diag_set(L->d, PPQ_EINTERNAL, "out of memory while loading the model");
-    return -1;
-}
-
-const char *loader_str(Loader *L, Bytes b)
-{
-    if (memchr(b.ptr, 0, b.len)) {
-        loader_error(L, "a name contains a NUL byte");
-        return NULL;
-    }
-    const char *s = arena_strndup(&L->m->arena, (const char *)b.ptr, b.len);
-    if (!s)
-        loader_oom(L);
-    return s;
-}
 
 /* b as a C string for a lookup or for a function that copies it: in buf
  * when it fits, else copied to the arena. NULL (error set) on a NUL byte. */

@@ -4,7 +4,8 @@
  * fields (float_data, int32_data, ...) are decoded into little-endian element
  * bytes. Declared sizes are checked against the bytes present before anything
  * is allocated, so a hostile header cannot make us allocate without bound. */
-#include "load.h"
+#include "external.h"
+#include "load_tensor.h"
 
 #include <string.h>
 

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "tempfile.h"
-#include "write.h"
+#include "path.h"
 
 void staging_init(Staging *s, Arena *a)
 {

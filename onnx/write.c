@@ -17,6 +17,7 @@
 
 #include "encode.h"
 #include "external_write.h"
+#include "path.h"
 #include "staging.h"
 #include "tempfile.h"
 
@@ -292,17 +293,6 @@ static int write_stdout(const Out *o, const Model *m, Diag *d)
     if (isatty(STDOUT_FILENO))
         return diag_set(d, PPQ_EOUTPUT, STDOUT_TERMINAL_MSG);
     return write_segments(STDOUT_FILENO, o, m) ? write_failed(d, "standard output") : 0;
-}
-
-void path_folder(const char *path, char *dir, size_t size)
-{
-    const char *slash = strrchr(path, '/');
-    if (!slash)
-        snprintf(dir, size, ".");
-    else if (slash == path)
-        snprintf(dir, size, "/");
-    else
-        snprintf(dir, size, "%.*s", (int)(slash - path), path);
 }
 
 /* An existing device or pipe (/dev/null, /dev/stdout, a fifo) is written in

@@ -13,25 +13,15 @@
 
 #include "../core/graph.h"
 #include "source.h"
+#include "write_options.h"
 
 /* Why a model is not written to standard output when it is a terminal. */
 #define STDOUT_TERMINAL_MSG "refusing to write a binary model to a terminal (use -o FILE or a pipe)"
-
-typedef struct WriteOptions {
-    const char *path;          /* "-": standard output (refused on a terminal) */
-    const char *in_dir;        /* the input model's folder; NULL for standard input */
-    const char *external_data; /* move initializers into this file; NULL: keep */
-    size_t size_threshold;     /* ... those of at least this many bytes */
-    bool page_align;           /* external tensors at 4 KiB offsets, not 64 bytes */
-    bool link_external;        /* hard-link the input's data files instead of copying */
-} WriteOptions;
 
 int onnx_write(const Model *m, const WriteOptions *o, Diag *d);
 /* The encoded model in one malloc'd buffer (for tests and fuzzing). */
 int onnx_write_mem(const Model *m, uint8_t **buf, size_t *len, Diag *d);
 /* Refuses an output path that names the input file itself. */
 int check_output_is_not_input(const char *path, const Source *src, Diag *d);
-/* The folder part of path ("." when there is none). */
-void path_folder(const char *path, char *dir, size_t size);
 
 #endif

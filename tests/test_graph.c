@@ -16,7 +16,8 @@
 #include <unistd.h>
 
 #include "../core/graph.h"
-#include "../formatter/opset.h"
+#include "../formatter/params.h"
+#include "../formatter/passes.h"
 
 /* --- reporting --- */
 

@@ -1,4 +1,4 @@
-/* opset.h - raising a legacy model (opset 7..10) to opset 11.
+/* upgrade.h - raising a legacy model (opset 7..10) to opset 11.
  *
  * Clip-6, Pad-2, Slice-1 and Resize-10 keep their operands in attributes or
  * lack inputs their opset-11 forms take. Their input forms are valid only
@@ -7,11 +7,13 @@
  * adapted too. The upgrade is all or nothing: every node is checked first, and
  * if one cannot be adapted nothing changes and a warning names it. Passes
  * slice, clip, pad and resize each start the upgrade when the model holds
- * their legacy operator; the first to do so converts the whole model. */
-#ifndef PPQ_OPSET_H
-#define PPQ_OPSET_H
+ * their legacy operator (opset.c); the first to do so converts the whole
+ * model. The rules for those four live in clip.c, pad.c, slice.c and
+ * resize.c, the other adaptations in opset.c. */
+#ifndef PPQ_UPGRADE_H
+#define PPQ_UPGRADE_H
 
-#include "pass.h"
+#include "../core/graph.h"
 
 enum { OPSET_TARGET = 11, IR_FOR_OPSET_TARGET = 6 };
 
@@ -23,20 +25,6 @@ typedef struct Upgrade {
     /* Rewrites op; -1 when out of memory. NULL: nothing to rewrite. */
     int (*apply)(Op *op, int64_t from);
 } Upgrade;
-
-/* The model's default-domain opset version (0 when none is imported). */
-int64_t model_opset(const Model *m);
-/* Runs from a pass on the main graph: when the model is below opset 11 and
- * holds a node of type `op`, upgrades the whole model (or warns). */
-int opset_upgrade_for(Graph *g, const char *op, Diag *d);
-
-/* The element type of v when it can be told: declared, a parameter's, or
- * carried through from the first input of a type-preserving operator. */
-int32_t value_dtype(const Var *v);
-/* A new scalar or 1-D parameter for op's graph. */
-Var *new_float_param(Op *op, const char *suffix, int32_t dtype, const double *v, size_t n,
-                     bool scalar);
-Var *new_int64_param(Op *op, const char *suffix, const int64_t *v, size_t n);
 
 /* The per-operator rules, one file each (clip.c, pad.c, slice.c, resize.c). */
 extern const Upgrade UPGRADE_CLIP, UPGRADE_PAD, UPGRADE_SLICE, UPGRADE_RESIZE,

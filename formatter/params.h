@@ -1,0 +1,77 @@
+/* params.h - what the passes share: reading parameters and BatchNormalization
+ * factors, the Conv/ConvTranspose/Gemm a fusion folds into, value facts
+ * (element type) and new small parameters. params.c and dtype.c. */
+#ifndef PPQ_PARAMS_H
+#define PPQ_PARAMS_H
+
+#include <stdbool.h>
+
+#include "../core/graph.h"
+
+/* Is v, stored as a dt element, still a finite number? Folds check their
+ * results with it: a value that overflows float16 (or float) would become
+ * inf where the model computed a finite number. */
+bool dtype_holds(int32_t dt, double v);
+/* Are all BatchNormalization factors (bn_factors) finite numbers? */
+bool factors_finite(const double *k, const double *s, int64_t channels);
+/* v's value when v is a parameter (possibly through Identity nodes) whose
+ * numeric bytes are available. */
+const Tensor *param_numeric(const Var *v);
+/* Does an input of op from slot `first` on read a sparse initializer? Then
+ * a fold that needs its values is skipped (it stays sparse), with a warning
+ * "<what>: ..." naming op. */
+bool sparse_input_blocks(Op *op, size_t first, const char *what);
+/* Conv, ConvTranspose or Gemm: the operators fusions fold into. */
+bool op_is_linear(const Op *op);
+/* The one operation reading v, when v has one use and is no graph output. */
+Op *sole_consumer(const Var *v);
+/* Gives op's input slot the value t: in place when op is the parameter's only
+ * reader, else as a new parameter (named after the old one, or base). */
+int op_update_param(Op *op, size_t slot, Tensor *t, const char *base);
+/* Does t broadcast against a rank-`rank` output as one value per channel
+ * (axis 1) or one value for all? */
+bool per_channel_shape(const Tensor *t, int64_t channels, size_t rank);
+/* Element c of a per-channel tensor (element 0 if it holds one value). */
+double channel_value(const Tensor *t, int64_t c);
+/* Inference-form BatchNormalization: one output, no training mode. */
+bool bn_inference_form(const Op *bn);
+/* y = scale * x + shift per channel, from BN's parameters and epsilon. */
+int bn_factors(Arena *a, const Op *bn, int64_t channels, double **scale, double **shift);
+/* One step of working out a fact about v: returns the fact and leaves *next
+ * NULL when v alone tells it, or sets *next to the value it equals. */
+typedef int32_t (*FactStep)(const Var *v, const Var **next);
+/* The fact of kind k about v, following step from value to value; each value
+ * met is memoised for the running pass (see VarFact), so asking about every
+ * value of a chain costs O(chain) in total, with no depth limit. A value met
+ * twice (a cycle) counts as `unknown`. */
+int32_t var_fact(const Var *v, FactKind k, FactStep step, int32_t unknown);
+/* "<node name><suffix>" as a base for a new parameter's name. */
+const char *param_base_name(const Op *op, const char *suffix);
+
+typedef enum { LIN_CONV = 1, LIN_CONV_TRANSPOSE, LIN_GEMM } LinearKind;
+/* A Conv, ConvTranspose or Gemm with a constant weight: what folding needs. */
+typedef struct Linear {
+    Op *op;
+    LinearKind kind;
+    const Tensor *w;
+    const Tensor *bias; /* Conv bias or Gemm C; NULL when absent */
+    int64_t channels;   /* output channels */
+    size_t rank;        /* output rank */
+    int64_t group;
+    bool trans_b;
+    float beta;
+} Linear;
+bool linear_producer(const Op *op, Linear *out);
+int64_t weight_channel(const Linear *l, size_t i);
+double linear_bias(const Linear *l, int64_t c);
+int linear_set_bias(const Linear *l, Tensor *bias);
+
+/* The element type of v when it can be told: declared, a parameter's, or
+ * carried through from the first input of a type-preserving operator. */
+int32_t value_dtype(const Var *v);
+/* A new scalar or 1-D parameter for op's graph. */
+Var *new_float_param(Op *op, const char *suffix, int32_t dtype, const double *v, size_t n,
+                     bool scalar);
+Var *new_int64_param(Op *op, const char *suffix, const int64_t *v, size_t n);
+
+#endif

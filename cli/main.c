@@ -35,35 +35,13 @@ static const char *input_dir(const char *input, char *buf, size_t size)
     return buf;
 }
 
-enum { MAX_ROUNDS = 8 };
-
 static int run_passes(Model *m, const Options *o, RunStats *st, Diag *d)
 {
-    size_t n;
-    const Pass *p = pass_list(&n);
-    if (o->verify_ir && graph_verify(m->graph, d))
-        return d->code;
-    /* One pass can make work for an earlier one (fuse-bn leaves a Conv
-     * followed by a bias Add for fuse-bias): the pipeline runs again until a
-     * round changes nothing, so formatting an output again changes nothing. */
-    for (int round = 0; round < MAX_ROUNDS; round++) {
-        size_t before = model_change_count(m);
-        report_round_start(st);
-        for (size_t i = 0; i < n; i++) {
-            if (!o->enabled[i])
-                continue;
-            report_pass_start(st, &p[i]);
-            int rc = pass_run(&p[i], m, o->verify_ir, d);
-            report_pass_end(st, i);
-            if (rc)
-                return rc;
-        }
-        if (model_change_count(m) == before)
-            break;
-    }
-    if (o->rewrite)
+    PipelineHooks hooks = report_pipeline_hooks(st);
+    int rc = pass_pipeline(m, o->enabled, o->verify_ir, &hooks, NULL, d);
+    if (!rc && o->rewrite)
         graph_walk_post(m->graph, mark_rewrite, NULL);
-    return 0;
+    return rc;
 }
 
 /* Puts the input's name before the message in d. */

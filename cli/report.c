@@ -57,26 +57,34 @@ void report_stats_init(RunStats *st, const Options *o)
     st->verbose = o->verbosity > 0 && report_stderr_free(o);
 }
 
-void report_round_start(RunStats *st)
+static void round_start(void *ctx)
 {
+    RunStats *st = ctx;
     st->rounds++;
     if (st->verbose && st->rounds > 1)
         fprintf(stderr, "ppqfmt: round %d: the last round changed the graph, running the "
                 "passes again\n", st->rounds);
 }
 
-void report_pass_start(RunStats *st, const Pass *p)
+static void pass_start(void *ctx, const Pass *p)
 {
+    RunStats *st = ctx;
     if (st->verbose && st->rounds == 1)
         fprintf(stderr, "ppqfmt: running pass %s\n", p->name);
     progress_show("running pass", p->name);
     st->started = now_ms();
 }
 
-void report_pass_end(RunStats *st, size_t pass_index)
+static void pass_end(void *ctx, size_t pass_index)
 {
+    RunStats *st = ctx;
     st->ms[pass_index] += now_ms() - st->started;
     st->ran[pass_index] = true;
+}
+
+PipelineHooks report_pipeline_hooks(RunStats *st)
+{
+    return (PipelineHooks){round_start, pass_start, pass_end, st};
 }
 
 /* "ppqfmt: warning: " in the warning colour. */

@@ -22,11 +22,10 @@ typedef struct RunStats {
  * then stderr holds one JSON document and nothing else. */
 bool report_stderr_free(const Options *o);
 void report_stats_init(RunStats *st, const Options *o);
-/* Around each round and each pass of the pipeline: -v names each pass once
- * (in the first round), the status line shows it, the time is added up. */
-void report_round_start(RunStats *st);
-void report_pass_start(RunStats *st, const Pass *p);
-void report_pass_end(RunStats *st, size_t pass_index);
+/* Observers for pass_pipeline, around each round and each pass: -v names
+ * each pass once (in the first round), the status line shows it, the time
+ * and the round count are added up. */
+PipelineHooks report_pipeline_hooks(RunStats *st);
 
 /* The options that have no effect, as warnings (not with -q or JSON). */
 void report_option_warnings(const Options *o, FILE *f);

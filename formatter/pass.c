@@ -74,3 +74,44 @@ int pass_run(const Pass *p, Model *m, bool verify, Diag *d)
         return diag_set(d, PPQ_EINTERNAL, "IR check failed after pass %s", p->name);
     return 0;
 }
+
+static int run_round(Model *m, const bool *enabled, bool verify, const PipelineHooks *h,
+                     const Pass **failed, Diag *d)
+{
+    size_t n = sizeof PASSES / sizeof *PASSES;
+    for (size_t i = 0; i < n; i++) {
+        if (enabled && !enabled[i])
+            continue;
+        if (h && h->pass_start)
+            h->pass_start(h->ctx, &PASSES[i]);
+        int rc = pass_run(&PASSES[i], m, verify, d);
+        if (h && h->pass_end)
+            h->pass_end(h->ctx, i);
+        if (rc) {
+            if (failed)
+                *failed = &PASSES[i];
+            return rc;
+        }
+    }
+    return 0;
+}
+
+int pass_pipeline(Model *m, const bool *enabled, bool verify, const PipelineHooks *hooks,
+                  const Pass **failed, Diag *d)
+{
+    if (failed)
+        *failed = NULL;
+    if (verify && graph_verify(m->graph, d))
+        return d->code;
+    for (int round = 0; round < PIPELINE_MAX_ROUNDS; round++) {
+        size_t before = model_change_count(m);
+        if (hooks && hooks->round_start)
+            hooks->round_start(hooks->ctx);
+        int rc = run_round(m, enabled, verify, hooks, failed, d);
+        if (rc)
+            return rc;
+        if (model_change_count(m) == before)
+            break;
+    }
+    return 0;
+}

@@ -26,4 +26,25 @@ const Pass *pass_find(const char *name);
 /* Runs p over m and its subgraphs; with verify, checks the IR afterwards. */
 int pass_run(const Pass *p, Model *m, bool verify, Diag *d);
 
+enum { PIPELINE_MAX_ROUNDS = 8 };
+
+/* Optional observers of a pipeline run (timing, progress, -v lines). */
+typedef struct PipelineHooks {
+    void (*round_start)(void *ctx);
+    void (*pass_start)(void *ctx, const Pass *p);
+    void (*pass_end)(void *ctx, size_t index); /* index in pass_list() */
+    void *ctx;
+} PipelineHooks;
+
+/* The library's entry point: runs the enabled passes (enabled[i] for
+ * pass_list()[i]; NULL: every pass) in registry order, and the whole list
+ * again while a round changes the model, at most PIPELINE_MAX_ROUNDS times
+ * (one pass can make work for an earlier one: fuse-bn leaves a Conv and a
+ * bias Add for fuse-bias; rerunning is what makes formatting idempotent).
+ * With verify, the IR is checked first and after every pass. hooks may be
+ * NULL. On failure returns the code, with the message in d and the failing
+ * pass in *failed (when failed is not NULL; NULL for the first check). */
+int pass_pipeline(Model *m, const bool *enabled, bool verify, const PipelineHooks *hooks,
+                  const Pass **failed, Diag *d);
+
 #endif

@@ -9,7 +9,7 @@
  *     in a child process each, and prints "fuzz_target: N passed, M failed".
  *
  * The pipeline: load, verify the IR, every registered pass with the IR check
- * after each (rounds until nothing changes, as cli/main.c), encode to memory;
+ * after each (pass_pipeline: rounds until nothing changes), encode to memory;
  * then load that output again and run the pipeline on it once more.
  * Properties checked:
  *   - the loader either accepts or refuses with PPQ_EINPUT and a message;
@@ -42,7 +42,6 @@
 #include "../onnx/write.h"
 
 /* Rounds of the whole pipeline, as cli/main.c runs them. */
-enum { MAX_ROUNDS = 8 };
 
 /* One violated property, described for the report. */
 static char why[1200];
@@ -75,26 +74,15 @@ static int pipeline(const uint8_t *data, size_t size, int round, uint8_t **out, 
         model_free(m);
         return bug(round ? "IR check failed after re-load" : "IR check failed after load", &d);
     }
-    size_t n;
-    const Pass *p = pass_list(&n);
+    const Pass *failed;
     int rc = 0;
-    /* As cli/main.c does: the whole pipeline again until a round changes
-     * nothing (one pass can make work for an earlier one). */
-    for (int again = 0; again < MAX_ROUNDS && !rc && !d.code; again++) {
-        size_t before = model_change_count(m);
-        for (size_t i = 0; i < n && !rc; i++) {
-            if (pass_run(&p[i], m, true, &d) == 0)
-                continue;
-            if (d.code == PPQ_EINTERNAL || d.code == PPQ_EOUTPUT || d.code == PPQ_EUSAGE ||
-                !d.msg[0])
-                rc = bug(p[i].name, &d);
-            else if (round > 0)
-                rc = bug("a pass refuses the pipeline's own output", &d);
-            else
-                break; /* an input a pass refuses with a message */
-        }
-        if (model_change_count(m) == before)
-            break;
+    if (pass_pipeline(m, NULL, true, NULL, &failed, &d) != 0) {
+        if (d.code == PPQ_EINTERNAL || d.code == PPQ_EOUTPUT || d.code == PPQ_EUSAGE ||
+            !d.msg[0])
+            rc = bug(failed ? failed->name : "IR check before the passes", &d);
+        else if (round > 0)
+            rc = bug("a pass refuses the pipeline's own output", &d);
+        /* else: an input a pass refuses with a message */
     }
     if (!rc && !d.code) {
         uint8_t *buf = NULL;

@@ -712,6 +712,28 @@ int op_drop_outputs(Op *op, size_t n)
     return 0;
 }
 
+void op_drop_inputs(Op *op, size_t n)
+{
+    for (size_t i = op->n_inputs; i > n; i--)
+        op_set_input(op, i - 1, NULL);
+    if (op->n_inputs > n)
+        op->n_inputs = n;
+    mark_changed(op);
+}
+
+void model_set_opset(Model *m, const char *domain, int64_t version, int64_t min_ir)
+{
+    bool dflt = !*domain || strcmp(domain, "ai.onnx") == 0;
+    for (size_t i = 0; i < m->n_opsets; i++) {
+        const char *d = m->opsets[i].domain;
+        if (dflt ? !*d || strcmp(d, "ai.onnx") == 0 : strcmp(d, domain) == 0)
+            m->opsets[i].version = version;
+    }
+    if (m->ir_version < min_ir)
+        m->ir_version = min_ir;
+    m->changed = true;
+}
+
 int graph_replace_op(Op *op, Op *repl)
 {
     if (repl->n_outputs || repl->graph != op->graph)

@@ -313,6 +313,11 @@ int op_to_param(Op *op, Tensor *t);
 int graph_remove_op_into_output(Op *op, Var *x);
 /* Drops op's outputs from index n on (all unused, none a graph output). */
 int op_drop_outputs(Op *op, size_t n);
+/* Detaches op's inputs from index n on and shortens its input list to n. */
+void op_drop_inputs(Op *op, size_t n);
+/* Sets the version the model imports for domain ("" for the default one)
+ * and raises its IR version to at least min_ir. */
+void model_set_opset(Model *m, const char *domain, int64_t version, int64_t min_ir);
 /* Replaces op by repl (a new op without outputs): repl takes over op's
  * outputs with their names and uses, and op is removed. */
 int graph_replace_op(Op *op, Op *repl);

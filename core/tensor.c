@@ -102,6 +102,37 @@ Tensor *tensor_share(Arena *a, const Tensor *src)
     return t;
 }
 
+/* New tensors are encoded from their fields: no original bytes to reuse. */
+static Tensor *tensor_with_dims(Arena *a, Tensor *t, size_t ndims, const int64_t *dims)
+{
+    int64_t *copy = ndims ? arena_array(a, ndims, sizeof *copy) : NULL;
+    if (ndims && !copy)
+        return NULL;
+    for (size_t i = 0; i < ndims; i++)
+        copy[i] = dims[i];
+    t->dims = copy;
+    t->ndims = ndims;
+    t->changed = true;
+    t->wire = (Bytes){0};
+    return t;
+}
+
+Tensor *tensor_reshaped(Arena *a, const Tensor *src, size_t ndims, const int64_t *dims)
+{
+    Tensor *t = tensor_share(a, src);
+    return t ? tensor_with_dims(a, t, ndims, dims) : NULL;
+}
+
+Tensor *tensor_new_strings(Arena *a, size_t ndims, const int64_t *dims, Bytes *strings,
+                           size_t n)
+{
+    Tensor *t = arena_alloc(a, sizeof *t);
+    if (!t)
+        return NULL;
+    *t = (Tensor){.dtype = DT_STRING, .name = "", .strings = strings, .n_strings = n};
+    return tensor_with_dims(a, t, ndims, dims);
+}
+
 /* Little-endian loads: the host may not be, and data may be unaligned. */
 static uint64_t load_le(const uint8_t *p, size_t n)
 {

@@ -75,6 +75,11 @@ static inline bool tensor_has_bytes(const Tensor *t) { return t->data || t->gen;
 /* A copy sharing dtype, dims, data and original encoding: the writer emits
  * the original bytes again under the new owner's name. */
 Tensor *tensor_share(Arena *a, const Tensor *t);
+/* A new tensor holding t's elements under other dims (same count). */
+Tensor *tensor_reshaped(Arena *a, const Tensor *t, size_t ndims, const int64_t *dims);
+/* A new string tensor whose elements are strings[0..n) (not copied). */
+Tensor *tensor_new_strings(Arena *a, size_t ndims, const int64_t *dims, Bytes *strings,
+                           size_t n);
 /* Element i as a double (numeric dtypes with data only). */
 double tensor_get_f64(const Tensor *t, size_t i);
 /* Stores v into element i of a tensor made by tensor_new. */

@@ -30,9 +30,7 @@ static int clip_bounds_to_inputs(Op *op, int64_t from)
     }
     op_remove_attr(op, "min");
     op_remove_attr(op, "max");
-    for (size_t i = op->n_inputs; i > 1; i--) /* drop any stray inputs first */
-        op_set_input(op, i - 1, NULL);
-    op->n_inputs = 1;
+    op_drop_inputs(op, 1); /* any stray inputs first */
     if (!bound[0] && !bound[1])
         return 0;
     return op_append_input(op, bound[0]) || (bound[1] && op_append_input(op, bound[1])) ? -1 : 0;

@@ -14,23 +14,11 @@
 static Tensor *scalar_or_list(Arena *a, int32_t dtype, const Attr *at, bool list)
 {
     int64_t n = list ? (int64_t)at->n : 1;
-    Tensor *t = dtype == DT_STRING ? arena_alloc(a, sizeof *t) : tensor_new(a, dtype, list, &n);
+    if (dtype == DT_STRING)
+        return tensor_new_strings(a, list, &n, list ? at->strings : (Bytes *)&at->s, (size_t)n);
+    Tensor *t = tensor_new(a, dtype, list, &n);
     if (!t)
         return NULL;
-    if (dtype == DT_STRING) {
-        t->dtype = DT_STRING;
-        t->name = "";
-        t->changed = true;
-        t->ndims = list;
-        t->dims = list ? arena_array(a, 1, sizeof *t->dims) : NULL;
-        if (list && !t->dims)
-            return NULL;
-        if (list)
-            t->dims[0] = n;
-        t->strings = list ? at->strings : (Bytes *)&at->s;
-        t->n_strings = (size_t)n;
-        return t;
-    }
     for (int64_t i = 0; i < n; i++) {
         if (dtype == DT_INT64)
             tensor_set_i64(t, (size_t)i, list ? at->ints[i] : at->i);

@@ -58,16 +58,15 @@ static int broadcast_to_numpy(Op *op, int64_t from)
         int64_t axis = op_attr_int(op, "axis", 0);
         axis = axis < 0 ? axis + a->type.rank : axis;
         size_t rank = (size_t)(a->type.rank - axis);
-        Tensor *t = tensor_share(&op->graph->model->arena, b);
-        int64_t *dims = t ? arena_array(&op->graph->model->arena, rank, sizeof *dims) : NULL;
-        if (!dims && rank)
+        Arena *ar = &op->graph->model->arena;
+        int64_t *dims = arena_array(ar, rank ? rank : 1, sizeof *dims);
+        if (!dims)
             return -1;
         for (size_t i = 0; i < rank; i++)
             dims[i] = i < b->ndims ? b->dims[i] : 1;
-        t->dims = dims;
-        t->ndims = rank;
-        t->changed = true;
-        t->wire = (Bytes){0};
+        Tensor *t = tensor_reshaped(ar, b, rank, dims);
+        if (!t)
+            return -1;
         if (op_update_param(op, 1, t, param_base_name(op, "_b")))
             return -1;
     }
@@ -253,12 +252,7 @@ static void raise_versions(Model *m, int64_t from)
 {
     char what[64];
     snprintf(what, sizeof what, "raised opset %lld \u2192 %d", (long long)from, OPSET_TARGET);
-    for (size_t i = 0; i < m->n_opsets; i++)
-        if (!*m->opsets[i].domain || strcmp(m->opsets[i].domain, "ai.onnx") == 0)
-            m->opsets[i].version = OPSET_TARGET;
-    if (m->ir_version < IR_FOR_OPSET_TARGET)
-        m->ir_version = IR_FOR_OPSET_TARGET;
-    m->changed = true;
+    model_set_opset(m, "", OPSET_TARGET, IR_FOR_OPSET_TARGET);
     const char *action = arena_strdup(&m->arena, what);
     if (action)
         model_note(m, action, "");

@@ -1,4 +1,4 @@
-/* opset.c - the opset 7..10 -> 11 upgrade: the rule table, the all-or-nothing
+/* opset.c - the opset 6..10 -> 11 upgrade: the rule table, the all-or-nothing
  * driver, and the operators adapted on the way that are not a pass's own.
  *
  * Every default-domain operator whose version changes between opset 7 and 11

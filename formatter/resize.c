@@ -108,10 +108,12 @@ static int upsample_to_resize(Op *op, int64_t from)
     Attr *sa = op->n_inputs < 2 ? op_attr(op, "scales") : NULL;
     Var *scales = sa ? NULL : op->inputs[1];
     if (sa) {
-        double v[16];
-        for (size_t i = 0; i < sa->n && i < 16; i++)
+        double *v = arena_array(&op->graph->model->arena, sa->n ? sa->n : 1, sizeof *v);
+        if (!v)
+            return -1;
+        for (size_t i = 0; i < sa->n; i++)
             v[i] = sa->floats[i];
-        if (sa->n > 16 || !(scales = new_float_param(op, "_scales", DT_FLOAT, v, sa->n, false)))
+        if (!(scales = new_float_param(op, "_scales", DT_FLOAT, v, sa->n, false)))
             return -1;
     }
     Op *r = graph_insert_op(op->graph, op, "Resize", op->name);

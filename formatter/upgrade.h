@@ -1,4 +1,4 @@
-/* upgrade.h - raising a legacy model (opset 7..10) to opset 11.
+/* upgrade.h - raising a legacy model (opset 6..10) to opset 11.
  *
  * Clip-6, Pad-2, Slice-1 and Resize-10 keep their operands in attributes or
  * lack inputs their opset-11 forms take. Their input forms are valid only

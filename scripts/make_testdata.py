@@ -1160,6 +1160,49 @@ def _(r):
         inits=[w, c] + bn_inits(r, "bn0", 4)))
 
 
+@model("fusebn_conv_grouped_k1")
+def _(r):
+    """Grouped Conv1d with a 1-element kernel (group 5, W [15,1,1], bias) ->
+    BN: each output channel owns exactly one weight element.
+    Expect: no BN; conv0 writes Y; W[c] scaled by s[c] (its own channel's
+    factor, not channel 0's), bias folded."""
+    w = raw_tensor("W", rand(r, 15, 1, 1))
+    b = raw_tensor("B", rand(r, 15))
+    return finish(graph(
+        [node("Conv", ["X", "W", "B"], ["c"], "conv0", kernel_shape=[1], group=5),
+         bn("c", "Y", "bn0", "bn0")],
+        "fusebn_conv_grouped_k1", [fvi("X", [1, 5, 4])], [fvi("Y", [1, 15, 4])],
+        inits=[w, b] + bn_inits(r, "bn0", 15)))
+
+
+@model("fusebn_convtranspose_k1")
+def _(r):
+    """ConvTranspose1d with a 1-element kernel (group 3, W [6,2,1] = [Cin,
+    Cout/group, 1], no bias) -> BN over its 6 output channels.
+    Expect: no BN; convt0 writes Y; W[i, j] scaled by s[g*2+j] (g = group
+    of input channel i, not always group 0), bias added."""
+    w = raw_tensor("W", rand(r, 6, 2, 1))
+    return finish(graph(
+        [node("ConvTranspose", ["X", "W"], ["c"], "convt0", group=3),
+         bn("c", "Y", "bn0", "bn0")],
+        "fusebn_convtranspose_k1", [fvi("X", [1, 6, 4])], [fvi("Y", [1, 6, 4])],
+        inits=[w] + bn_inits(r, "bn0", 6)))
+
+
+@model("fusebn_gemm_transb1_k1")
+def _(r):
+    """Gemm (transB 1, K 1: W [4,1], C [4]) -> BN on [3,4]: one weight
+    element per output row.
+    Expect: no BN; gemm0 writes Y; W[n] scaled by s[n], bias folded."""
+    w = raw_tensor("W", rand(r, 4, 1))
+    c = raw_tensor("C", rand(r, 4))
+    return finish(graph(
+        [node("Gemm", ["X", "W", "C"], ["g"], "gemm0", transB=1),
+         bn("g", "Y", "bn0", "bn0")],
+        "fusebn_gemm_transb1_k1", [fvi("X", [3, 1])], [fvi("Y", [3, 4])],
+        inits=[w, c] + bn_inits(r, "bn0", 4)))
+
+
 @model("fusebn_float16")
 def _(r):
     """float16 throughout: Conv (W, B float16) -> BN (float16 parameters).

@@ -1048,6 +1048,16 @@ SPECS = {
     "fusebn_gemm_transb0": dict(
         both=[NBN, node_output("gemm0", 0, "Y"), folded("gemm0", bn="bn0")],
         default=[init_count(2)]),
+    # one weight element per output channel: each scaled by its own factor
+    "fusebn_conv_grouped_k1": dict(
+        both=[NBN, node_output("conv0", 0, "Y"), folded("conv0", bn="bn0")],
+        default=[init_count(2)]),
+    "fusebn_convtranspose_k1": dict(
+        both=[NBN, node_output("convt0", 0, "Y"), folded("convt0", bn="bn0")],
+        default=[init_count(2)]),
+    "fusebn_gemm_transb1_k1": dict(
+        both=[NBN, node_output("gemm0", 0, "Y"), folded("gemm0", bn="bn0")],
+        default=[init_count(2)]),
     "fusebn_gemm_c2d": dict(
         both=[NBN, node_output("gemm0", 0, "b"), node_input("relu0", 0, "b"),
               folded("gemm0", bn="bn0")],

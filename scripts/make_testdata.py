@@ -145,6 +145,24 @@ def _(r):
         "constant_value_raw", [fvi("X", [2, 3])], [fvi("Y", [2, 3])]))
 
 
+@model("constant_value_info")
+def _(r):
+    """Slice of X [2,3,8,4] with `axes` = [0,2] from Constant const0, whose
+    value_info `axes` declares int64 without a shape, and `steps` = [1,2]
+    from Constant const1, whose value_info `steps` declares int64 [2].
+    Expect: no Constant; value_info axes gone (a shapeless entry makes
+    onnx's shape inference ignore the initializer's values), value_info
+    steps (exactly the tensor's type) kept."""
+    i64 = lambda name, v: raw_tensor(name, np.array(v, np.int64))
+    return finish(graph(
+        [const("const0", "axes", value=i64("axes_value", [0, 2])),
+         const("const1", "steps", value=i64("steps_value", [1, 2])),
+         node("Slice", ["X", "starts", "ends", "axes", "steps"], ["Y"], "slice0")],
+        "constant_value_info", [fvi("X", [2, 3, 8, 4])], [fvi("Y", [1, 3, 3, 4])],
+        inits=[i64("starts", [0, 1]), i64("ends", [1, 7])],
+        value_info=[vi("axes", TP.INT64, None), vi("steps", TP.INT64, [2])]))
+
+
 @model("constant_value_float_data")
 def _(r):
     """Constant `value` (float [2,3] in float_data, not raw) -> Mul.
@@ -887,6 +905,21 @@ def _(r):
         "fusebias_gemm_scalar", [fvi("X", [2, 5])], [fvi("Y", [2, 4])], inits=[w, c, a]))
 
 
+@model("fusebias_gemm_c_value_info")
+def _(r):
+    """Gemm (transB 1, C [1,4] with value_info C [1,4]) -> Add(A [4]).
+    Expect: no Add; gemm0's bias holds C + A as [4], still named C, and the
+    value_info C [1,4] (now wrong: the checker refuses it) is gone."""
+    w = raw_tensor("W", rand(r, 4, 5))
+    c = raw_tensor("C", rand(r, 1, 4))
+    a = raw_tensor("A", rand(r, 4))
+    return finish(graph(
+        [node("Gemm", ["X", "W", "C"], ["g"], "gemm0", transB=1),
+         node("Add", ["g", "A"], ["Y"], "add0")],
+        "fusebias_gemm_c_value_info", [fvi("X", [2, 5])], [fvi("Y", [2, 4])],
+        inits=[w, c, a], value_info=[fvi("C", [1, 4])]))
+
+
 @model("fusebias_conv_vector")
 def _(r):
     """Conv2d (out [1,4,6,4]) -> Add(A [4]): A broadcasts over the WIDTH
@@ -1158,6 +1191,20 @@ def _(r):
          node("Relu", ["b"], ["Y"], "relu0")],
         "fusebn_gemm_c2d", [fvi("X", [5, 2])], [fvi("Y", [2, 4])],
         inits=[w, c] + bn_inits(r, "bn0", 4)))
+
+
+@model("fusebn_gemm_c_value_info")
+def _(r):
+    """Gemm (C [1,4] with value_info C [1,4]) -> BN.
+    Expect: no BN; gemm0's bias is the folded [4], and the value_info C
+    [1,4] (now wrong: the checker refuses it) is gone."""
+    w = raw_tensor("W", rand(r, 5, 4))
+    c = raw_tensor("C", rand(r, 1, 4))
+    return finish(graph(
+        [node("Gemm", ["X", "W", "C"], ["g"], "gemm0"),
+         bn("g", "Y", "bn0", "bn0")],
+        "fusebn_gemm_c_value_info", [fvi("X", [2, 5])], [fvi("Y", [2, 4])],
+        inits=[w, c] + bn_inits(r, "bn0", 4), value_info=[fvi("C", [1, 4])]))
 
 
 @model("fusebn_conv_grouped_k1")

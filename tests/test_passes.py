@@ -882,6 +882,9 @@ ONCE, SSA = params_used_once(), ssa()
 
 SPECS = {
     "constant_value_raw": dict(both=[NC, fed_by_param("add0", 1, "const0")]),
+    "constant_value_info": dict(
+        both=[NC, fed_by_param("slice0", 3, "const0"), fed_by_param("slice0", 4, "const1"),
+              vi_removed("axes"), vi_kept("steps")]),
     "constant_value_float_data": dict(both=[NC, fed_by_param("mul0", 1, "const0")]),
     "constant_value_int64": dict(both=[NC, fed_by_param("reshape0", 1, "const0")]),
     "constant_value_float": dict(both=[NC, fed_by_param("mul0", 1, "const0")]),
@@ -1002,6 +1005,8 @@ SPECS = {
     "fusebias_gemm_scalar": dict(
         both=[NADD, node_output("gemm0", 0, "Y"), folded("gemm0", add="add0")],
         default=[init_count(2)]),
+    "fusebias_gemm_c_value_info": dict(
+        both=[NADD, folded("gemm0", add="add0"), vi_removed("C")]),
     "fusebias_conv_vector": dict(both=[op_count("Add", 1), unchanged("conv0", "add0")]),
     "fusebias_spatial": dict(both=[op_count("Add", 1), unchanged("conv0", "add0")]),
     "fusebias_rank_raising": dict(both=[op_count("Add", 1), unchanged("conv0", "add0")]),
@@ -1058,6 +1063,8 @@ SPECS = {
     "fusebn_gemm_transb1_k1": dict(
         both=[NBN, node_output("gemm0", 0, "Y"), folded("gemm0", bn="bn0")],
         default=[init_count(2)]),
+    "fusebn_gemm_c_value_info": dict(
+        both=[NBN, folded("gemm0", bn="bn0"), vi_removed("C")]),
     "fusebn_gemm_c2d": dict(
         both=[NBN, node_output("gemm0", 0, "b"), node_input("relu0", 0, "b"),
               folded("gemm0", bn="bn0")],

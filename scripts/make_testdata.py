@@ -145,6 +145,25 @@ def _(r):
         "constant_value_raw", [fvi("X", [2, 3])], [fvi("Y", [2, 3])]))
 
 
+@model("constant_rewritten", ssa=False)
+def _(r):
+    """Not SSA: const0: c = Constant; add0: c = Add(X, c); const1: k =
+    Constant; mul0: m = Mul(c, k); const2: k = Constant; add1: Y = Add(m, k).
+    Expect: with de-inplace (default) no Constant; without it (--passes=
+    constant) const0, const1 and const2 kept with a warning each (an
+    initializer c or k would also be written by a node), and the output
+    is a model ppqfmt loads again.  Y = (X + c) * k1 + k2."""
+    f32 = lambda name, v: raw_tensor(name, np.array(v, np.float32))
+    return finish(graph(
+        [const("const0", "c", value=f32("c_value", [1.5, -2.0, 0.25])),
+         node("Add", ["X", "c"], ["c"], "add0"),
+         const("const1", "k", value=f32("k1_value", [2.0, 0.5, -1.0])),
+         node("Mul", ["c", "k"], ["m"], "mul0"),
+         const("const2", "k", value=f32("k2_value", [0.125, 4.0, -3.0])),
+         node("Add", ["m", "k"], ["Y"], "add1")],
+        "constant_rewritten", [fvi("X", [2, 3])], [fvi("Y", [2, 3])]))
+
+
 @model("constant_value_info")
 def _(r):
     """Slice of X [2,3,8,4] with `axes` = [0,2] from Constant const0, whose

@@ -422,10 +422,49 @@ Var *graph_new_param(Graph *g, const char *base, Tensor *t)
     return v;
 }
 
+/* Removes v's value_info entries (not its graph input/output entries). */
+static void var_drop_value_info(Var *v)
+{
+    Graph *g = v->graph;
+    if (v->value_info_dup) {
+        for (size_t i = 0; i < g->n_value_info; i++)
+            if (g->value_info[i].var == v)
+                g->value_info[i].removed = true;
+    } else if (v->value_info_at && v->value_info_at <= g->n_value_info &&
+               g->value_info[v->value_info_at - 1].var == v) {
+        g->value_info[v->value_info_at - 1].removed = true;
+    }
+    g->changed = true;
+}
+
+/* Does the declared type ty say exactly t's dtype and dims? */
+static bool type_is_tensor(const TypeInfo *ty, const Tensor *t)
+{
+    if (ty->elem_type != t->dtype || ty->rank != (int)t->ndims)
+        return false;
+    for (size_t i = 0; i < t->ndims; i++)
+        if (ty->dims[i] != t->dims[i])
+            return false;
+    return true;
+}
+
+/* v becomes (or stays) a parameter holding t: a value_info entry that does
+ * not declare t's exact type and shape goes, since an initializer carries its
+ * own. A stale one makes the checker refuse the model (a folded bias [N]
+ * under a value_info [1,N]), and one without a shape makes onnx's shape
+ * inference ignore the values (Slice axes read as absent). An entry that
+ * agrees stays, byte for byte. */
+static void param_take_type(Var *v, const Tensor *t)
+{
+    if ((v->value_info_at || v->value_info_dup) && !type_is_tensor(&v->type, t))
+        var_drop_value_info(v);
+    type_from_tensor(v, t);
+}
+
 void param_set_value(Var *v, Tensor *t)
 {
+    param_take_type(v, t);
     v->param = t;
-    type_from_tensor(v, t);
     v->graph->changed = true;
 }
 
@@ -633,8 +672,8 @@ int op_to_param(Op *op, Tensor *t)
     op_detach_inputs(op);
     op->removed = true;
     v->producer = NULL;
+    param_take_type(v, t);
     v->param = t;
-    type_from_tensor(v, t);
     g->params[g->n_params++] = v;
     g->changed = true;
     return as_input ? graph_add_input(g, v, (Bytes){0}) : 0;
@@ -759,14 +798,7 @@ int graph_drop_var(Var *v)
     Graph *g = v->graph;
     if (namemap_get(&g->by_name, v->name) == v)
         namemap_del(&g->by_name, v->name);
-    if (v->value_info_dup) {
-        for (size_t i = 0; i < g->n_value_info; i++)
-            if (g->value_info[i].var == v)
-                g->value_info[i].removed = true;
-    } else if (v->value_info_at && v->value_info_at <= g->n_value_info &&
-               g->value_info[v->value_info_at - 1].var == v) {
-        g->value_info[v->value_info_at - 1].removed = true;
-    }
+    var_drop_value_info(v);
     v->dropped = true;
     g->changed = true;
     return 0;

@@ -74,12 +74,38 @@ static Tensor *constant_value(Arena *a, const Op *op, const char **why)
     return NULL;
 }
 
-int pass_constant(Graph *g, Diag *d)
+/* Names written by more than one node of g (every write but the last is
+ * shadowed) into *names; they stay so when de-inplace did not run. -1 when
+ * out of memory. */
+static int constant_rewritten_names(const Graph *g, NameMap *names)
+{
+    for (size_t i = 0; i < g->n_vars; i++) {
+        Var *v = g->vars[i];
+        if (v->shadowed && !v->dropped && namemap_put(names, v->name, v))
+            return -1;
+    }
+    return 0;
+}
+
+/* A Constant whose output name another node writes too stays a node: an
+ * initializer of that name would be written by that node as well, which no
+ * model may do (ppqfmt itself refuses it). */
+static bool constant_is_rewritten(Model *m, const NameMap *rewritten, const Op *op)
+{
+    if (!namemap_get(rewritten, op->outputs[0]->name))
+        return false;
+    model_warn(m, op_label(op), "kept Constant: another node writes '%s' too (not SSA; "
+               "pass de-inplace renames such values)", op->outputs[0]->name);
+    return true;
+}
+
+static int constants_to_params(Graph *g, const NameMap *rewritten, Diag *d)
 {
     Model *m = g->model;
     for (size_t i = 0; i < g->n_ops; i++) {
         Op *op = g->ops[i];
-        if (!op_is(op, "Constant") || op->n_outputs != 1 || !op->outputs[0] || op->n_inputs)
+        if (!op_is(op, "Constant") || op->n_outputs != 1 || !op->outputs[0] || op->n_inputs ||
+            constant_is_rewritten(m, rewritten, op))
             continue;
         const char *why;
         Tensor *t = constant_value(&m->arena, op, &why);
@@ -98,4 +124,14 @@ int pass_constant(Graph *g, Diag *d)
         model_note(m, "folded", label);
     }
     return 0;
+}
+
+int pass_constant(Graph *g, Diag *d)
+{
+    NameMap rewritten = {0};
+    int rc = constant_rewritten_names(g, &rewritten)
+                 ? diag_set(d, PPQ_EINTERNAL, "out of memory in pass constant")
+                 : constants_to_params(g, &rewritten, d);
+    namemap_free(&rewritten);
+    return rc;
 }

@@ -118,7 +118,11 @@ static void fill_scaled(const void *ctx, size_t off, uint8_t *buf, size_t n)
     Tensor view = *s->out;
     view.data = buf;
     view.gen = NULL;
-    if (fast && run == 1) /* Gemm columns: the factor changes every element */
+    /* Gemm columns: the factor changes every element, by column. Tested on
+     * the kind, not on run == 1: a run of 1 is also a Conv or ConvTranspose
+     * with a 1-element kernel per channel or a transposed Gemm with K = 1,
+     * whose channel is not the element's column. */
+    if (fast && s->l.kind == LIN_GEMM && !s->l.trans_b)
         scale_float_columns(src, buf, first, end - first, s->k, (size_t)w->dims[1]);
     else
         for (size_t i = first; i < end;) {

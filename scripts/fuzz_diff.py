@@ -21,7 +21,7 @@ and random pass subsets (--passes=a,b / --no-P) -- and each output is checked:
   idem      formatting the output again with the same options gives the same bytes
 A non-SSA model (a name written twice) cannot run in onnxruntime: its reference
 is the SSA model it was derived from, and its outputs are only checked with
-checker and ort when de-inplace ran (see NONSSA_KEEP_DEINPLACE).
+checker and ort when de-inplace ran.
 
 A failing check is blamed on passes: each pass of its configuration is left out in
 turn, and those without which the check passes are printed (`blame seed N CHECK: P`).
@@ -206,22 +206,11 @@ def config_subset(rng):
 CONFIG_MAKERS = [config_default, config_none] + [config_subset] * SUBSETS_PER_MODEL
 
 
-# A non-SSA model formatted without de-inplace is known bug `diff_7_subset2_idem.onnx`
-# (tests/regress/diff/README.md); while it stands, the random subsets of a non-SSA model
-# keep de-inplace on, so that this one bug does not hide the others.
-NONSSA_KEEP_DEINPLACE = True
-
-
-def configs_for(seed, nonssa=False):
+def configs_for(seed):
     rng = random.Random(seed * 7919 + 13)
     out = []
     for k, mk in enumerate(CONFIG_MAKERS):
         label, args = mk(rng)
-        if nonssa and NONSSA_KEEP_DEINPLACE and 'de-inplace' not in passes_run(args):
-            args = [a for a in args if a != '--no-de-inplace']
-            if args and args[0].startswith('--passes='):
-                args = ['--passes=' + ','.join(['de-inplace'] + [
-                    p for p in args[0][len('--passes='):].split(',') if p != 'none'])]
         out.append(('%s%d' % (label, k) if label == 'subset' else label, args))
     return out
 
@@ -588,7 +577,7 @@ class Stats:
 
 def run_seed(seed, ort, stats, opts):
     case, why = case_for_seed(seed)
-    configs = configs_for(seed, case is not None and case.nonssa is not None)
+    configs = configs_for(seed)
     if case is not None:
         why, results, changed = check_case(case, ort, configs)
     if why:

@@ -145,6 +145,43 @@ def _(r):
         "constant_value_raw", [fvi("X", [2, 3])], [fvi("Y", [2, 3])]))
 
 
+@model("constant_rewritten", ssa=False)
+def _(r):
+    """Not SSA: const0: c = Constant; add0: c = Add(X, c); const1: k =
+    Constant; mul0: m = Mul(c, k); const2: k = Constant; add1: Y = Add(m, k).
+    Expect: with de-inplace (default) no Constant; without it (--passes=
+    constant) const0, const1 and const2 kept with a warning each (an
+    initializer c or k would also be written by a node), and the output
+    is a model ppqfmt loads again.  Y = (X + c) * k1 + k2."""
+    f32 = lambda name, v: raw_tensor(name, np.array(v, np.float32))
+    return finish(graph(
+        [const("const0", "c", value=f32("c_value", [1.5, -2.0, 0.25])),
+         node("Add", ["X", "c"], ["c"], "add0"),
+         const("const1", "k", value=f32("k1_value", [2.0, 0.5, -1.0])),
+         node("Mul", ["c", "k"], ["m"], "mul0"),
+         const("const2", "k", value=f32("k2_value", [0.125, 4.0, -3.0])),
+         node("Add", ["m", "k"], ["Y"], "add1")],
+        "constant_rewritten", [fvi("X", [2, 3])], [fvi("Y", [2, 3])]))
+
+
+@model("constant_value_info")
+def _(r):
+    """Slice of X [2,3,8,4] with `axes` = [0,2] from Constant const0, whose
+    value_info `axes` declares int64 without a shape, and `steps` = [1,2]
+    from Constant const1, whose value_info `steps` declares int64 [2].
+    Expect: no Constant; value_info axes gone (a shapeless entry makes
+    onnx's shape inference ignore the initializer's values), value_info
+    steps (exactly the tensor's type) kept."""
+    i64 = lambda name, v: raw_tensor(name, np.array(v, np.int64))
+    return finish(graph(
+        [const("const0", "axes", value=i64("axes_value", [0, 2])),
+         const("const1", "steps", value=i64("steps_value", [1, 2])),
+         node("Slice", ["X", "starts", "ends", "axes", "steps"], ["Y"], "slice0")],
+        "constant_value_info", [fvi("X", [2, 3, 8, 4])], [fvi("Y", [1, 3, 3, 4])],
+        inits=[i64("starts", [0, 1]), i64("ends", [1, 7])],
+        value_info=[vi("axes", TP.INT64, None), vi("steps", TP.INT64, [2])]))
+
+
 @model("constant_value_float_data")
 def _(r):
     """Constant `value` (float [2,3] in float_data, not raw) -> Mul.
@@ -888,6 +925,21 @@ def _(r):
         "fusebias_gemm_scalar", [fvi("X", [2, 5])], [fvi("Y", [2, 4])], inits=[w, c, a]))
 
 
+@model("fusebias_gemm_c_value_info")
+def _(r):
+    """Gemm (transB 1, C [1,4] with value_info C [1,4]) -> Add(A [4]).
+    Expect: no Add; gemm0's bias holds C + A as [4], still named C, and the
+    value_info C [1,4] (now wrong: the checker refuses it) is gone."""
+    w = raw_tensor("W", rand(r, 4, 5))
+    c = raw_tensor("C", rand(r, 1, 4))
+    a = raw_tensor("A", rand(r, 4))
+    return finish(graph(
+        [node("Gemm", ["X", "W", "C"], ["g"], "gemm0", transB=1),
+         node("Add", ["g", "A"], ["Y"], "add0")],
+        "fusebias_gemm_c_value_info", [fvi("X", [2, 5])], [fvi("Y", [2, 4])],
+        inits=[w, c, a], value_info=[fvi("C", [1, 4])]))
+
+
 @model("fusebias_conv_vector")
 def _(r):
     """Conv2d (out [1,4,6,4]) -> Add(A [4]): A broadcasts over the WIDTH
@@ -1158,6 +1210,63 @@ def _(r):
          bn("g", "b", "bn0", "bn0"),
          node("Relu", ["b"], ["Y"], "relu0")],
         "fusebn_gemm_c2d", [fvi("X", [5, 2])], [fvi("Y", [2, 4])],
+        inits=[w, c] + bn_inits(r, "bn0", 4)))
+
+
+@model("fusebn_gemm_c_value_info")
+def _(r):
+    """Gemm (C [1,4] with value_info C [1,4]) -> BN.
+    Expect: no BN; gemm0's bias is the folded [4], and the value_info C
+    [1,4] (now wrong: the checker refuses it) is gone."""
+    w = raw_tensor("W", rand(r, 5, 4))
+    c = raw_tensor("C", rand(r, 1, 4))
+    return finish(graph(
+        [node("Gemm", ["X", "W", "C"], ["g"], "gemm0"),
+         bn("g", "Y", "bn0", "bn0")],
+        "fusebn_gemm_c_value_info", [fvi("X", [2, 5])], [fvi("Y", [2, 4])],
+        inits=[w, c] + bn_inits(r, "bn0", 4), value_info=[fvi("C", [1, 4])]))
+
+
+@model("fusebn_conv_grouped_k1")
+def _(r):
+    """Grouped Conv1d with a 1-element kernel (group 5, W [15,1,1], bias) ->
+    BN: each output channel owns exactly one weight element.
+    Expect: no BN; conv0 writes Y; W[c] scaled by s[c] (its own channel's
+    factor, not channel 0's), bias folded."""
+    w = raw_tensor("W", rand(r, 15, 1, 1))
+    b = raw_tensor("B", rand(r, 15))
+    return finish(graph(
+        [node("Conv", ["X", "W", "B"], ["c"], "conv0", kernel_shape=[1], group=5),
+         bn("c", "Y", "bn0", "bn0")],
+        "fusebn_conv_grouped_k1", [fvi("X", [1, 5, 4])], [fvi("Y", [1, 15, 4])],
+        inits=[w, b] + bn_inits(r, "bn0", 15)))
+
+
+@model("fusebn_convtranspose_k1")
+def _(r):
+    """ConvTranspose1d with a 1-element kernel (group 3, W [6,2,1] = [Cin,
+    Cout/group, 1], no bias) -> BN over its 6 output channels.
+    Expect: no BN; convt0 writes Y; W[i, j] scaled by s[g*2+j] (g = group
+    of input channel i, not always group 0), bias added."""
+    w = raw_tensor("W", rand(r, 6, 2, 1))
+    return finish(graph(
+        [node("ConvTranspose", ["X", "W"], ["c"], "convt0", group=3),
+         bn("c", "Y", "bn0", "bn0")],
+        "fusebn_convtranspose_k1", [fvi("X", [1, 6, 4])], [fvi("Y", [1, 6, 4])],
+        inits=[w] + bn_inits(r, "bn0", 6)))
+
+
+@model("fusebn_gemm_transb1_k1")
+def _(r):
+    """Gemm (transB 1, K 1: W [4,1], C [4]) -> BN on [3,4]: one weight
+    element per output row.
+    Expect: no BN; gemm0 writes Y; W[n] scaled by s[n], bias folded."""
+    w = raw_tensor("W", rand(r, 4, 1))
+    c = raw_tensor("C", rand(r, 4))
+    return finish(graph(
+        [node("Gemm", ["X", "W", "C"], ["g"], "gemm0", transB=1),
+         bn("g", "Y", "bn0", "bn0")],
+        "fusebn_gemm_transb1_k1", [fvi("X", [3, 1])], [fvi("Y", [3, 4])],
         inits=[w, c] + bn_inits(r, "bn0", 4)))
 
 

@@ -850,7 +850,7 @@ static int cmp_ptr(const void *a, const void *b)
 
 /* Drops from each variable in vars (sorted, repeats allowed) the uses by
  * operations marked with scratch == 2, in one sweep per variable. */
-static void sweep_uses(Var **vars, size_t n)
+static void sweep_uses(const Graph *g, Var **vars, size_t n)
 {
     for (size_t k = 0; k < n; k++) {
         Var *v = vars[k];
@@ -859,7 +859,8 @@ static void sweep_uses(Var **vars, size_t n)
         size_t j = 0;
         for (size_t i = 0; i < v->n_uses; i++) {
             Use u = v->uses[i];
-            if (u.op->scratch == 2 && u.op->inputs[u.slot] == v) {
+            /* uses from nested subgraphs keep another graph's scratch */
+            if (u.op->graph == g && u.op->scratch == 2 && u.op->inputs[u.slot] == v) {
                 u.op->inputs[u.slot] = NULL;
                 continue;
             }
@@ -916,7 +917,7 @@ int graph_remove_ops_where(Graph *g, bool (*dead)(const Op *op, void *ctx), void
         for (size_t k = 0; op->scratch == 2 && (sub = op_subgraph(op, k)); k++)
             graph_walk_post(sub, detach_graph, NULL);
     }
-    sweep_uses(vars, n);
+    sweep_uses(g, vars, n);
     free(vars);
     for (size_t i = 0; i < g->n_ops; i++) {
         Op *op = g->ops[i];

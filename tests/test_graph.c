@@ -19,27 +19,8 @@
 #include "../formatter/params.h"
 #include "../formatter/passes.h"
 
-/* --- reporting --- */
+#include "check.h"
 
-static int n_passed, n_failed;
-static char why[2048];
-
-static const char *failf(int line, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static const char *failf(int line, const char *fmt, ...)
-{
-    int k = snprintf(why, sizeof why, "line %d: ", line);
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why + k, sizeof why - (size_t)k, fmt, ap);
-    va_end(ap);
-    return why;
-}
-
-#define EXPECT(cond)                                \
-    do {                                            \
-        if (!(cond))                                \
-            return failf(__LINE__, "%s", #cond);    \
-    } while (0)
 
 /* graph_verify over the whole model (it recurses into subgraphs). */
 #define VERIFY(m)                                                           \

@@ -29,27 +29,8 @@
 #include "../onnx/load.h"
 #include "../onnx/source.h"
 
-/* --- reporting --- */
+#include "check.h"
 
-static int n_passed, n_failed;
-static char why[2048];
-
-static const char *failf(int line, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static const char *failf(int line, const char *fmt, ...)
-{
-    int k = snprintf(why, sizeof why, "line %d: ", line);
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why + k, sizeof why - (size_t)k, fmt, ap);
-    va_end(ap);
-    return why;
-}
-
-#define EXPECT(cond)                             \
-    do {                                         \
-        if (!(cond))                             \
-            return failf(__LINE__, "%s", #cond); \
-    } while (0)
 
 static void *must(void *p, const char *what)
 {

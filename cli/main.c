@@ -38,7 +38,10 @@ static const char *input_dir(const char *input, char *buf, size_t size)
 static int run_passes(Model *m, const Options *o, RunStats *st, Diag *d)
 {
     PipelineHooks hooks = report_pipeline_hooks(st);
-    int rc = pass_pipeline(m, o->enabled, o->verify_ir, &hooks, NULL, d);
+    PipelineOptions po = {o->enabled, o->verify_ir, &hooks};
+    int rc = input_shape_apply(m, o->input_shapes, o->n_input_shapes, d);
+    if (!rc)
+        rc = pass_pipeline(m, &po, NULL, d);
     if (!rc && o->rewrite)
         graph_walk_post(m->graph, mark_rewrite, NULL);
     return rc;

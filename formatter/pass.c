@@ -105,20 +105,25 @@ static int facts_for(const Pass *p, Model *m, FactsState *st, Diag *d)
     return 0;
 }
 
-static int run_round(Model *m, const PipelineOptions *o, FactsState *st, const Pass **failed,
-                     Diag *d)
+/* Runs one round; *work: whether it changed something that may give an
+ * earlier pass work (see FACTS_FRESH). */
+static int run_round(Model *m, const PipelineOptions *o, FactsState *st, bool *work,
+                     const Pass **failed, Diag *d)
 {
     const PipelineHooks *h = o->hooks;
     size_t n = sizeof PASSES / sizeof *PASSES;
     facts_drop(m);
+    *work = false;
     for (size_t i = 0; i < n; i++) {
         if (o->enabled && !o->enabled[i])
             continue;
         if (h && h->pass_start)
             h->pass_start(h->ctx, &PASSES[i]);
+        size_t before = model_change_count(m);
         int rc = facts_for(&PASSES[i], m, st, d);
         if (!rc)
             rc = pass_run(&PASSES[i], m, o->verify, d);
+        *work |= PASSES[i].facts != FACTS_FRESH && model_change_count(m) != before;
         if (h && h->pass_end)
             h->pass_end(h->ctx, i);
         if (rc) {
@@ -138,13 +143,11 @@ int pass_pipeline(Model *m, const PipelineOptions *o, const Pass **failed, Diag 
         return d->code;
     FactsState st = {0};
     int rc = 0;
-    for (int round = 0; round < PIPELINE_MAX_ROUNDS && !rc; round++) {
-        size_t before = model_change_count(m);
+    bool work = true;
+    for (int round = 0; round < PIPELINE_MAX_ROUNDS && !rc && work; round++) {
         if (o->hooks && o->hooks->round_start)
             o->hooks->round_start(o->hooks->ctx);
-        rc = run_round(m, o, &st, failed, d);
-        if (model_change_count(m) == before)
-            break;
+        rc = run_round(m, o, &st, &work, failed, d);
     }
     facts_drop(m);
     return rc;

@@ -17,7 +17,9 @@ typedef int (*PassFn)(Graph *g, Diag *d);
 typedef enum PassFacts {
     FACTS_NONE,  /* nothing */
     FACTS_ROUND, /* the facts of the round's start (made by the first such pass) */
-    FACTS_FRESH, /* facts of the graph as it is now (remade when a pass changed it) */
+    FACTS_FRESH, /* facts of the graph as it is now (remade when a pass changed it);
+                  * such a pass only writes declarations, which make no work for
+                  * another pass: its changes alone call for no further round */
 } PassFacts;
 
 typedef struct Pass {

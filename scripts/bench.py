@@ -249,6 +249,70 @@ def bench_python(man):
         shutil.rmtree(d, ignore_errors=True)
 
 
+# ---------------------------------------------------------------- shape inference
+
+PY_INFER = r'''
+import sys, onnx
+from onnx import shape_inference
+m = onnx.load(sys.argv[1])
+m = shape_inference.infer_shapes(m, strict_mode=False, data_prop=True)
+onnx.save(m, sys.argv[2])
+'''
+
+
+def typed_share(path):
+    """Share of the main graph's node outputs that the file declares with a type and a shape."""
+    m = onnx.load(path, load_external_data=False)
+    g = m.graph
+    typed = {vi.name for vi in list(g.value_info) + list(g.output) + list(g.input)
+             if vi.type.WhichOneof('value') == 'tensor_type' and vi.type.tensor_type.elem_type
+             and vi.type.tensor_type.HasField('shape')}
+    outs = [o for n in g.node for o in n.output if o]
+    return sum(o in typed for o in outs) / len(outs) if outs else 1.0
+
+
+def inference_models():
+    """The models the inference table measures: the inline bench model and the node-scaling
+    Conv+BN chains that exist, and the real-network exports in build/models, if made."""
+    found = sorted(os.path.join(BENCH, n, 'model.onnx') for n in os.listdir(BENCH)
+                   if n.startswith(('inline', 'nodes-convbn-')))
+    models = os.path.join(ROOT, 'build', 'models')
+    if os.path.isdir(models):
+        found += sorted(os.path.join(models, n) for n in os.listdir(models) if n.endswith('.onnx'))
+    return [p for p in found if os.path.isfile(p)]
+
+
+def bench_inference():
+    """ppqfmt's shape inference (infer-shapes alone) against --passes=none on the same model,
+    and against python3-onnx's load + infer_shapes + save, measured in the same run."""
+    rows = [('model', 'none s', 'infer-shapes s', '+ms', 'onnx s', 'onnx/ppqfmt', 'RSS MiB',
+             'onnx RSS MiB', 'typed ppqfmt', 'typed onnx')]
+    d = fresh('inference')
+    for src in inference_models():
+        out, ref = os.path.join(d, 'ppqfmt.onnx'), os.path.join(d, 'onnx.onnx')
+        base = timed([PPQFMT, '-q', '--passes=none', src, '-o', out])
+        ours = timed([PPQFMT, '-q', '--passes=infer-shapes', src, '-o', out])
+        theirs = timed([sys.executable, '-c', PY_INFER, src, ref])
+        if ours[2] or base[2]:
+            log('  %s: ppqfmt exited %d: %s' % (src, ours[2] or base[2], (ours[3] or base[3]).strip()[-200:]))
+            continue
+        ok = theirs[2] == 0
+        name = os.path.relpath(src, ROOT)
+        rows.append((name, '%.2f' % base[0], '%.2f' % ours[0], '%+.0f' % (1000 * (ours[0] - base[0])),
+                     '%.2f' % theirs[0] if ok else 'failed', '%.1fx' % (theirs[0] / ours[0]) if ok else '-',
+                     '%.0f' % (ours[1] / MiB), '%.0f' % (theirs[1] / MiB) if ok else '-',
+                     '%.1f%%' % (100 * typed_share(out)), '%.1f%%' % (100 * typed_share(ref)) if ok else '-'))
+    shutil.rmtree(d, ignore_errors=True)
+    print('\nshape inference: ppqfmt --passes=infer-shapes against --passes=none (+ms: the cost of\n'
+          'inferring and writing value_info) and python3-onnx load+infer_shapes+save, same run;\n'
+          'typed: share of node outputs (main graph) declared with a type and shape afterwards.\n'
+          'Targets: +ms <= 20 on the 330 MB ViT-B/16, onnx/ppqfmt >= 50, typed never below onnx.\n')
+    if len(rows) > 1:
+        table(rows)
+    else:
+        print('  (no models: run make bench first, or make test-models for the real networks)')
+
+
 # ---------------------------------------------------------------- table
 
 def table(rows):
@@ -401,7 +465,7 @@ def main():
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--quick', action='store_true', help='~60 MB / ~300 MB models (smoke run)')
     ap.add_argument('--runs', type=int, default=5, help='runs of cp and of ppqfmt per model (default 5)')
-    ap.add_argument('--only', choices=['inline', 'external', 'nodes'])
+    ap.add_argument('--only', choices=['inline', 'external', 'nodes', 'inference'])
     ap.add_argument('--sizes', help='node-scaling sizes (default 10k,100k,1M; --quick: 10k,100k)')
     ap.add_argument('--timeout', type=int, default=1200, help='seconds before a node-scaling run is stopped')
     ap.add_argument('ppqfmt_args', nargs='*', metavar='-- PPQFMT-ARG', help='extra arguments for ppqfmt')
@@ -418,7 +482,7 @@ def main():
     sha = make_bench_models.generator_hash()
     names = [n for n in make_bench_models.names_for(a.quick)
              if not a.only or make_bench_models.SPECS[n]['kind'] == a.only]
-    if a.only == 'nodes' or a.sizes:
+    if a.only in ('nodes', 'inference') or a.sizes:
         names = []
     t0 = time.perf_counter()
     mans = []
@@ -451,6 +515,11 @@ def main():
         sizes = a.sizes or ('10k,100k' if a.quick else '10k,100k,1M')
         try:
             nodes_ok = bench_nodes(sorted(make_bench_models.parse_size(x) for x in sizes.split(',')), a.timeout)
+        finally:
+            shutil.rmtree(RUN, ignore_errors=True)
+    if not a.only or a.only == 'inference':
+        try:
+            bench_inference()
         finally:
             shutil.rmtree(RUN, ignore_errors=True)
     print('\nbench took %.1f s (model generation/cache check %.1f s)' % (time.perf_counter() - t_start, t_gen))

@@ -451,6 +451,7 @@ static const OpSchema ops_conv[] = {
     {"", "GlobalLpPool", 1, 1, 1, 1, 1, conv_global_pool},
     {"", "BatchNormalization", 1, 5, 5, 1, 5, conv_batchnorm},
     {"", "LayerNormalization", 17, 2, 3, 1, 3, conv_layernorm},
+    {"com.microsoft", "LayerNormalization", 1, 2, 3, 1, 3, conv_layernorm},
     {"", "GroupNormalization", 18, 3, 3, 1, 1, conv_batchnorm},
     {"", "Gemm", 1, 2, 3, 1, 1, conv_gemm},
     {"", "MatMul", 1, 2, 2, 1, 1, conv_matmul},

@@ -199,6 +199,11 @@ static const OpSchema ops_elementwise[] = {
     UNARY("LpNormalization", 1), LIKE_INPUT0("CumSum", 11, 2, 2), LIKE_INPUT0("Trilu", 14, 1, 2),
     LIKE_INPUT0("ReverseSequence", 10, 2, 2), LIKE_INPUT0("ScatterElements", 11, 3, 3),
     LIKE_INPUT0("Scatter", 9, 3, 3), LIKE_INPUT0("ScatterND", 11, 3, 3),
+    /* onnxruntime's contrib ops that fusions (fuse-gelu) and exporters emit */
+    {"com.microsoft", "Gelu", 1, 1, 1, 1, 1, ew_unary},
+    {"com.microsoft", "FastGelu", 1, 1, 2, 1, 1, ew_unary},
+    {"com.microsoft", "BiasGelu", 1, 2, 2, 1, 1, ew_unary},
+    {"com.microsoft", "QuickGelu", 1, 1, 1, 1, 1, ew_unary},
     {"", "Clip", 1, 1, 3, 1, 1, ew_unary},
     {"", "PRelu", 1, 2, 2, 1, 1, ew_unary},
     {"", "Identity", 1, 1, 1, 1, 1, ew_identity},

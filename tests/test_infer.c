@@ -712,6 +712,32 @@ static const char *check_opset_resolution(Graph *g)
     return NULL;
 }
 
+/* onnxruntime's contrib ops resolve by the model's com.microsoft opset; with
+ * no such import they have no rule. */
+static const char *check_contrib_ops(Graph *g)
+{
+    in_decl(g, "x", "float:batch,seq,8");
+    floats(g, "b", (int64_t[]){8}, 1);
+    Op *gelu = nd(g, "Gelu", "gelu", "x", "g");
+    Op *fast = nd(g, "FastGelu", "fast", "g,b", "f");
+    Op *ln = nd(g, "LayerNormalization", "ln", "f,b,b", "y,mean");
+    gelu->domain = fast->domain = ln->domain = "com.microsoft";
+    EXPECT(!infer());
+    EXPECT_FACT(g, "y", "?:?");
+    infer_free(R);
+    Opset *two = must(arena_array(&M->arena, 2, sizeof *two), "opsets");
+    two[0] = M->opsets[0];
+    two[1] = (Opset){"com.microsoft", 1};
+    M->opsets = two;
+    M->n_opsets = 2;
+    EXPECT(!infer());
+    EXPECT_FACT(g, "g", "float:\\[batch,seq,8]");
+    EXPECT_FACT(g, "f", "float:\\[batch,seq,8]");
+    EXPECT_FACT(g, "y", "float:\\[batch,seq,8]");
+    EXPECT_FACT(g, "mean", "float:\\[batch,seq,1]");
+    return NULL;
+}
+
 static int dump_model(const char *path)
 {
     Source src;
@@ -796,6 +822,7 @@ int main(int argc, char **argv)
     RUN(unknown_op_and_conflict, 13);
     RUN(declared_dims_fill_fresh_only, 13);
     RUN(opset_resolution, 13);
+    RUN(contrib_ops, 13);
     printf("test_infer: %d passed, %d failed\n", n_passed, n_failed);
     return n_failed ? 1 : 0;
 }

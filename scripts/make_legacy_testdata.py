@@ -108,6 +108,29 @@ def _(r):
     return _clip_model("clip_both_f32", 9, FLOAT, dict(min=-0.3, max=0.4))
 
 
+@model("clip_after_erf_f16")
+def _(r):
+    """Erf -> Clip-6 min=-0.5 max=0.5 on float16, opset 9, no value_info: the Clip's input type
+    is known only by inference (Erf keeps its input's type).
+    Expect: opset 11; clip0 inputs [e, min, max], float16 scalar initializers."""
+    return finish("clip_after_erf_f16", 9,
+                  [node("Erf", ["x"], ["e"], "erf0"), node("Clip", ["e"], ["y"], "clip0", min=-0.5, max=0.5)],
+                  [vi("x", F16, [2, 3, 4])], [vi("y", F16, [2, 3, 4])])
+
+
+@model("clip_after_chain")
+def _(r):
+    """Clip-6 min=0 max=6 after 300 Sigmoid/Tanh nodes on float, opset 9, no value_info: the type
+    comes through the whole chain.
+    Expect: opset 11; clip0 inputs [t299, min, max], float32 scalar initializers."""
+    nodes, prev = [], "x"
+    for i in range(300):
+        nodes.append(node("Sigmoid" if i % 2 else "Tanh", [prev], ["t%d" % i], "act%d" % i))
+        prev = "t%d" % i
+    nodes.append(node("Clip", [prev], ["y"], "clip0", min=0.0, max=6.0))
+    return finish("clip_after_chain", 9, nodes, [fvi("x", [2, 3])], [fvi("y", [2, 3])])
+
+
 @model("clip_min_f32")
 def _(r):
     """Clip-6 with only min=-0.25 on float, opset 10.

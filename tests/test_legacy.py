@@ -71,7 +71,7 @@ EXPECT = {
 }
 # Models that must be in TESTDATA (catches a stale or partial testdata/legacy).
 REQUIRED = [
-    "clip_both_f32", "clip_min_f32", "clip_max_f32", "clip_nobounds_f32", "clip_both_f16",
+    "clip_both_f32", "clip_after_erf_f16", "clip_after_chain", "clip_min_f32", "clip_max_f32", "clip_nobounds_f32", "clip_both_f16",
     "clip_min_f16", "clip_max_f16", "clip_nobounds_f16", "pad_constant", "pad_reflect",
     "pad_edge", "slice_axes", "slice_noaxes", "slice_negative", "slice_huge_ends",
     "resize_nearest_up", "resize_nearest_down", "resize_linear_up", "resize_linear_down",

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../formatter/opset.h"
 #include "../formatter/pass.h"
 #include "../onnx/load.h"
 #include "../onnx/path.h"
@@ -38,7 +39,11 @@ static const char *input_dir(const char *input, char *buf, size_t size)
 static int run_passes(Model *m, const Options *o, RunStats *st, Diag *d)
 {
     PipelineHooks hooks = report_pipeline_hooks(st);
-    int rc = pass_pipeline(m, o->enabled, o->verify_ir, &hooks, NULL, d);
+    /* The passes then see the raised model: the legacy-form passes find
+     * nothing left to raise, and opset-gated passes see the new opset. */
+    int rc = o->target_opset ? opset_raise_to(m, o->target_opset, d) : 0;
+    if (!rc)
+        rc = pass_pipeline(m, o->enabled, o->verify_ir, &hooks, NULL, d);
     if (!rc && o->rewrite)
         graph_walk_post(m->graph, mark_rewrite, NULL);
     return rc;

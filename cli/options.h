@@ -27,6 +27,7 @@ typedef struct Options {
     size_t size_threshold;     /* --size-threshold=BYTES */
     bool page_align;           /* --page-align */
     bool link_external;        /* --link-external */
+    int target_opset;          /* --target-opset=N; 0: keep the model's opset */
     bool rewrite; /* hidden: re-encode every node and graph (tests the writer) */
     int verbosity; /* -1 quiet, 0 normal, 1 verbose */
     bool exit_now; /* --help, --version, --list-passes done */

@@ -37,6 +37,7 @@ run "$PYTHON" tests/output_digests.py
 run "$PYTHON" tests/fidelity.py --name=fidelity-rewrite --ppqfmt-args=--rewrite
 run "$PYTHON" tests/checker_suite.py
 run "$PYTHON" tests/backend_conformance.py --ppqfmt-args=--verify-ir
+run "$PYTHON" tests/target_opset_suite.py
 run "$PYTHON" tests/infer_oracle.py
 rm -f "$LOG"
 echo "total: $passed passed, $failed failed"

@@ -134,7 +134,7 @@ static const char *topk_check(const Op *op, int64_t from, int64_t to)
 }
 
 /* BatchNormalization-9 dropped `spatial` (1 = per channel, the only kind
- * that remains); BatchNormalization-14 its extra outputs outside training. */
+ * that remains); BatchNormalization-14 the training form by output count. */
 static const char *bn_check(const Op *op, int64_t from, int64_t to)
 {
     const char *why = is_test_check(op, from, to);
@@ -150,7 +150,7 @@ static int bn_adapt(Op *op, int64_t from, int64_t to)
     if (upgrade_crosses(from, to, 9))
         op_remove_attr(op, "spatial");
     drop_legacy_attrs(op, from, to);
-    return upgrade_bn_drop_outputs(op, from, to);
+    return 0;
 }
 
 /* Dropout-10's mask output became bool; an unused mask can simply go. */

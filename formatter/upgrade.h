@@ -45,9 +45,8 @@ extern const Upgrade UPGRADE_SPLIT, UPGRADE_SQUEEZE, UPGRADE_UNSQUEEZE, UPGRADE_
     UPGRADE_SOFTMAX, UPGRADE_LOG_SOFTMAX, UPGRADE_HARDMAX, UPGRADE_ROI_ALIGN;
 /* Dropout-12 takes ratio as an input (upgrade_late.c). */
 int upgrade_dropout_ratio(Op *op, int64_t from, int64_t to);
-/* BatchNormalization-14 allows its extra (training) outputs only in training
- * mode (upgrade_late.c). */
+/* BatchNormalization-14 chose training mode with an attribute instead of
+ * the number of outputs (upgrade_late.c). */
 const char *upgrade_bn_outputs_check(const Op *op, int64_t from, int64_t to);
-int upgrade_bn_drop_outputs(Op *op, int64_t from, int64_t to);
 
 #endif

@@ -1,7 +1,7 @@
 /* upgrade_late.c - the adaptations from opset 12 to 17 (see upgrade.h):
  * Dropout-12's ratio input, the axes and split attributes that became
  * inputs in opset 13, Softmax-13's single-axis meaning, BatchNormalization-14's
- * outputs and RoiAlign-16's new default coordinate mode. */
+ * training form and RoiAlign-16's new default coordinate mode. */
 #include <string.h>
 
 #include "params.h"
@@ -134,28 +134,16 @@ int upgrade_dropout_ratio(Op *op, int64_t from, int64_t to)
     return 0;
 }
 
-static bool output_used(const Op *op, size_t from_index)
-{
-    for (size_t i = from_index; i < op->n_outputs; i++)
-        if (op->outputs[i] && (op->outputs[i]->n_uses || op->outputs[i]->is_output))
-            return true;
-    return false;
-}
-
-/* BatchNormalization-14 allows running mean and variance outputs only with
- * training_mode=1, and before it the extra outputs were the training form. */
+/* Before opset 14 a BatchNormalization with more than one output is the
+ * training form (batch statistics, as onnxruntime computes it), used or not;
+ * BatchNormalization-14 says training with training_mode instead, and has no
+ * saved_mean/saved_var. A training node has no place in an inference model,
+ * so it is not carried over. */
 const char *upgrade_bn_outputs_check(const Op *op, int64_t from, int64_t to)
 {
-    if (upgrade_crosses(from, to, 14) && output_used(op, 1))
-        return "BatchNormalization whose training outputs are used";
+    if (upgrade_crosses(from, to, 14) && op->n_outputs > 1)
+        return "BatchNormalization in its training form (more than one output)";
     return NULL;
-}
-
-int upgrade_bn_drop_outputs(Op *op, int64_t from, int64_t to)
-{
-    if (!upgrade_crosses(from, to, 14) || op->n_outputs <= 1)
-        return 0;
-    return op_drop_outputs(op, 1);
 }
 
 /* RoiAlign-16 added coordinate_transformation_mode with default half_pixel;

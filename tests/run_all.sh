@@ -29,6 +29,7 @@ done
 run "$PYTHON" tests/test_passes.py
 run "$PYTHON" tests/test_cli.py
 run "$PYTHON" tests/test_legacy.py
+run "$PYTHON" tests/test_target_opset.py
 run "$PYTHON" tests/test_external.py
 run "$PYTHON" tests/test_bad_inputs.py
 run "$PYTHON" tests/test_fuzz_diff.py

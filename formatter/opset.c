@@ -338,10 +338,14 @@ static int raise_and_adapt(Model *m, Walk *w, Diag *d)
         const char *label = op_label(op);
         if (!u->apply)
             continue;
+        /* changed may be left from an earlier raise: say what this one did */
+        bool was_changed = op->changed;
+        op->changed = false;
         if (u->apply(op, w->from, w->to))
             return diag_set(d, PPQ_EINTERNAL, "out of memory upgrading node '%s'", label);
         if (op->changed || op->removed)
             model_note(m, "upgraded", label);
+        op->changed |= was_changed;
     }
     return 0;
 }

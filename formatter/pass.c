@@ -17,7 +17,7 @@ static const Pass PASSES[] = {
      pass_fuse_bn},
     {"bn-to-conv", "turn a remaining BatchNormalization into a depthwise 1x1 Conv", true,
      pass_bn_to_conv},
-    {"slice", "Slice-1 (attributes) to the input form; raises the opset to 11", true, pass_slice},
+    {"slice", "Slice-1 (attributes) to the input form; raises the opset to 10", true, pass_slice},
     {"clip", "Clip-6 (attributes) to the input form; raises the opset to 11", true, pass_clip},
     {"pad", "Pad-2 (attributes) to the input form; raises the opset to 11", true, pass_pad},
     {"resize", "Resize-10 and Upsample to Resize-11; raises the opset to 11", true, pass_resize},

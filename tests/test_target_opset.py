@@ -277,6 +277,16 @@ def above(tmp):
         open(dst, "rb").read() == open(src, "rb").read()) else "exit %d, %r" % (rc, err))
 
 
+def passes_none(tmp):
+    """Without --target-opset, --passes=none gives every model back byte for byte."""
+    for name in testlib.models_in(TESTDATA):
+        src = os.path.join(TESTDATA, name + ".onnx")
+        dst = os.path.join(tmp, name + ".none.onnx")
+        rc, err = run(["--passes=none", src, "-o", dst])
+        check("%s: --passes=none is byte-identical" % name, lambda: None if rc == 0 and open(
+            dst, "rb").read() == open(src, "rb").read() else "exit %d %s" % (rc, err))
+
+
 def main():
     if not os.access(PPQFMT, os.X_OK):
         report("setup", "ppqfmt not found at %s" % PPQFMT)
@@ -288,6 +298,7 @@ def main():
             cannot(name, target, word, tmp)
         legacy_passes(tmp)
         above(tmp)
+        passes_none(tmp)
     return T.summary()
 
 

@@ -14,14 +14,15 @@ written. Run with Debian's python (/usr/bin/python3, python3-onnx 1.12).
 """
 import os
 import sys
-import zlib
 
 import numpy as np
 import onnx
 from onnx import TensorProto as TP
 from onnx import helper, numpy_helper
 
-FLOAT, INT64 = TP.FLOAT, TP.INT64
+from make_legacy_testdata import fvi, rng  # scripts/, beside this file
+
+INT64 = TP.INT64
 IR_OF_OPSET = {5: 3, 6: 3, 7: 3, 8: 3, 9: 4, 10: 5, 11: 6, 12: 7, 13: 7, 14: 7, 15: 8, 16: 8}
 
 BUILDERS = []
@@ -32,14 +33,6 @@ def model(name):
         BUILDERS.append((name, fn))
         return fn
     return register
-
-
-def rng(name):
-    return np.random.RandomState(zlib.crc32(name.encode()) & 0x7FFFFFFF)
-
-
-def fvi(name, shape):
-    return helper.make_tensor_value_info(name, FLOAT, shape)
 
 
 def build(name, opset, nodes, inputs, outputs, doc, inits=()):

@@ -387,7 +387,7 @@ int opset_raise_to(Model *m, int64_t target, Diag *d)
 {
     int64_t from = model_opset(m);
     const char *stage = m->log.pass;
-    m->log.pass = "target-opset";
+    m->log.pass = OPSET_STAGE;
     int rc = 0;
     if (from == 0)
         model_warn(m, "opset_import", "the model imports no default-domain opset: nothing "

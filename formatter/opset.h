@@ -12,6 +12,8 @@
  * nothing here tests. Opset 7 is where numpy-style broadcasting and the
  * inference-only BatchNormalization/Dropout begin. */
 enum { OPSET_TARGET_MIN = 7, OPSET_TARGET_MAX = 17 };
+/* The stage its changes and warnings are logged under (--report). */
+#define OPSET_STAGE "target-opset"
 
 /* Raises m's default-domain opset to target, adapting every node (subgraphs
  * included). A model already at target or above is left as it is, with a

@@ -524,7 +524,7 @@ def schema_errors(rep, passes):
     if names != passes:
         errs.append("passes %s, want %s" % (names, passes))
     for w in rep.get("other_warnings", []):
-        if w.get("stage") not in ("options", "load", "output") or \
+        if w.get("stage") not in ("options", "load", "target-opset", "output") or \
                 not all(isinstance(w.get(k), str) for k in ("subject", "message")):
             errs.append("other_warnings entry %r" % w)
     return errs
@@ -723,6 +723,28 @@ def t_target_opset_cannot_adapt():
     if err:
         return err
     return "output written" if os.path.exists(out) else None
+
+
+def t_target_opset_json():
+    """--report=json: "target_opset" is null without the option, else the opset and the raise's
+    actions; a model above the target warns under the stage "target-opset"."""
+    import onnx
+    src = os.path.join(REPO, "testdata", "opset", "upsample7_attr.onnx")
+    before = [o.version for o in onnx.load(src).opset_import if o.domain in ("", "ai.onnx")][0]
+    code, _, err = run(["--report=json", "--dry-run", "--target-opset=17", src])
+    rep = json.loads(err)
+    want = "raised opset %d \u2192 17" % before
+    got = rep.get("target_opset") or {}
+    if code or got.get("opset") != 17 or want not in [a["action"] for a in got.get("actions", [])]:
+        return "exit %d, target_opset %r, want action %r" % (code, got, want)
+    code, _, err = run(["--report=json", "--dry-run", src])
+    if code or json.loads(err).get("target_opset", 0) is not None:
+        return "without the option: exit %d, %r" % (code, err[:300])
+    above = os.path.join(REPO, "testdata", "opset", "above13.onnx")
+    code, _, err = run(["--report=json", "--dry-run", "--target-opset=11", above])
+    stages = [w["stage"] for w in json.loads(err).get("other_warnings", [])]
+    return None if code == 0 and stages == ["target-opset"] else \
+        "above the target: exit %d, warning stages %r" % (code, stages)
 
 
 def t_exit_missing_file():

@@ -39,11 +39,14 @@ static const char *input_dir(const char *input, char *buf, size_t size)
 static int run_passes(Model *m, const Options *o, RunStats *st, Diag *d)
 {
     PipelineHooks hooks = report_pipeline_hooks(st);
+    PipelineOptions po = {o->enabled, o->verify_ir, &hooks};
+    int rc = input_shape_apply(m, o->input_shapes, o->n_input_shapes, d);
     /* The passes then see the raised model: the legacy-form passes find
      * nothing left to raise, and opset-gated passes see the new opset. */
-    int rc = o->target_opset ? opset_raise_to(m, o->target_opset, d) : 0;
+    if (!rc && o->target_opset)
+        rc = opset_raise_to(m, o->target_opset, d);
     if (!rc)
-        rc = pass_pipeline(m, o->enabled, o->verify_ir, &hooks, NULL, d);
+        rc = pass_pipeline(m, &po, NULL, d);
     if (!rc && o->rewrite)
         graph_walk_post(m->graph, mark_rewrite, NULL);
     return rc;

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../core/infer.h"
 #include "params.h"
 #include "passes.h"
 #include "upgrade.h"
@@ -44,12 +45,13 @@ static const char *broadcast_check(const Op *op, int64_t from, int64_t to)
         !op_attr(op, "axis"))
         return NULL;
     const Var *a = op->inputs[0], *b = op->n_inputs > 1 ? op->inputs[1] : NULL;
-    if (!b || !b->param || b->param->sparse || a->type.rank < 0)
+    int rank = value_rank(a);
+    if (!b || !b->param || b->param->sparse || rank < 0)
         return "a legacy broadcast with axis whose operand is not a dense constant of known "
                "rank";
     int64_t axis = op_attr_int(op, "axis", 0);
-    axis = axis < 0 ? axis + a->type.rank : axis;
-    if (axis < 0 || axis + (int64_t)b->param->ndims > a->type.rank)
+    axis = axis < 0 ? axis + rank : axis;
+    if (axis < 0 || axis + (int64_t)b->param->ndims > rank)
         return "a legacy broadcast whose axis does not fit its operands";
     return NULL;
 }
@@ -59,11 +61,11 @@ static int broadcast_to_numpy(Op *op, int64_t from, int64_t to)
     if (!upgrade_crosses(from, to, 7))
         return 0;
     if (op_attr_int(op, "broadcast", 0) != 0 && op_attr(op, "axis")) {
-        const Var *a = op->inputs[0];
+        int a_rank = value_rank(op->inputs[0]);
         const Tensor *b = op->inputs[1]->param;
         int64_t axis = op_attr_int(op, "axis", 0);
-        axis = axis < 0 ? axis + a->type.rank : axis;
-        size_t rank = (size_t)(a->type.rank - axis);
+        axis = axis < 0 ? axis + a_rank : axis;
+        size_t rank = (size_t)(a_rank - axis);
         Arena *ar = &op->graph->model->arena;
         int64_t *dims = arena_array(ar, rank ? rank : 1, sizeof *dims);
         if (!dims)
@@ -402,6 +404,13 @@ int opset_raise_to(Model *m, int64_t target, Diag *d)
         m->log.pass = stage;
         return rc;
     }
+    /* The rules read element types and ranks (a Clip's bounds take its input's
+     * type): before the pipeline nothing has inferred them yet. */
+    infer_free(m->facts);
+    if (!(m->facts = infer_model(m, d))) {
+        m->log.pass = stage;
+        return d->code;
+    }
     Walk w = {.from = from, .to = target};
     graph_walk_post(m->graph, gather, &w);
     if (w.oom)
@@ -412,6 +421,8 @@ int opset_raise_to(Model *m, int64_t target, Diag *d)
                       w.why);
     else
         rc = raise_and_adapt(m, &w, d);
+    infer_free(m->facts); /* stale now: the pipeline infers again */
+    m->facts = NULL;
     graph_walk_post(m->graph, compact_graph, NULL);
     m->log.pass = stage;
     return rc ? rc : m->oom ? diag_set(d, PPQ_EINTERNAL, "out of memory raising the opset") : 0;

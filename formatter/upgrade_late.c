@@ -92,7 +92,7 @@ static int softmax_single_axis(Op *op, int64_t from, int64_t to)
     if (!upgrade_crosses(from, to, 13))
         return 0;
     int64_t axis = op_attr_int(op, "axis", 1);
-    int rank = op->inputs[0]->type.rank;
+    int rank = value_rank(op->inputs[0]);
     bool last = rank > 0 && (axis < 0 ? axis + rank : axis) == rank - 1;
     if (axis == -1 || last)
         return op_set_attr_int(op, "axis", axis) ? 0 : -1;

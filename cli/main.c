@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../formatter/opset.h"
 #include "../formatter/pass.h"
 #include "../onnx/load.h"
 #include "../onnx/path.h"
@@ -40,6 +41,10 @@ static int run_passes(Model *m, const Options *o, RunStats *st, Diag *d)
     PipelineHooks hooks = report_pipeline_hooks(st);
     PipelineOptions po = {o->enabled, o->verify_ir, &hooks};
     int rc = input_shape_apply(m, o->input_shapes, o->n_input_shapes, d);
+    /* The passes then see the raised model: the legacy-form passes find
+     * nothing left to raise, and opset-gated passes see the new opset. */
+    if (!rc && o->target_opset)
+        rc = opset_raise_to(m, o->target_opset, d);
     if (!rc)
         rc = pass_pipeline(m, &po, NULL, d);
     if (!rc && o->rewrite)

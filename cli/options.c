@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../formatter/opset.h"
 #include "../formatter/pass.h"
 
 #ifndef PPQFMT_VERSION
@@ -19,6 +20,7 @@
 enum {
     OPT_PASSES = 256, OPT_ENABLE, OPT_DISABLE, OPT_LIST, OPT_REPORT, OPT_PRINT, OPT_DRY_RUN,
     OPT_VERSION, OPT_VERIFY, OPT_REWRITE, OPT_EXTERNAL, OPT_THRESHOLD, OPT_PAGE_ALIGN, OPT_LINK,
+    OPT_TARGET_OPSET,
     OPT_INPUT_SHAPE,
     OPT_NO_PASS /* + registry index */
 };
@@ -31,9 +33,9 @@ void options_usage(FILE *f)
           "  -o, --output=FILE      write the formatted model to FILE (default: stdout)\n"
           "      --passes=LIST      run exactly these passes (comma list, 'all' or 'none')\n"
           "      --enable=P[,P]     add passes to the default set\n"
-          "      --disable=P[,P]    remove passes from the set\n"
-          "      --no-P             the same as --disable=P (for example --no-fuse-bn)\n"
+          "      --disable=P[,P]    remove passes from the set (--no-P: the same for P)\n"
           "      --list-passes      list passes with their default and help, then exit\n"
+          "      --target-opset=N   raise the default-domain opset to N (7..17) first\n"
           "      --report[=FMT]     say what each pass changed, on stderr (text or json)\n"
           "      --print            print the graph as a table; writes no model without -o\n"
           "      --dry-run          format but write no model\n"
@@ -169,6 +171,21 @@ static int set_threshold(Options *o, const char *arg, Diag *d)
     return 0;
 }
 
+/* The opset bounds live in formatter/opset.h, with why they are what they are. */
+static int set_target_opset(Options *o, const char *arg, Diag *d)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(arg, &end, 10);
+    if (!*arg || *end || errno)
+        return diag_set(d, PPQ_EUSAGE, "--target-opset takes an opset number, not '%s'", arg);
+    if (v < OPSET_TARGET_MIN || v > OPSET_TARGET_MAX)
+        return diag_set(d, PPQ_EUSAGE, "--target-opset=%ld is outside the opsets ppqfmt can "
+                        "raise to (%d to %d)", v, OPSET_TARGET_MIN, OPSET_TARGET_MAX);
+    o->target_opset = (int)v;
+    return 0;
+}
+
 static int add_input_shape(Options *o, const char *arg, Diag *d)
 {
     if (o->n_input_shapes == MAX_INPUT_SHAPES)
@@ -202,6 +219,7 @@ static struct option *long_options(char (*names)[40], size_t n)
         {"size-threshold", required_argument, NULL, OPT_THRESHOLD},
         {"page-align", no_argument, NULL, OPT_PAGE_ALIGN},
         {"link-external", no_argument, NULL, OPT_LINK},
+        {"target-opset", required_argument, NULL, OPT_TARGET_OPSET},
         {"input-shape", required_argument, NULL, OPT_INPUT_SHAPE},
     };
     size_t nf = sizeof fixed / sizeof *fixed;
@@ -276,6 +294,7 @@ static int handle(Options *o, int c, char **argv, const struct option *opts, Dia
     case OPT_THRESHOLD: return set_threshold(o, optarg, d);
     case OPT_PAGE_ALIGN: o->page_align = true; return 0;
     case OPT_LINK: o->link_external = true; return 0;
+    case OPT_TARGET_OPSET: return set_target_opset(o, optarg, d);
     case OPT_INPUT_SHAPE: return add_input_shape(o, optarg, d);
     case 'q': o->verbosity = -1; return 0;
     case 'v': o->verbosity = 1; return 0;

@@ -28,6 +28,7 @@ typedef struct Options {
     size_t size_threshold;     /* --size-threshold=BYTES */
     bool page_align;           /* --page-align */
     bool link_external;        /* --link-external */
+    int target_opset;          /* --target-opset=N; 0: keep the model's opset */
     InputShape input_shapes[MAX_INPUT_SHAPES]; /* --input-shape, in order */
     size_t n_input_shapes;
     bool rewrite; /* hidden: re-encode every node and graph (tests the writer) */

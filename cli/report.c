@@ -7,7 +7,7 @@
  *
  * Text, one line per pass that changed something, then that pass's warnings;
  * names are made safe for a terminal and long ones cut (term_safe):
- *   slice: raised opset 9 → 11; upgraded 2 (slice0, clip0)
+ *   clip: raised opset 9 → 11; upgraded 2 (slice0, clip0)
  *   isolated: removed 1 (dead_sig); removed initializer 1 (unused_scale)
  *   identity: warning: Y: kept Identity: ...
  * An action without a subject is a change to the whole model, shown as is.
@@ -23,7 +23,10 @@
  *              (every registered pass, in pipeline order, totals of all rounds),
  *    "rounds": int (rounds the pipeline ran: until one changed nothing, at most 8),
  *    "timings": {pass name: milliseconds (number, all rounds), for each pass that ran},
- *    "other_warnings": [{"stage": "options"|"load"|"output", "subject": str, "message": str}]
+ *    "target_opset": null, or with --target-opset=N {"opset": N, "actions": [...]}
+ *                    (the raise before the passes, actions as in "passes"),
+ *    "other_warnings": [{"stage": "options"|"load"|"target-opset"|"output", "subject": str,
+ *                        "message": str}]
  *                      (warnings raised outside the passes; "options": an
  *                      option that has no effect, the subject names it),
  *    "warnings": int (all warnings of the run)}
@@ -35,6 +38,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../formatter/opset.h"
 #include "term.h"
 
 enum { MAX_NAMES = 8 }; /* names listed per action before "..." */
@@ -357,7 +361,15 @@ void report_json(const Model *m, const Options *o, const RunStats *st, FILE *f)
     json_string(f, options_output(o));
     fputs(", \"passes\": [", f);
     json_passes(m, o, f);
-    fprintf(f, "], \"rounds\": %d, \"timings\": {", st->rounds);
+    fputs("], \"target_opset\": ", f);
+    if (o->target_opset) {
+        fprintf(f, "{\"opset\": %d, \"actions\": [", o->target_opset);
+        json_entries(m, OPSET_STAGE, false, f);
+        fputs("]}", f);
+    } else {
+        fputs("null", f);
+    }
+    fprintf(f, ", \"rounds\": %d, \"timings\": {", st->rounds);
     json_timings(st, f);
     fputs("}, \"other_warnings\": [", f);
     json_other_warnings(m, o, f);

@@ -1,14 +1,13 @@
 /* clip.c - pass "clip": Clip-6 (min/max attributes) becomes Clip-11, whose
  * bounds are inputs: scalar initializers of the input's element type. An
  * absent bound stays absent (an empty input name), instead of PPQ's +-2^31
- * integers. Raises the model to opset 11 (see opset.h). */
+ * integers. Raises the model to opset 11 (see upgrade.h). */
 #include "params.h"
 #include "upgrade.h"
 
-static const char *clip_check(const Op *op, int64_t from)
+static const char *clip_check(const Op *op, int64_t from, int64_t to)
 {
-    (void)from;
-    if (!op_attr(op, "min") && !op_attr(op, "max"))
+    if (!upgrade_crosses(from, to, 11) || (!op_attr(op, "min") && !op_attr(op, "max")))
         return NULL;
     int32_t dt = op->n_inputs ? value_dtype(op->inputs[0]) : 0;
     return dtype_is_float(dt) && dt != DT_BFLOAT16 ? NULL
@@ -16,9 +15,10 @@ static const char *clip_check(const Op *op, int64_t from)
                 : "Clip whose input type is unknown";
 }
 
-static int clip_bounds_to_inputs(Op *op, int64_t from)
+static int clip_bounds_to_inputs(Op *op, int64_t from, int64_t to)
 {
-    (void)from;
+    if (!upgrade_crosses(from, to, 11))
+        return 0;
     int32_t dt = value_dtype(op->inputs[0]);
     const char *names[2] = {"min", "max"};
     Var *bound[2] = {NULL, NULL};

@@ -1,14 +1,18 @@
-/* opset.c - the opset 6..10 -> 11 upgrade: the rule table, the all-or-nothing
- * driver, and the operators adapted on the way that are not a pass's own.
+/* opset.c - raising the default-domain opset: the rule table, the
+ * all-or-nothing driver (for --target-opset and for the legacy-form passes),
+ * and the adaptations up to opset 11 that are not a pass's own.
  *
- * Every default-domain operator whose version changes between opset 7 and 11
- * was checked against the ONNX operator changelog. Those not listed here only
+ * Every default-domain operator whose version changes between opset 7 and 17
+ * was checked against the ONNX operator changelog. Those without a rule only
  * gained types, negative axes or indices, or new attributes whose defaults
  * keep the old behaviour, so their nodes stay as they are. Opset 6 models are
  * upgraded too (legacy broadcast, is_test); older ones are not. */
+#include "opset.h"
+
 #include <stdio.h>
 #include <string.h>
 
+#include "../core/infer.h"
 #include "params.h"
 #include "passes.h"
 #include "upgrade.h"
@@ -17,15 +21,17 @@
 
 /* Before opset 7, BatchNormalization and Dropout chose training or test mode
  * with is_test (default 0: training). Only test mode has an inference form. */
-static const char *is_test_check(const Op *op, int64_t from)
+static const char *is_test_check(const Op *op, int64_t from, int64_t to)
 {
-    if (from < 7 && op_attr_int(op, "is_test", 0) != 1)
+    if (upgrade_crosses(from, to, 7) && op_attr_int(op, "is_test", 0) != 1)
         return "a training-mode (is_test=0) node from before opset 7";
     return NULL;
 }
 
-static void drop_legacy_attrs(Op *op)
+static void drop_legacy_attrs(Op *op, int64_t from, int64_t to)
 {
+    if (!upgrade_crosses(from, to, 7))
+        return;
     op_remove_attr(op, "is_test");
     op_remove_attr(op, "consumed_inputs");
 }
@@ -33,9 +39,10 @@ static void drop_legacy_attrs(Op *op)
 /* Before opset 7, binary operators broadcast only with broadcast=1, aligning
  * B to A at `axis`. Numpy-style broadcasting (opset 7) aligns trailing axes, so
  * an explicit axis is rewritten by giving a constant B trailing ones. */
-static const char *broadcast_check(const Op *op, int64_t from)
+static const char *broadcast_check(const Op *op, int64_t from, int64_t to)
 {
-    if (from >= 7 || op_attr_int(op, "broadcast", 0) == 0 || !op_attr(op, "axis"))
+    if (!upgrade_crosses(from, to, 7) || op_attr_int(op, "broadcast", 0) == 0 ||
+        !op_attr(op, "axis"))
         return NULL;
     const Var *a = op->inputs[0], *b = op->n_inputs > 1 ? op->inputs[1] : NULL;
     int rank = value_rank(a);
@@ -49,9 +56,9 @@ static const char *broadcast_check(const Op *op, int64_t from)
     return NULL;
 }
 
-static int broadcast_to_numpy(Op *op, int64_t from)
+static int broadcast_to_numpy(Op *op, int64_t from, int64_t to)
 {
-    if (from >= 7)
+    if (!upgrade_crosses(from, to, 7))
         return 0;
     if (op_attr_int(op, "broadcast", 0) != 0 && op_attr(op, "axis")) {
         int a_rank = value_rank(op->inputs[0]);
@@ -73,29 +80,47 @@ static int broadcast_to_numpy(Op *op, int64_t from)
     }
     op_remove_attr(op, "broadcast");
     op_remove_attr(op, "axis");
-    drop_legacy_attrs(op);
+    drop_legacy_attrs(op, from, to);
     return 0;
 }
 
-static const char *prelu_check(const Op *op, int64_t from)
+static const char *prelu_check(const Op *op, int64_t from, int64_t to)
 {
     const Var *slope = op->n_inputs > 1 ? op->inputs[1] : NULL;
-    if (from < 7 && !(slope && slope->param && tensor_numel(slope->param) == 1))
+    if (upgrade_crosses(from, to, 7) && !(slope && slope->param && tensor_numel(slope->param) == 1))
         return "PRelu from before opset 7 with a non-scalar slope";
     return NULL;
 }
 
-static int gemm_drop_broadcast(Op *op, int64_t from)
+static int gemm_drop_broadcast(Op *op, int64_t from, int64_t to)
 {
-    (void)from;
-    op_remove_attr(op, "broadcast");
+    if (upgrade_crosses(from, to, 7))
+        op_remove_attr(op, "broadcast");
     return 0;
 }
 
-
-static int topk_k_to_input(Op *op, int64_t from)
+/* RNN-1, GRU-3 and LSTM-1 had output_sequence (whether Y is written); from
+ * opset 7 Y is simply an optional output. */
+static const char *rnn_check(const Op *op, int64_t from, int64_t to)
 {
-    if (from >= 10) /* TopK-10 already takes k as an input */
+    const Var *y = op->n_outputs ? op->outputs[0] : NULL;
+    if (upgrade_crosses(from, to, 7) && op_attr_int(op, "output_sequence", 0) == 0 && y &&
+        (y->n_uses || y->is_output))
+        return "a recurrent node from before opset 7 whose Y output is used with "
+               "output_sequence=0";
+    return NULL;
+}
+
+static int rnn_drop_output_sequence(Op *op, int64_t from, int64_t to)
+{
+    if (upgrade_crosses(from, to, 7))
+        op_remove_attr(op, "output_sequence");
+    return 0;
+}
+
+static int topk_k_to_input(Op *op, int64_t from, int64_t to)
+{
+    if (!upgrade_crosses(from, to, 10)) /* TopK-10 takes k as an input */
         return 0;
     int64_t k = op_attr_int(op, "k", 0);
     Var *kv = new_int64_param(op, "_k", &k, 1);
@@ -105,79 +130,109 @@ static int topk_k_to_input(Op *op, int64_t from)
     return op_append_input(op, kv);
 }
 
-static const char *topk_check(const Op *op, int64_t from)
+static const char *topk_check(const Op *op, int64_t from, int64_t to)
 {
-    return from < 10 && !op_attr(op, "k") ? "TopK has no k attribute" : NULL;
+    return upgrade_crosses(from, to, 10) && !op_attr(op, "k") ? "TopK has no k attribute" : NULL;
 }
 
 /* BatchNormalization-9 dropped `spatial` (1 = per channel, the only kind
- * that remains). */
-static const char *bn_check(const Op *op, int64_t from)
+ * that remains); BatchNormalization-14 the training form by output count. */
+static const char *bn_check(const Op *op, int64_t from, int64_t to)
 {
-    const char *why = is_test_check(op, from);
+    const char *why = is_test_check(op, from, to);
     if (why)
         return why;
-    return op_attr_int(op, "spatial", 1) != 1 ? "BatchNormalization with spatial=0" : NULL;
+    if (upgrade_crosses(from, to, 9) && op_attr_int(op, "spatial", 1) != 1)
+        return "BatchNormalization with spatial=0";
+    return upgrade_bn_outputs_check(op, from, to);
 }
 
-static int bn_drop_spatial(Op *op, int64_t from)
+static int bn_adapt(Op *op, int64_t from, int64_t to)
 {
-    (void)from;
-    op_remove_attr(op, "spatial");
-    drop_legacy_attrs(op);
+    if (upgrade_crosses(from, to, 9))
+        op_remove_attr(op, "spatial");
+    drop_legacy_attrs(op, from, to);
     return 0;
 }
 
 /* Dropout-10's mask output became bool; an unused mask can simply go. */
-static const char *dropout_check(const Op *op, int64_t from)
+static const char *dropout_check(const Op *op, int64_t from, int64_t to)
 {
-    if (is_test_check(op, from))
-        return is_test_check(op, from);
+    const char *why = is_test_check(op, from, to);
+    if (why)
+        return why;
     const Var *mask = op->n_outputs > 1 ? op->outputs[1] : NULL;
-    if (from < 10 && mask && (mask->n_uses || mask->is_output))
+    if (upgrade_crosses(from, to, 10) && mask && (mask->n_uses || mask->is_output))
         return "Dropout whose mask output is used (its type changes in opset 10)";
     return NULL;
 }
 
-static int dropout_drop_mask(Op *op, int64_t from)
+static int dropout_adapt(Op *op, int64_t from, int64_t to)
 {
-    drop_legacy_attrs(op);
-    return from < 10 ? op_drop_outputs(op, 1) : 0;
+    drop_legacy_attrs(op, from, to);
+    if (upgrade_crosses(from, to, 10) && op_drop_outputs(op, 1))
+        return -1;
+    return upgrade_dropout_ratio(op, from, to);
 }
 
 /* Scatter-9 is deprecated in opset 11; ScatterElements-11 is the same
  * operator under its new name. */
-static int scatter_rename(Op *op, int64_t from)
+static int scatter_rename(Op *op, int64_t from, int64_t to)
 {
-    (void)from;
-    return op_set_type(op, "ScatterElements");
+    return upgrade_crosses(from, to, 11) ? op_set_type(op, "ScatterElements") : 0;
 }
 
 /* Scan-8 has a batch axis and sequence_lens that Scan-9 removed. */
-static const char *scan_check(const Op *op, int64_t from)
+static const char *scan_check(const Op *op, int64_t from, int64_t to)
 {
     (void)op;
-    return from < 9 ? "Scan-8 (its signature changed in opset 9)" : NULL;
+    return upgrade_crosses(from, to, 9) ? "Scan-8 (its signature changed in opset 9)" : NULL;
+}
+
+/* The experimental operators of opsets 1..9, gone from opset 10 on. */
+static const char *experimental_check(const Op *op, int64_t from, int64_t to)
+{
+    (void)op;
+    return upgrade_crosses(from, to, 10) ? "an experimental operator removed in opset 10" : NULL;
 }
 
 static const Upgrade TOPK = {"TopK", topk_check, topk_k_to_input};
-static const Upgrade BN = {"BatchNormalization", bn_check, bn_drop_spatial};
-static const Upgrade DROPOUT = {"Dropout", dropout_check, dropout_drop_mask};
+static const Upgrade BN = {"BatchNormalization", bn_check, bn_adapt};
+static const Upgrade DROPOUT = {"Dropout", dropout_check, dropout_adapt};
 static const Upgrade SCATTER = {"Scatter", NULL, scatter_rename};
 static const Upgrade SCAN = {"Scan", scan_check, NULL};
-
 static const Upgrade GEMM = {"Gemm", NULL, gemm_drop_broadcast};
 static const Upgrade PRELU = {"PRelu", prelu_check, NULL};
+static const Upgrade RNN = {"RNN", rnn_check, rnn_drop_output_sequence};
+static const Upgrade GRU = {"GRU", rnn_check, rnn_drop_output_sequence};
+static const Upgrade LSTM = {"LSTM", rnn_check, rnn_drop_output_sequence};
 static const Upgrade BROADCAST = {"(binary)", broadcast_check, broadcast_to_numpy};
+static const Upgrade EXPERIMENTAL = {"(experimental)", experimental_check, NULL};
 
 static const Upgrade *const RULES[] = {
-    &UPGRADE_CLIP, &UPGRADE_PAD, &UPGRADE_SLICE, &UPGRADE_RESIZE, &UPGRADE_UPSAMPLE, &TOPK,
-    &BN,           &DROPOUT,     &SCATTER,       &SCAN,           &GEMM,             &PRELU,
+    &UPGRADE_CLIP,      &UPGRADE_PAD,     &UPGRADE_SLICE,       &UPGRADE_RESIZE,
+    &UPGRADE_UPSAMPLE,  &TOPK,            &BN,                  &DROPOUT,
+    &SCATTER,           &SCAN,            &GEMM,                &PRELU,
+    &RNN,               &GRU,             &LSTM,                &UPGRADE_SPLIT,
+    &UPGRADE_SQUEEZE,   &UPGRADE_UNSQUEEZE, &UPGRADE_REDUCE_SUM, &UPGRADE_SOFTMAX,
+    &UPGRADE_LOG_SOFTMAX, &UPGRADE_HARDMAX, &UPGRADE_ROI_ALIGN,
 };
 
 /* Binary operators whose broadcast/axis attributes went away in opset 7. */
 static const char *const BINARY[] = {"Add", "Sub",   "Mul",     "Div",  "And", "Or",
                                      "Xor", "Equal", "Greater", "Less", "Pow"};
+
+static const char *const EXPERIMENTAL_OPS[] = {
+    "ATen", "Affine", "ConstantFill", "Crop", "DynamicSlice", "GRUUnit", "GivenTensorFill",
+    "ImageScaler", "ParametricSoftplus", "Scale", "ScaledTanh"};
+
+static bool listed(const char *const *names, size_t n, const char *type)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(names[i], type) == 0)
+            return true;
+    return false;
+}
 
 static const Upgrade *rule_for(const Op *op)
 {
@@ -186,15 +241,16 @@ static const Upgrade *rule_for(const Op *op)
     for (size_t i = 0; i < sizeof RULES / sizeof *RULES; i++)
         if (strcmp(RULES[i]->op, op->type) == 0)
             return RULES[i];
-    for (size_t i = 0; i < sizeof BINARY / sizeof *BINARY; i++)
-        if (strcmp(BINARY[i], op->type) == 0)
-            return &BROADCAST;
+    if (listed(BINARY, sizeof BINARY / sizeof *BINARY, op->type))
+        return &BROADCAST;
+    if (listed(EXPERIMENTAL_OPS, sizeof EXPERIMENTAL_OPS / sizeof *EXPERIMENTAL_OPS, op->type))
+        return &EXPERIMENTAL;
     return NULL;
 }
 
 /* --- helpers for the rules --- */
 
-/* Does op use the form its pass rewrites (not already the opset-11 form)? */
+/* Does op use the form its pass rewrites (not already the input form)? */
 static bool in_legacy_form(const Op *op, int64_t from)
 {
     if (op_is(op, "Clip"))
@@ -208,11 +264,21 @@ static bool in_legacy_form(const Op *op, int64_t from)
     return op_is(op, "Upsample");
 }
 
+/* The IR version the onnx release that introduced each opset wrote (onnx's
+ * VERSION_TABLE), never below 4: from IR 4 on a new parameter is an
+ * initializer alone, which is what the rules add (IR 3 would make each a
+ * graph input too, impossible inside a subgraph). */
+static int64_t ir_for_opset(int64_t opset)
+{
+    static const int64_t IR[] = {4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 5, 6, 7, 7, 7, 8, 8, 8};
+    return opset < (int64_t)(sizeof IR / sizeof *IR) ? IR[opset] : 8;
+}
+
 /* --- the driver --- */
 
 typedef struct Walk {
-    int64_t from;
-    const char *type; /* does the model hold this op? */
+    int64_t from, to;
+    const char *type; /* does the model hold this op in its legacy form? */
     bool found;
     const Op *blocker; /* the first node that cannot be adapted */
     const char *why;
@@ -227,14 +293,14 @@ static int gather(Graph *g, void *ctx)
     for (size_t i = 0; i < g->n_ops; i++) {
         Op *op = g->ops[i];
         const Upgrade *u = op->removed ? NULL : rule_for(op);
-        w->found |= op_is(op, w->type) && in_legacy_form(op, w->from);
+        w->found |= w->type && op_is(op, w->type) && in_legacy_form(op, w->from);
         if (!u)
             continue;
         const char *why = NULL;
         if (!w->blocker && u->apply && (!op->n_inputs || !op->inputs[0]))
             why = "a node without its first input";
         else if (!w->blocker && u->check)
-            why = u->check(op, w->from);
+            why = u->check(op, w->from, w->to);
         if (why) {
             w->blocker = op;
             w->why = why;
@@ -247,32 +313,61 @@ static int gather(Graph *g, void *ctx)
     return 0;
 }
 
-/* Says "raised opset 9 → 11": a change to the whole model, so the action
- * carries the versions and the subject is empty. */
-static void raise_versions(Model *m, int64_t from)
+static int compact_graph(Graph *g, void *ctx)
 {
-    char what[64];
-    snprintf(what, sizeof what, "raised opset %lld \u2192 %d", (long long)from, OPSET_TARGET);
-    model_set_opset(m, "", OPSET_TARGET, IR_FOR_OPSET_TARGET);
-    const char *action = arena_strdup(&m->arena, what);
-    if (action)
-        model_note(m, action, "");
-    else
-        m->oom = true;
+    (void)ctx;
+    graph_compact(g);
+    return 0;
 }
 
-/* From a pass on the main graph: when the model is below opset 11 and holds a
- * node of this type, upgrades the whole model (or warns). */
-static int opset_upgrade_for(Graph *g, const char *type, Diag *d)
+/* Sets the versions and adapts every gathered node. Says "raised opset 9 →
+ * 11": a change to the whole model, so the action carries the versions and
+ * the subject is empty. */
+static int raise_and_adapt(Model *m, Walk *w, Diag *d)
+{
+    char what[64];
+    snprintf(what, sizeof what, "raised opset %lld \u2192 %lld", (long long)w->from,
+             (long long)w->to);
+    /* New parameters follow IR >= 4 rules from here on (not graph inputs). */
+    model_set_opset(m, "", w->to, ir_for_opset(w->to));
+    const char *action = arena_strdup(&m->arena, what);
+    if (!action)
+        return diag_set(d, PPQ_EINTERNAL, "out of memory raising the opset");
+    model_note(m, action, "");
+    for (size_t i = 0; i < w->n; i++) {
+        Op *op = w->todo[i];
+        const Upgrade *u = rule_for(op);
+        const char *label = op_label(op);
+        if (!u->apply)
+            continue;
+        /* changed may be left from an earlier raise: say what this one did */
+        bool was_changed = op->changed;
+        op->changed = false;
+        if (u->apply(op, w->from, w->to))
+            return diag_set(d, PPQ_EINTERNAL, "out of memory upgrading node '%s'", label);
+        if (op->changed || op->removed)
+            model_note(m, "upgraded", label);
+        op->changed |= was_changed;
+    }
+    return 0;
+}
+
+/* From a legacy-form pass on the main graph: when the model is below opset
+ * `to` and holds a node of this type in its legacy form, raises the whole
+ * model to `to` (or warns). The raise adapts every node the new opset needs
+ * adapted, so a pass that is off (--no-clip) still sees its operator
+ * rewritten when another pass raises the opset past its change: the output
+ * never declares an opset its nodes do not satisfy. */
+static int opset_upgrade_for(Graph *g, const char *type, int64_t to, Diag *d)
 {
     Model *m = g->model;
     int64_t from = model_opset(m);
-    if (g->parent || from >= OPSET_TARGET || from == 0)
+    if (g->parent || from >= to || from == 0)
         return 0;
-    Walk w = {.from = from, .type = type};
+    Walk w = {.from = from, .to = to, .type = type};
     graph_walk_post(g, gather, &w);
     if (w.oom)
-        return diag_set(d, PPQ_EINTERNAL, "out of memory upgrading to opset %d", OPSET_TARGET);
+        return diag_set(d, PPQ_EINTERNAL, "out of memory upgrading to opset %lld", (long long)to);
     if (!w.found)
         return 0;
     if (from < 6) {
@@ -282,44 +377,78 @@ static int opset_upgrade_for(Graph *g, const char *type, Diag *d)
     }
     if (w.blocker) {
         model_warn(m, op_label(w.blocker), "legacy forms kept at opset %lld: %s cannot be "
-                   "adapted to opset %d", (long long)from, w.why, OPSET_TARGET);
+                   "adapted to opset %lld", (long long)from, w.why, (long long)to);
         return 0;
     }
-    /* New parameters follow IR >= 4 rules from here on (not graph inputs). */
-    raise_versions(m, from);
-    for (size_t i = 0; i < w.n; i++) {
-        Op *op = w.todo[i];
-        const Upgrade *u = rule_for(op);
-        const char *label = op_label(op);
-        if (!u->apply)
-            continue;
-        if (u->apply(op, from))
-            return diag_set(d, PPQ_EINTERNAL, "out of memory upgrading node '%s'", label);
-        if (op->changed || op->removed)
-            model_note(m, "upgraded", label);
-    }
-    return 0;
+    return raise_and_adapt(m, &w, d);
 }
 
-/* The legacy-form passes: each starts the upgrade when the model holds its
- * operator (the rewrite rules are UPGRADE_CLIP & co.). */
+/* The same raise for the whole model, before the passes; anything that
+ * stops it is an error, so no output claims an opset it was not raised to. */
+int opset_raise_to(Model *m, int64_t target, Diag *d)
+{
+    int64_t from = model_opset(m);
+    const char *stage = m->log.pass;
+    m->log.pass = OPSET_STAGE;
+    int rc = 0;
+    if (from == 0)
+        model_warn(m, "opset_import", "the model imports no default-domain opset: nothing "
+                   "to raise to %lld", (long long)target);
+    else if (from > target)
+        model_warn(m, "opset_import", "opset %lld kept: it is above --target-opset=%lld "
+                   "(ppqfmt never lowers an opset)", (long long)from, (long long)target);
+    else if (from < 6 && from < target)
+        rc = diag_set(d, PPQ_EINPUT, "cannot raise opset %lld to %lld: ppqfmt does not "
+                      "upgrade models older than opset 6", (long long)from, (long long)target);
+    if (rc || from == 0 || from >= target) {
+        m->log.pass = stage;
+        return rc;
+    }
+    /* The rules read element types and ranks (a Clip's bounds take its input's
+     * type): before the pipeline nothing has inferred them yet. */
+    infer_free(m->facts);
+    if (!(m->facts = infer_model(m, d))) {
+        m->log.pass = stage;
+        return d->code;
+    }
+    Walk w = {.from = from, .to = target};
+    graph_walk_post(m->graph, gather, &w);
+    if (w.oom)
+        rc = diag_set(d, PPQ_EINTERNAL, "out of memory upgrading to opset %lld", (long long)target);
+    else if (w.blocker)
+        rc = diag_set(d, PPQ_EINPUT, "cannot raise opset %lld to %lld: node '%s' (%s): %s",
+                      (long long)from, (long long)target, op_label(w.blocker), w.blocker->type,
+                      w.why);
+    else
+        rc = raise_and_adapt(m, &w, d);
+    infer_free(m->facts); /* stale now: the pipeline infers again */
+    m->facts = NULL;
+    graph_walk_post(m->graph, compact_graph, NULL);
+    m->log.pass = stage;
+    return rc ? rc : m->oom ? diag_set(d, PPQ_EINTERNAL, "out of memory raising the opset") : 0;
+}
+
+/* The legacy-form passes: each raises the opset to where its operator's
+ * input form begins when the model holds its operator (the rewrite rules are
+ * UPGRADE_CLIP & co.). Slice-10 already takes inputs, so slice raises to 10
+ * only, and a Clip-6 with clip off stays; the others need 11. */
 int pass_slice(Graph *g, Diag *d)
 {
-    return opset_upgrade_for(g, "Slice", d);
+    return opset_upgrade_for(g, "Slice", 10, d);
 }
 
 int pass_clip(Graph *g, Diag *d)
 {
-    return opset_upgrade_for(g, "Clip", d);
+    return opset_upgrade_for(g, "Clip", 11, d);
 }
 
 int pass_pad(Graph *g, Diag *d)
 {
-    return opset_upgrade_for(g, "Pad", d);
+    return opset_upgrade_for(g, "Pad", 11, d);
 }
 
 int pass_resize(Graph *g, Diag *d)
 {
-    int rc = opset_upgrade_for(g, "Resize", d);
-    return rc ? rc : opset_upgrade_for(g, "Upsample", d);
+    int rc = opset_upgrade_for(g, "Resize", 11, d);
+    return rc ? rc : opset_upgrade_for(g, "Upsample", 11, d);
 }

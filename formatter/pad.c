@@ -1,13 +1,14 @@
 /* pad.c - pass "pad": Pad-2 (pads, mode, value attributes) becomes Pad-11:
  * pads an int64 input, value a constant_value input of the data's element
  * type, mode kept (PPQ drops both mode and value). Raises the model to
- * opset 11 (see opset.h). */
+ * opset 11 (see upgrade.h). */
 #include "params.h"
 #include "upgrade.h"
 
-static const char *pad_check(const Op *op, int64_t from)
+static const char *pad_check(const Op *op, int64_t from, int64_t to)
 {
-    (void)from;
+    if (!upgrade_crosses(from, to, 11))
+        return NULL;
     Attr *pads = op_attr(op, "pads");
     if (!pads || pads->type != ATTR_INTS)
         return "Pad without a pads attribute";
@@ -19,9 +20,10 @@ static const char *pad_check(const Op *op, int64_t from)
     return NULL;
 }
 
-static int pad_to_inputs(Op *op, int64_t from)
+static int pad_to_inputs(Op *op, int64_t from, int64_t to)
 {
-    (void)from;
+    if (!upgrade_crosses(from, to, 11))
+        return 0;
     Attr *pads = op_attr(op, "pads");
     Var *pv = new_int64_param(op, "_pads", pads->ints, pads->n);
     if (!pv || op_append_input(op, pv))

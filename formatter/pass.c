@@ -18,7 +18,7 @@ static const Pass PASSES[] = {
      pass_fuse_bn, FACTS_NONE},
     {"bn-to-conv", "turn a remaining BatchNormalization into a depthwise 1x1 Conv", true,
      pass_bn_to_conv, FACTS_ROUND},
-    {"slice", "Slice-1 (attributes) to the input form; raises the opset to 11", true, pass_slice,
+    {"slice", "Slice-1 (attributes) to the input form; raises the opset to 10", true, pass_slice,
      FACTS_ROUND},
     {"clip", "Clip-6 (attributes) to the input form; raises the opset to 11", true, pass_clip,
      FACTS_ROUND},

@@ -1,6 +1,8 @@
 /* resize.c - pass "resize": Resize-10 (X, scales) becomes Resize-11
- * (X, roi, scales), and Upsample-7/9 (deprecated in opset 11) becomes the same
- * Resize-11. Raises the model to opset 11 (see opset.h).
+ * (X, roi, scales), and Upsample-7/9 (deprecated from opset 10) becomes the
+ * same Resize-11. Raises the model to opset 11 (see upgrade.h). A raise to 9
+ * or 10 only (--target-opset) gives Upsample-9 or Resize-10, whose mapping
+ * is Upsample's own.
  *
  * Resize-11 defaults to half_pixel coordinates; Resize-10 and Upsample map
  * output pixel i to input coordinate i / scale ("asymmetric"). For nearest
@@ -70,18 +72,21 @@ static Var *empty_roi(Op *op)
     return new_float_param(op, "_roi", DT_FLOAT, NULL, 0, false);
 }
 
-static const char *resize_check(const Op *op, int64_t from)
+/* Resize-13 dropped the coordinate mode tf_half_pixel_for_nn. */
+static const char *resize_check(const Op *op, int64_t from, int64_t to)
 {
-    (void)from;
-    if (op->n_inputs != 2)
+    const Attr *ctm = op_attr(op, "coordinate_transformation_mode");
+    if (upgrade_crosses(from, to, 13) && ctm && ctm->s.len == 20 &&
+        memcmp(ctm->s.ptr, "tf_half_pixel_for_nn", 20) == 0)
+        return "Resize with tf_half_pixel_for_nn (removed in opset 13)";
+    if (!upgrade_crosses(from, to, 11) || op->n_inputs != 2)
         return NULL; /* already Resize-11 form */
     return check_common(op, op->inputs[1], NULL);
 }
 
-static int resize_add_roi(Op *op, int64_t from)
+static int resize_add_roi(Op *op, int64_t from, int64_t to)
 {
-    (void)from;
-    if (op->n_inputs != 2)
+    if (!upgrade_crosses(from, to, 11) || op->n_inputs != 2)
         return 0;
     Var *scales = op->inputs[1], *roi = empty_roi(op);
     if (!roi || op_append_input(op, scales))
@@ -93,35 +98,50 @@ static int resize_add_roi(Op *op, int64_t from)
 const Upgrade UPGRADE_RESIZE = {"Resize", resize_check, resize_add_roi};
 
 /* Upsample-7 holds scales in an attribute, Upsample-9 takes them as input. */
-static const char *upsample_check(const Op *op, int64_t from)
+static const char *upsample_check(const Op *op, int64_t from, int64_t to)
 {
-    (void)from;
+    if (!upgrade_crosses(from, to, 9) && !upgrade_crosses(from, to, 10))
+        return NULL;
     const Attr *sa = op_attr(op, "scales");
     if (op->n_inputs < 2 && (!sa || sa->type != ATTR_FLOATS))
         return "Upsample without scales";
+    if (to < 11) /* Upsample-9 and Resize-10 map coordinates as Upsample-7 does */
+        return NULL;
     return check_common(op, op->n_inputs >= 2 ? op->inputs[1] : NULL, op->n_inputs < 2 ? sa : NULL);
 }
 
-static int upsample_to_resize(Op *op, int64_t from)
+/* The scales as a value: Upsample-9's input, or Upsample-7's attribute as a
+ * new parameter. */
+static Var *upsample_scales(Op *op)
 {
-    (void)from;
     Attr *sa = op->n_inputs < 2 ? op_attr(op, "scales") : NULL;
-    Var *scales = sa ? NULL : op->inputs[1];
-    if (sa) {
-        double *v = arena_array(&op->graph->model->arena, sa->n ? sa->n : 1, sizeof *v);
-        if (!v)
-            return -1;
-        for (size_t i = 0; i < sa->n; i++)
-            v[i] = sa->floats[i];
-        if (!(scales = new_float_param(op, "_scales", DT_FLOAT, v, sa->n, false)))
-            return -1;
+    if (!sa)
+        return op->inputs[1];
+    double *v = arena_array(&op->graph->model->arena, sa->n ? sa->n : 1, sizeof *v);
+    if (!v)
+        return NULL;
+    for (size_t i = 0; i < sa->n; i++)
+        v[i] = sa->floats[i];
+    return new_float_param(op, "_scales", DT_FLOAT, v, sa->n, false);
+}
+
+static int upsample_to_resize(Op *op, int64_t from, int64_t to)
+{
+    if (!upgrade_crosses(from, to, 9) && !upgrade_crosses(from, to, 10))
+        return 0;
+    Var *scales = upsample_scales(op);
+    if (!scales)
+        return -1;
+    if (to == 9) { /* Upsample-9 */
+        op_remove_attr(op, "scales");
+        return op->n_inputs < 2 ? op_append_input(op, scales) : 0;
     }
     Op *r = graph_insert_op(op->graph, op, "Resize", op->name);
-    Var *roi = r ? empty_roi(op) : NULL;
+    Var *roi = r && to >= 11 ? empty_roi(op) : NULL;
     const char *mode = mode_is(op, "linear") ? "linear" : "nearest";
-    if (!roi || op_append_input(r, op->inputs[0]) || op_append_input(r, roi) ||
-        op_append_input(r, scales) || !op_set_attr_string(r, "mode", mode) ||
-        set_mapping(r, scales, true))
+    if (!r || (to >= 11 && !roi) || op_append_input(r, op->inputs[0]) ||
+        (roi && op_append_input(r, roi)) || op_append_input(r, scales) ||
+        !op_set_attr_string(r, "mode", mode) || (roi && set_mapping(r, scales, true)))
         return -1;
     return graph_replace_op(op, r);
 }

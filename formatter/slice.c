@@ -1,25 +1,25 @@
 /* slice.c - pass "slice": Slice-1 (starts, ends, axes attributes) becomes
  * Slice-11 with int64 inputs. Absent axes mean 0..len(starts)-1 and are
- * written out as such (PPQ's default is wrong). Raises the model to opset 11
- * (see opset.h). */
+ * written out as such (PPQ's default is wrong). Raises the model to opset 10,
+ * where the input form begins (see upgrade.h). */
 #include <stdlib.h>
 
 #include "params.h"
 #include "upgrade.h"
 
-static const char *slice_check(const Op *op, int64_t from)
+static const char *slice_check(const Op *op, int64_t from, int64_t to)
 {
-    if (from >= 10)
-        return NULL; /* Slice-10 already takes inputs */
+    if (!upgrade_crosses(from, to, 10))
+        return NULL; /* Slice-10 takes inputs */
     Attr *s = op_attr(op, "starts"), *e = op_attr(op, "ends"), *a = op_attr(op, "axes");
     if (!s || !e || s->n != e->n || (a && a->n != s->n))
         return "Slice whose starts, ends and axes disagree";
     return NULL;
 }
 
-static int slice_to_inputs(Op *op, int64_t from)
+static int slice_to_inputs(Op *op, int64_t from, int64_t to)
 {
-    if (from >= 10)
+    if (!upgrade_crosses(from, to, 10))
         return 0;
     Attr *s = op_attr(op, "starts"), *e = op_attr(op, "ends"), *a = op_attr(op, "axes");
     int64_t *axes = a ? a->ints : calloc(s->n + 1, sizeof *axes);

@@ -1,33 +1,52 @@
-/* upgrade.h - raising a legacy model (opset 6..10) to opset 11.
+/* upgrade.h - raising a model's default-domain opset (6..16 -> up to 17).
  *
- * Clip-6, Pad-2, Slice-1 and Resize-10 keep their operands in attributes or
- * lack inputs their opset-11 forms take. Their input forms are valid only
- * under opset 11, so rewriting one means raising the model's default-domain
- * opset to 11, and then every node whose definition changed on the way must be
- * adapted too. The upgrade is all or nothing: every node is checked first, and
- * if one cannot be adapted nothing changes and a warning names it. Passes
- * slice, clip, pad and resize each start the upgrade when the model holds
- * their legacy operator (opset.c); the first to do so converts the whole
- * model. The rules for those four live in clip.c, pad.c, slice.c and
- * resize.c, the other adaptations in opset.c. */
+ * Raising the opset changes the definition every node is read by, so every
+ * node whose operator changed between the model's opset `from` and the new
+ * one `to` is adapted on the way (attributes that became inputs, renamed or
+ * deprecated operators, defaults that changed meaning). The raise is all or
+ * nothing: every node is checked first, and if one cannot be adapted nothing
+ * changes. Two callers (opset.c):
+ *  - --target-opset=N raises the model to N before the passes run
+ *    (opset_raise_to in opset.h); a node that cannot be adapted is an error;
+ *  - the legacy-form passes slice, clip, pad and resize each raise the model
+ *    to the lowest opset where their operator's input form exists (Slice 10,
+ *    the others 11) when the model holds their legacy operator; a node that
+ *    cannot be adapted leaves the model as it is, with a warning.
+ * The rules for the legacy operators live in clip.c, pad.c, slice.c and
+ * resize.c, those up to opset 11 in opset.c, the later ones in
+ * upgrade_late.c. */
 #ifndef PPQ_UPGRADE_H
 #define PPQ_UPGRADE_H
 
 #include "../core/graph.h"
 
-enum { OPSET_TARGET = 11, IR_FOR_OPSET_TARGET = 6 };
-
-/* One operator's adaptation from version `from` (the model's opset) to 11. */
+/* One operator's adaptation from opset `from` (the model's) to `to`. Each
+ * function looks at the versions where its operator changed and does
+ * nothing for a step that is not crossed. */
 typedef struct Upgrade {
     const char *op;
     /* NULL when op can be adapted, else why not. */
-    const char *(*check)(const Op *op, int64_t from);
+    const char *(*check)(const Op *op, int64_t from, int64_t to);
     /* Rewrites op; -1 when out of memory. NULL: nothing to rewrite. */
-    int (*apply)(Op *op, int64_t from);
+    int (*apply)(Op *op, int64_t from, int64_t to);
 } Upgrade;
 
-/* The per-operator rules, one file each (clip.c, pad.c, slice.c, resize.c). */
+/* Does the raise from `from` to `to` cross opset `at` (the version where a
+ * definition changed)? */
+static inline bool upgrade_crosses(int64_t from, int64_t to, int64_t at)
+{
+    return from < at && at <= to;
+}
+
+/* The per-operator rules (clip.c, pad.c, slice.c, resize.c, upgrade_late.c). */
 extern const Upgrade UPGRADE_CLIP, UPGRADE_PAD, UPGRADE_SLICE, UPGRADE_RESIZE,
     UPGRADE_UPSAMPLE;
+extern const Upgrade UPGRADE_SPLIT, UPGRADE_SQUEEZE, UPGRADE_UNSQUEEZE, UPGRADE_REDUCE_SUM,
+    UPGRADE_SOFTMAX, UPGRADE_LOG_SOFTMAX, UPGRADE_HARDMAX, UPGRADE_ROI_ALIGN;
+/* Dropout-12 takes ratio as an input (upgrade_late.c). */
+int upgrade_dropout_ratio(Op *op, int64_t from, int64_t to);
+/* BatchNormalization-14 chose training mode with an attribute instead of
+ * the number of outputs (upgrade_late.c). */
+const char *upgrade_bn_outputs_check(const Op *op, int64_t from, int64_t to);
 
 #endif

@@ -30,6 +30,7 @@ run "$PYTHON" tests/test_passes.py
 run "$PYTHON" tests/test_cli.py
 run "$PYTHON" tests/test_infer_shapes.py
 run "$PYTHON" tests/test_legacy.py
+run "$PYTHON" tests/test_target_opset.py
 run "$PYTHON" tests/test_external.py
 run "$PYTHON" tests/test_bad_inputs.py
 run "$PYTHON" tests/test_fuzz_diff.py
@@ -38,6 +39,7 @@ run "$PYTHON" tests/output_digests.py
 run "$PYTHON" tests/fidelity.py --name=fidelity-rewrite --ppqfmt-args=--rewrite
 run "$PYTHON" tests/checker_suite.py
 run "$PYTHON" tests/backend_conformance.py --ppqfmt-args=--verify-ir
+run "$PYTHON" tests/target_opset_suite.py
 run "$PYTHON" tests/infer_oracle.py
 rm -f "$LOG"
 echo "total: $passed passed, $failed failed"

@@ -524,7 +524,7 @@ def schema_errors(rep, passes):
     if names != passes:
         errs.append("passes %s, want %s" % (names, passes))
     for w in rep.get("other_warnings", []):
-        if w.get("stage") not in ("options", "load", "output") or \
+        if w.get("stage") not in ("options", "load", "target-opset", "output") or \
                 not all(isinstance(w.get(k), str) for k in ("subject", "message")):
             errs.append("other_warnings entry %r" % w)
     return errs
@@ -683,6 +683,68 @@ def t_exit_usage():
         if err:
             return "%s: %s" % (args, err)
     return None
+
+
+def t_target_opset_bounds():
+    """--target-opset takes 7..17 (17: the newest opset Debian 12's onnx checker knows); anything
+    else is a usage error (exit 1) naming the option, before the model is read."""
+    cases = [("6", ["--target-opset=6", "7", "17"]), ("18", ["--target-opset=18", "7", "17"]),
+             ("0", ["7", "17"]), ("-11", ["7", "17"]), ("11x", ["--target-opset", "11x"]),
+             ("", ["--target-opset"]), ("99999999999999999999", ["--target-opset"])]
+    for value, words in cases:
+        err = expect_error(["--target-opset=" + value, tmp("missing.onnx")], 1, words)
+        if err:
+            return "--target-opset=%s: %s" % (value, err)
+    err = expect_error([SAMPLE, "--target-opset"], 1, ["--target-opset"])
+    return "--target-opset without a value: " + err if err else None
+
+
+def t_target_opset_accepted():
+    """Both ends of the range raise the sample (opset 13 or above: kept at 7, raised to 17)."""
+    import onnx
+    want = {o.version for o in onnx.load(SAMPLE).opset_import if o.domain in ("", "ai.onnx")}
+    for n in (7, 17):
+        out = tmp("target%d.onnx" % n)
+        code, _, err = run(["-q", "--target-opset=%d" % n, "--target-opset", str(n), SAMPLE,
+                            "-o", out])
+        if code != 0:
+            return "--target-opset=%d: exit %d: %s" % (n, code, err)
+        got = {o.version for o in onnx.load(out).opset_import if o.domain in ("", "ai.onnx")}
+        if got != {max(n, *want)}:
+            return "--target-opset=%d: default opset %s, expected %d" % (n, got, max(n, *want))
+    return None
+
+
+def t_target_opset_cannot_adapt():
+    """A node that cannot be adapted: exit 2 naming it, and no output file."""
+    src = os.path.join(REPO, "testdata", "opset", "cannot_imagescaler9.onnx")
+    out = tmp("cannot.onnx")
+    err = expect_error(["--target-opset=10", src, "-o", out], 2, ["ImageScaler", "9", "10"])
+    if err:
+        return err
+    return "output written" if os.path.exists(out) else None
+
+
+def t_target_opset_json():
+    """--report=json: "target_opset" is null without the option, else the opset and the raise's
+    actions; a model above the target warns under the stage "target-opset"."""
+    import onnx
+    src = os.path.join(REPO, "testdata", "opset", "upsample7_attr.onnx")
+    before = [o.version for o in onnx.load(src).opset_import if o.domain in ("", "ai.onnx")][0]
+    code, _, err = run(["--report=json", "--dry-run", "--target-opset=17", src])
+    rep = json.loads(err)
+    want = "raised opset %d \u2192 17" % before
+    got = rep.get("target_opset") or {}
+    if code or got.get("opset") != 17 or want not in [a["action"] for a in got.get("actions", [])]:
+        return "exit %d, target_opset %r, want action %r" % (code, got, want)
+    code, _, err = run(["--report=json", "--dry-run", src])
+    if code or json.loads(err).get("target_opset", 0) is not None:
+        return "without the option: exit %d, %r" % (code, err[:300])
+    above = os.path.join(REPO, "testdata", "opset", "above13.onnx")
+    code, _, err = run(["--report=json", "--dry-run", "--target-opset=11", above])
+    stages = [w["stage"] for w in json.loads(err).get("other_warnings", [])]
+    return None if code == 0 and stages == ["target-opset"] else \
+        "above the target: exit %d, warning stages %r" % (code, stages)
 
 
 def t_exit_missing_file():
@@ -1218,8 +1280,13 @@ def t_opset_raise_text():
     out = tmp("opset.onnx")
     code, _, err = run(["--report", OPSET9, "-o", out])
     version = lambda path: [o.version for o in onnx.load(path).opset_import if o.domain in ("", "ai.onnx")][0]
-    want = "raised opset %d \u2192 %d" % (version(OPSET9), version(out))
-    return None if code == 0 and want in err else "no %r in %r" % (want, err)
+    # slice raises to 10 and clip on to 11: the chain goes from the input's opset to the output's
+    raises = re.findall(r"raised opset (\d+) \u2192 (\d+)", err)
+    chain = [(int(a), int(b)) for a, b in raises]
+    ok = chain and chain[0][0] == version(OPSET9) and chain[-1][1] == version(out) and \
+        all(a[1] == b[0] for a, b in zip(chain, chain[1:]))
+    return None if code == 0 and ok else "raises %r do not lead from %d to %d: %r" % (
+        chain, version(OPSET9), version(out), err)
 
 
 def t_verbose_names_pass_once():

@@ -1,0 +1,24 @@
+/* opset.h - --target-opset: raising the whole model to a chosen default-domain
+ * opset before the passes run (opset.c; the adaptations are in upgrade.h). */
+#ifndef PPQ_OPSET_H
+#define PPQ_OPSET_H
+
+#include "../core/graph.h"
+
+/* The opsets --target-opset accepts. 17 is the newest default-domain opset
+ * the onnx checker of Debian 12 (python3-onnx 1.13) knows, and every rule in
+ * upgrade.h was checked against the operator changelog up to it: a model at
+ * a newer opset could not be verified, and Reduce* (18) would need adapters
+ * nothing here tests. Opset 7 is where numpy-style broadcasting and the
+ * inference-only BatchNormalization/Dropout begin. */
+enum { OPSET_TARGET_MIN = 7, OPSET_TARGET_MAX = 17 };
+/* The stage its changes and warnings are logged under (--report). */
+#define OPSET_STAGE "target-opset"
+
+/* Raises m's default-domain opset to target, adapting every node (subgraphs
+ * included). A model already at target or above is left as it is, with a
+ * warning when above. A node that cannot be adapted: PPQ_EINPUT naming it,
+ * and the model unchanged. */
+int opset_raise_to(Model *m, int64_t target, Diag *d);
+
+#endif

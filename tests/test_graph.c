@@ -717,6 +717,54 @@ static const char *check_drop_var(Model *m)
     return NULL;
 }
 
+/* A name written twice (non-SSA): when the later write goes, the earlier one
+ * is the name's only write again, as reloading the output would make it: found
+ * by name and no longer shadowed (the constant pass then folds a Constant that
+ * wrote it, in the same run). */
+static const char *check_drop_var_unshadows_earlier_write(Model *m)
+{
+    Graph *g = m->graph;
+    Var *x = input(g, "x");
+    Op *a = node(g, "Relu", "A", x, NULL, "t");
+    Op *b = node(g, "Neg", "B", out(a), NULL, "y");
+    output(g, out(b));
+    Op *c = node(g, "Identity", "C", x, NULL, NULL);
+    Var *t2 = must(graph_shadow_var(g, "t"), "graph_shadow_var");
+    must_ok(op_append_output(c, t2), "op_append_output");
+    VERIFY(m);
+    EXPECT(out(a)->shadowed && graph_find_var(g, "t") == t2);
+
+    EXPECT(graph_remove_op(c, NULL) == 0);
+    VERIFY(m);
+    EXPECT(t2->dropped);
+    EXPECT(!out(a)->shadowed && graph_find_var(g, "t") == out(a));
+    return NULL;
+}
+
+/* Three writes: dropping the middle one leaves the first hidden by the last;
+ * dropping the last then uncovers the first. */
+static const char *check_drop_var_unshadows_past_dropped(Model *m)
+{
+    Graph *g = m->graph;
+    Var *x = input(g, "x");
+    Op *a = node(g, "Relu", "A", x, NULL, "t");
+    output(g, out(node(g, "Neg", "B", out(a), NULL, "y")));
+    Op *writes[2];
+    for (int i = 0; i < 2; i++) {
+        writes[i] = node(g, "Identity", i ? "D" : "C", x, NULL, NULL);
+        must_ok(op_append_output(writes[i], must(graph_shadow_var(g, "t"), "shadow")), "out");
+    }
+    Var *last = out(writes[1]);
+    VERIFY(m);
+    EXPECT(graph_remove_op(writes[0], NULL) == 0);
+    VERIFY(m);
+    EXPECT(out(a)->shadowed && graph_find_var(g, "t") == last);
+    EXPECT(graph_remove_op(writes[1], NULL) == 0);
+    VERIFY(m);
+    EXPECT(!out(a)->shadowed && graph_find_var(g, "t") == out(a));
+    return NULL;
+}
+
 /* An unused parameter is neither produced nor used, but dropping it with
  * graph_drop_var would leave its initializer in g->params (the writer emits
  * every g->params entry), naming a variable that no longer exists. Only
@@ -1380,6 +1428,8 @@ int main(void)
     RUN(remove_param);
     RUN(drop_var);
     RUN(drop_var_refuses_parameter);
+    RUN(drop_var_unshadows_earlier_write);
+    RUN(drop_var_unshadows_past_dropped);
     RUN(topo_sort_reorders);
     RUN(topo_sort_keeps_sorted_order);
     RUN(topo_sort_subgraph_dependency);

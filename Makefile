@@ -68,11 +68,13 @@ run: all
 test: all $(TESTS_C:%.c=$(B)/%)
 	@BUILD=$(B) PYTHON=$(PYTHON) tests/run_all.sh
 
-# The whole suite again with AddressSanitizer and UndefinedBehaviorSanitizer.
+# The suite again with AddressSanitizer and UndefinedBehaviorSanitizer: every
+# C code path it reaches, without the judges that repeat make test's verdicts
+# (SANITIZED in tests/run_all.sh).
 check-asan: deps
 	@$(MAKE) --no-print-directory B=build/asan CFLAGS="$(SAN)" LDFLAGS="$(SAN)" \
 		build/asan/ppqfmt $(TESTS_C:%.c=build/asan/%)
-	@BUILD=build/asan PYTHON=$(PYTHON) ASAN_OPTIONS=detect_leaks=1:exitcode=99 \
+	@BUILD=build/asan PYTHON=$(PYTHON) SANITIZED=1 ASAN_OPTIONS=detect_leaks=1:exitcode=99 \
 		UBSAN_OPTIONS=print_stacktrace=1 tests/run_all.sh
 
 # The pass tests and the backend-suite conformance run with ppqfmt under

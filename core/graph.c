@@ -135,7 +135,25 @@ Var *graph_shadow_var(Graph *g, const char *name)
         namemap_del(&g->by_name, name);
         prev->shadowed = true;
     }
-    return graph_new_var(g, name);
+    Var *v = graph_new_var(g, name);
+    if (v)
+        v->shadows = prev;
+    return v;
+}
+
+/* v no longer holds its name (dropped or renamed; name is the one it held):
+ * the latest earlier write of that name still present is its only write now.
+ * Leaving it shadowed would make passes treat it as written twice. */
+static void var_unshadow_earlier(Var *v, const char *name)
+{
+    for (Var *p = v->shadows; p; p = p->shadows) {
+        if (p->dropped || !p->shadowed || strcmp(p->name, name) != 0)
+            continue;
+        if (namemap_put(&v->graph->by_name, p->name, p))
+            v->graph->model->oom = true;
+        p->shadowed = false;
+        return;
+    }
 }
 
 Var *graph_new_var(Graph *g, const char *name)
@@ -746,10 +764,14 @@ int var_rename(Var *v, const char *name)
     const char *copy = arena_strdup(&m->arena, name);
     if (!copy)
         return -1;
-    if (namemap_get(&g->by_name, v->name) == v)
-        namemap_del(&g->by_name, v->name);
+    const char *was = v->name;
+    bool held = namemap_get(&g->by_name, was) == v;
+    if (held)
+        namemap_del(&g->by_name, was);
     v->name = copy;
     v->shadowed = false;
+    if (held)
+        var_unshadow_earlier(v, was);
     if (namemap_put(&g->by_name, copy, v) || namemap_put(&m->value_names, copy, v))
         return -1;
     if (v->producer)
@@ -825,10 +847,13 @@ int graph_drop_var(Var *v)
     if (v->producer || v->n_uses || v->is_input || v->is_output || v->param)
         return -1;
     Graph *g = v->graph;
-    if (namemap_get(&g->by_name, v->name) == v)
+    bool held = namemap_get(&g->by_name, v->name) == v;
+    if (held)
         namemap_del(&g->by_name, v->name);
     var_drop_value_info(v);
     v->dropped = true;
+    if (held)
+        var_unshadow_earlier(v, v->name);
     g->changed = true;
     return 0;
 }

@@ -90,6 +90,7 @@ struct Var {
                          * subgraph's naming it from the outer scope) */
     bool dropped;     /* removed from the graph */
     bool shadowed;    /* its name was written again by a later node (non-SSA input) */
+    Var *shadows;     /* the earlier write of its name it hides (graph_shadow_var) */
     bool value_info_dup; /* named by more than one value_info entry */
     uint32_t value_info_at; /* 1 + index of its first value_info entry; 0: none */
     TypeInfo type;
@@ -206,7 +207,9 @@ Var *graph_find_var(const Graph *g, const char *name);
 /* Defines a new variable in g. Fails (NULL) if g already defines the name. */
 Var *graph_new_var(Graph *g, const char *name);
 /* Defines name again in g (a node writing a name already written): the
- * earlier variable is marked shadowed and lookups find the new one. */
+ * earlier variable is marked shadowed and lookups find the new one. When the
+ * new one is dropped or renamed, the latest earlier write still present takes
+ * the name back and is no longer shadowed. */
 Var *graph_shadow_var(Graph *g, const char *name);
 /* Renames a variable that is not part of its graph's interface (a subgraph
  * output naming it from the outer scope follows the new name). */

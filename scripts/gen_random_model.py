@@ -9,10 +9,15 @@ Conv/ConvTranspose (groups, dilations, strides, 1-D/2-D/3-D) and Gemm/MatMul
 followed by BatchNormalization/Add/Mul, standalone BatchNormalization, Constant
 and Identity chains, shared initializers, Clip/Pad/Slice/Resize/Upsample in the
 form the model's opset (7-17) wants, Reshape/Transpose/Concat/Split/Gather,
-shape subgraphs (Shape -> Gather -> Unsqueeze -> Concat -> Reshape), LayerNorm
-and GELU decompositions, Dropout, If and Loop bodies that read outer-scope
-values, dead branches, in float, float16 or double; graph inputs with static or
-symbolic dims; value_info absent, inferred, partial or stale.
+shape subgraphs (Shape -> Gather -> (Mul) -> Unsqueeze -> Concat -> Reshape, of
+static or symbolic dims), constant subgraphs (Transpose/Cast/Add of
+initializers, Range, ConstantOfShape), MatMul + Add(bias) on rank-2 and rank-3
+inputs, Pad(constant 0) before Conv/MaxPool/AveragePool, Conv followed by a
+per-channel Mul, no-op nodes (Cast to the same type, Reshape to the same shape,
+the identity Transpose), LayerNorm (last axis) and erf/tanh GELU
+decompositions, Dropout, If and Loop bodies that read outer-scope values, dead
+branches, in float, float16 or double; graph inputs with static or symbolic
+dims; value_info absent, inferred, partial or stale.
 
 Shapes are tracked while generating, so a model is valid by construction; the
 caller still runs the full checker and onnxruntime on it (a reject is a bug
@@ -131,6 +136,8 @@ class ModelGen:
             how = 'init'            # Constant-1 makes float tensors only
         if how == 'init' and in_body and self.ir < 4:
             how = 'node'            # IR < 4: subgraphs cannot hold initializers
+        if how == 'shared' and arr.dtype.kind != 'f':
+            how = 'init'            # a shared index tensor could point out of another's range
         if how == 'shared' and in_body:
             how = 'init' if self.ir >= 4 else 'node'
         if how == 'shared':
@@ -165,14 +172,16 @@ class ModelGen:
         how = self.weighted([('init', 0.7), ('node', 0.3)]) if self.opset >= 9 else 'init'
         return self.const(np.array(vals, dtype=np.int64), how)   # Constant-1: floats only
 
-    def new_input(self, shape, dtype=None):
+    def new_input(self, shape, dtype=None, symbolic=0.08):
+        """A graph input of concrete dims shape; each dim is symbolic with probability
+        symbolic (the first one also as 'N')."""
         dtype = self.dtype if dtype is None else dtype
         name = self.fresh('in')
         dims = []
         for i, d in enumerate(shape):
             if i == 0 and self.chance(0.35):
                 dims.append('N')
-            elif self.chance(0.08):
+            elif self.chance(symbolic):
                 dims.append('d%d' % self.n)
             else:
                 dims.append(int(d))
@@ -210,7 +219,10 @@ class ModelGen:
         x = self.need((3, 4, 5), lambda v: v.shape[0] <= 2 and max(v.shape[1:]) <= 12)
         if x is None:
             return False
-        transpose = self.chance(0.3)
+        return self.conv_on(x, self.chance(0.3))
+
+    def conv_on(self, x, transpose):
+        """Conv or ConvTranspose of x (rank 3-5), then what follow_channels adds."""
         sp = x.rank - 2
         cin = x.shape[1]
         groups = 1
@@ -273,7 +285,10 @@ class ModelGen:
             if v.rank > 2:
                 shapes.append([1] * (v.rank - 1) + [v.shape[-1]])
             shapes.append(list(v.shape))
-            k = self.const(self.rand(self.pick(shapes), -0.5, 0.5))
+            shape = self.pick(shapes)
+            if what == 'mul' and self.chance(0.5):
+                shape = shapes[0]           # per-channel scale, as a fold into W wants
+            k = self.const(self.rand(shape, -0.5, 0.5))
             ins = [v.name, k] if self.chance(0.8) else [k, v.name]
             y = self.node('Add' if what == 'add' else 'Mul', ins)
             self.value(y, v.shape)
@@ -691,11 +706,166 @@ class ModelGen:
         self.value(y, x.shape)
         return True
 
+    def p_shape_reshape(self):
+        """Reshape to shape(x)[:k] + [-1] (or the first two dims multiplied), the target
+        computed by a shape subgraph: Shape -> Gather -> (Mul) -> Unsqueeze -> Concat,
+        often of an input with symbolic dims."""
+        x = self.operand(min_rank=2) if self.chance(0.6) else None
+        if x is None:
+            x = self.new_input([int(self.rng.integers(1, 4)) for _ in range(self.pick([2, 3, 4]))],
+                               symbolic=0.6)
+        k = int(self.rng.integers(1, x.rank))
+        kept = list(x.shape[:k])
+        if self.opset >= 15 and self.chance(0.3):
+            parts = [self.node('Shape', [x.name], end=k)]     # Shape-15: a range of the dims
+        else:
+            parts, scalar = self.shape_dims(self.node('Shape', [x.name]), k)
+            if scalar and k >= 2 and self.chance(0.3):
+                parts = [self.node('Mul', parts[:2])] + parts[2:]
+                kept = [kept[0] * kept[1]] + kept[2:]
+            if scalar:
+                parts = [self.unsqueeze0(p) for p in parts]
+        target = self.node('Concat', parts + [self.ints([-1])], axis=0)
+        y = self.node('Reshape', [x.name, target])
+        self.value(y, kept + [int(np.prod(x.shape[k:]))])
+        return True
+
+    def shape_dims(self, s, k):
+        """The first k dims of shape s: ([k scalars], True), a Gather of one index each,
+        or ([one 1-D Gather of indices 0..k-1], False)."""
+        if self.chance(0.4):
+            idx = self.const(np.arange(k, dtype=np.int64), 'init')
+            return [self.node('Gather', [s, idx], axis=0)], False
+        return [self.node('Gather', [s, self.const(np.array(i, np.int64), 'init')], axis=0)
+                for i in range(k)], True
+
+    def p_const_subgraph(self):
+        """A constant computed by nodes from initializers (Transpose, Cast, Add, Range,
+        ConstantOfShape), added to or multiplied with a value."""
+        x = self.operand(min_rank=1)
+        if x is None:
+            return False
+        tail = list(x.shape[int(self.rng.integers(0, x.rank)):])
+        forms = ['cast'] + (['transpose'] if tail else [])
+        if self.opset >= 9:
+            forms.append('fill')
+        if self.opset >= 11 and tail:
+            forms.append('range')
+        c = getattr(self, 'const_' + self.pick(forms))(tail)
+        if self.chance(0.4):
+            c = self.node('Add', [c, self.const(self.rand(tail[-1:] if tail else []))])
+        op = self.pick(['Add', 'Mul'])
+        self.value(self.node(op, [x.name, c] if self.chance(0.7) else [c, x.name]), x.shape)
+        return True
+
+    def const_transpose(self, shape):
+        perm = [int(p) for p in self.rng.permutation(len(shape))]
+        src = [0] * len(shape)
+        for i, p in enumerate(perm):
+            src[p] = shape[i]
+        return self.node('Transpose', [self.const(self.rand(src))], perm=perm)
+
+    def const_cast(self, shape):
+        other = self.pick([d for d in (np.float32, np.float64, np.float16) if d != self.np])
+        return self.node('Cast', [self.const(self.rand(shape, dtype=other))], to=self.dtype)
+
+    def const_fill(self, shape):
+        """ConstantOfShape of a constant shape."""
+        val = numpy_helper.from_array(np.array([self.rng.uniform(-1, 1)], self.np),
+                                      self.fresh('fill'))
+        return self.node('ConstantOfShape', [self.ints(shape)], value=val)
+
+    def const_range(self, shape):
+        """Range(start, limit, delta) along the last dim, cast to the model's dtype."""
+        n = shape[-1]
+        if self.chance(0.5):
+            r = self.node('Range', [self.const(np.array(v, np.int64), 'init') for v in (0, n, 1)])
+        else:
+            start, delta = float(self.rng.uniform(-1, 1)), float(self.pick([0.25, -0.5, 1.0]))
+            lim = start + delta * (n - 0.5)
+            r = self.node('Range', [self.const(np.array(v, np.float32), 'init')
+                                    for v in (start, lim, delta)])
+        return self.node('Cast', [r], to=self.dtype)
+
+    def p_matmul_bias(self):
+        """MatMul(x, W) + bias, x of rank 2 or 3 (the bias on either side)."""
+        x = self.operand(rank=(2, 3), want=lambda v: v.shape[-1] <= 16)
+        if x is None:
+            x = self.new_input([int(self.rng.integers(1, 4)) for _ in range(self.pick([2, 3]))])
+        k, n = x.shape[-1], int(self.rng.integers(1, 9))
+        y = self.node('MatMul', [x.name, self.const(self.rand([k, n], -0.6, 0.6))])
+        b = self.const(self.rand(self.pick([[n], [n], [1, n], [1] * (x.rank - 1) + [n]])))
+        y = self.node('Add', [y, b] if self.chance(0.8) else [b, y])
+        self.value(y, list(x.shape[:-1]) + [n])
+        return True
+
+    def p_pad_pool(self):
+        """Pad(constant 0) on the spatial dims, then a Conv, MaxPool or AveragePool."""
+        x = self.need((3, 4, 5), lambda v: v.shape[0] <= 2 and max(v.shape[1:]) <= 10)
+        if x is None:
+            return False
+        sp = x.rank - 2
+        pads = [0, 0] + [int(self.rng.integers(0, 3)) for _ in range(sp)]
+        pads += [0, 0] + [int(self.rng.integers(0, 3)) for _ in range(sp)]
+        if self.opset < 11:
+            attrs = {'pads': pads}
+            if self.chance(0.3):
+                attrs['value'] = 0.0
+            y = self.node('Pad', [x.name], **attrs)
+        else:
+            ins = [x.name, self.ints(pads)]
+            if self.chance(0.3):
+                ins.append(self.const(np.array(0, self.np)))
+            y = self.node('Pad', ins, **({'mode': 'constant'} if self.chance(0.3) else {}))
+        v = self.value(y, [x.shape[i] + pads[i] + pads[x.rank + i] for i in range(x.rank)])
+        if self.dtype != TP.FLOAT or self.chance(0.4):   # onnxruntime pools: float only
+            return self.conv_on(v, False) or True
+        return self.pool_on(v)
+
+    def pool_on(self, x):
+        sp = x.rank - 2
+        ks = [int(self.rng.integers(1, min(4, d) + 1)) for d in x.shape[2:]]
+        st = [int(self.rng.integers(1, 3)) for _ in range(sp)]
+        pads = [int(self.rng.integers(0, k)) for k in ks] * 2 if self.chance(0.3) else [0] * 2 * sp
+        op = self.pick(['MaxPool', 'AveragePool'])
+        attrs = {'kernel_shape': ks, 'strides': st}
+        if any(pads):
+            attrs['pads'] = pads
+        if op == 'AveragePool' and self.chance(0.5):
+            attrs['count_include_pad'] = int(self.rng.integers(0, 2))
+        out = [(x.shape[2 + i] + 2 * pads[i] - ks[i]) // st[i] + 1 for i in range(sp)]
+        self.value(self.node(op, [x.name], **attrs), list(x.shape[:2]) + out)
+        return True
+
+    def p_noop(self):
+        """Nodes that change nothing: Cast to the same type, Reshape to the same shape,
+        the identity Transpose."""
+        x = self.operand(min_rank=1)
+        if x is None:
+            return False
+        # onnxruntime's float16 fallback (InsertCastTransformer) retypes a float16 ->
+        # float16 Cast next to ops without a float16 kernel and then refuses the model.
+        what = self.pick(['reshape', 'transpose'] + (['cast'] if self.dtype != TP.FLOAT16 else []))
+        if what == 'cast':
+            y = self.node('Cast', [x.name], to=self.dtype)
+        elif what == 'reshape':
+            spec = list(x.shape)
+            if self.chance(0.3):
+                spec[int(self.rng.integers(x.rank))] = -1
+            elif self.chance(0.3):
+                spec[0] = 0
+            y = self.node('Reshape', [x.name, self.ints(spec)])
+        else:
+            y = self.node('Transpose', [x.name], perm=list(range(x.rank)))
+        self.value(y, x.shape)
+        return True
+
     def body_chain(self, x):
         """A few ops inside a body, on the body's own input or an outer value x."""
         cur = x
         for _ in range(int(self.rng.integers(1, 4))):
-            prods = [self.p_unary, self.p_binary, self.p_identity, self.p_clip]
+            prods = [self.p_unary, self.p_binary, self.p_identity, self.p_clip, self.p_noop,
+                     self.p_const_subgraph]
             if cur.rank in (3, 4, 5):
                 prods += [self.p_conv, self.p_bn]
             if self.opset >= 11:
@@ -784,6 +954,8 @@ class ModelGen:
         ('p_slice', 1.0), ('p_resize', 1.2), ('p_reshape', 0.8), ('p_transpose', 0.6),
         ('p_concat', 0.6), ('p_split', 0.5), ('p_gather', 0.5), ('p_layernorm', 0.4),
         ('p_gelu', 0.4), ('p_dropout', 0.5), ('p_if', 0.5), ('p_loop', 0.4),
+        ('p_shape_reshape', 0.6), ('p_const_subgraph', 0.7), ('p_matmul_bias', 0.8),
+        ('p_pad_pool', 0.8), ('p_noop', 0.6),
     ]
 
     # -- whole model -----------------------------------------------------------
@@ -875,11 +1047,12 @@ class ModelGen:
 
 # Productions onnxruntime's CPU provider runs in each dtype: it has no double
 # Conv, ConvTranspose, Resize/Upsample, Clip-6/11, LeakyRelu or Erf kernel (the
-# productions avoid the last three themselves).
+# productions avoid the last three themselves), and pools only in float
+# (p_pad_pool puts a Conv after the Pad in float16).
 _ALL = {p for p, _ in ModelGen.PRODUCTIONS}
 DTYPE_OPS = {
     TP.FLOAT: _ALL,
-    TP.DOUBLE: _ALL - {'p_conv', 'p_resize'},
+    TP.DOUBLE: _ALL - {'p_conv', 'p_resize', 'p_pad_pool'},
     TP.FLOAT16: _ALL,
 }
 

@@ -9,6 +9,7 @@ left in that folder (the model, and any external data written beside it), so a
 changed output, a new failure or a new success all show as a difference.
 
     /usr/bin/python3 tests/output_digests.py [--filter SUBSTR] [-j N] [--update]
+                                             [--ppqfmt-args "--verify-ir"]
 
 --update rewrites tests/output_digests.txt from the current build: use it only
 when a change of output is intended, and say in the commit which models changed
@@ -56,12 +57,13 @@ def sha256(path):
     return h.hexdigest()
 
 
-def digest(path):
-    """'rc=N FILE=SHA ...' for one default-passes run of ppqfmt on path."""
+def digest(path, extra=()):
+    """'rc=N FILE=SHA ...' for one default-passes run of ppqfmt on path (extra: more
+    arguments, which must not change the output, e.g. --verify-ir)."""
     d = tempfile.mkdtemp(prefix='ppqfmt-digest-')
     try:
         try:
-            p = subprocess.run([PPQFMT, path, '-o', os.path.join(d, 'model.onnx')],
+            p = subprocess.run([PPQFMT] + list(extra) + [path, '-o', os.path.join(d, 'model.onnx')],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=TIMEOUT)
             rc = str(p.returncode)
         except subprocess.TimeoutExpired:
@@ -97,6 +99,8 @@ def main():
     ap.add_argument('--filter', default='', help='only models whose key contains this')
     ap.add_argument('-j', type=int, default=2, help='parallel ppqfmt runs')
     ap.add_argument('--update', action='store_true', help='rewrite the digest file from this build')
+    ap.add_argument('--ppqfmt-args', default='',
+                    help='more ppqfmt arguments that leave the output as it is (--verify-ir)')
     a = ap.parse_args()
     if not os.access(PPQFMT, os.X_OK):
         sys.exit('output_digests: %s is missing; run make first' % PPQFMT)
@@ -104,7 +108,8 @@ def main():
     if not todo:
         sys.exit('output_digests: no model matches')
     with concurrent.futures.ThreadPoolExecutor(a.j) as pool:
-        current = dict(zip(todo, pool.map(digest, todo.values())))
+        extra = a.ppqfmt_args.split()
+        current = dict(zip(todo, pool.map(lambda p: digest(p, extra), todo.values())))
     stored = load_digests()
     t = Tally('output_digests')
     for key in sorted(current):

@@ -117,7 +117,7 @@ static int read_attr_field(Loader *L, Op *op, Attr *a, WireField *f, size_t coun
 {
     Model *m = L->m;
     switch (f->num) {
-    case A_NAME: return f->wt == WT_LEN && !(a->name = loader_str(L, f->data)) ? -1 : 0;
+    case A_NAME: return f->wt == WT_LEN && !(a->name = loader_intern(L, f->data)) ? -1 : 0;
     case A_TYPE: a->type = (AttrType)f->u; return 0;
     case A_F: {
         uint32_t bits = (uint32_t)f->u;
@@ -283,6 +283,8 @@ static int check_nodes(Loader *L, const Graph *g)
 /* Step 1 for a node: its type, name, attributes and the names it defines. */
 static int load_node(Loader *L, Graph *g, Bytes wire)
 {
+    /* type and name are copied by graph_insert_op: read into buffers */
+    char type_buf[64], name_buf[256];
     const char *type = "", *name = "", *domain = "";
     WireReader r = wire_reader_checked(wire, NODE_WT);
     WireField f;
@@ -291,11 +293,13 @@ static int load_node(Loader *L, Graph *g, Bytes wire)
     while ((rc = wire_next(&r, &f)) == 1) {
         if (f.num == N_INPUT || f.num == N_OUTPUT || f.num == N_ATTRIBUTE)
             count[f.num]++;
-        const char **dst = f.num == N_OP_TYPE ? &type
-                         : f.num == N_NAME    ? &name
-                         : f.num == N_DOMAIN  ? &domain
-                                              : NULL;
-        if (dst && f.wt == WT_LEN && !(*dst = loader_str(L, f.data)))
+        if (f.wt != WT_LEN)
+            continue;
+        if (f.num == N_OP_TYPE && !(type = loader_key(L, f.data, type_buf, sizeof type_buf)))
+            return -1;
+        if (f.num == N_NAME && !(name = loader_key(L, f.data, name_buf, sizeof name_buf)))
+            return -1;
+        if (f.num == N_DOMAIN && !(domain = loader_intern(L, f.data)))
             return -1;
     }
     if (rc < 0)
@@ -441,7 +445,7 @@ static int add_initializer(Loader *L, Graph *g, Tensor *t)
         return loader_error(L, "graph '%s': initializer '%s' is defined twice", g->name,
                             t->name);
     if (!v) {
-        if (!(v = graph_add_param(g, t->name, t)))
+        if (!(v = graph_add_param_named(g, t)))
             return loader_oom(L);
         return 0;
     }

@@ -131,8 +131,10 @@ static uint32_t check_define(CopyCheck *c, Bytes b, bool *added)
 /* Scratch objects are thrown away in batches, so memory stays flat. */
 static void check_scratch_trim(CopyCheck *c)
 {
-    if (c->scratch_m.arena.total > SCRATCH_LIMIT)
+    if (c->scratch_m.arena.total > SCRATCH_LIMIT) {
+        namemap_free(&c->scratch_m.interned); /* its keys live in the arena */
         arena_free(&c->scratch_m.arena);
+    }
 }
 
 static bool check_input(CopyCheck *c, Bytes wire)
@@ -343,6 +345,7 @@ static bool check_graph(CopyCheck *c, Bytes graph)
 
 static void check_free(CopyCheck *c)
 {
+    namemap_free(&c->scratch_m.interned);
     arena_free(&c->scratch_m.arena);
     arena_free(&c->keep);
     free(c->names);

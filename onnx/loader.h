@@ -49,4 +49,7 @@ int loader_error(Loader *L, const char *fmt, ...) __attribute__((format(printf, 
 int loader_oom(Loader *L);
 /* An arena copy of a protobuf string; NULL (with an error) if it holds a NUL. */
 const char *loader_str(Loader *L, Bytes b);
+/* The same for a string the model repeats (a domain, an attribute name):
+ * one copy shared by all (model_intern). */
+const char *loader_intern(Loader *L, Bytes b);
 #endif

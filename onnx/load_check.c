@@ -100,6 +100,20 @@ static int check_rehash(CopyCheck *c)
     return 0;
 }
 
+/* Grows a malloc'd array of *cap elements of size to hold need of them. */
+static int check_grow(void **arr, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap)
+        return 0;
+    size_t n = *cap ? *cap * 2 : 1024;
+    void *p = n >= need && n < SIZE_MAX / size ? realloc(*arr, n * size) : NULL;
+    if (!p)
+        return -1;
+    *arr = p;
+    *cap = n;
+    return 0;
+}
+
 /* The index of name b, defining it (*added) when nothing did yet; NO_NAME
  * when out of memory. */
 static uint32_t check_define(CopyCheck *c, Bytes b, bool *added)
@@ -113,14 +127,8 @@ static uint32_t check_define(CopyCheck *c, Bytes b, bool *added)
     size_t i = check_probe(c, b, hash);
     if (c->slots[i])
         return (uint32_t)c->slots[i] - 1;
-    if (c->n_names == c->cap_names) {
-        size_t cap = c->cap_names ? c->cap_names * 2 : 1024;
-        CheckName *n = realloc(c->names, cap * sizeof *n);
-        if (!n)
-            return NO_NAME;
-        c->names = n;
-        c->cap_names = cap;
-    }
+    if (check_grow((void **)&c->names, &c->cap_names, c->n_names + 1, sizeof *c->names))
+        return NO_NAME;
     uint32_t k = (uint32_t)c->n_names++;
     c->names[k] = (CheckName){.p = (const char *)b.ptr, .len = (uint32_t)b.len};
     c->slots[i] = slot_of(hash, k);
@@ -228,14 +236,8 @@ static bool is_conv(const Op *op)
 /* A Conv's first three inputs, whose types are checked once all are declared. */
 static bool check_conv_record(CopyCheck *c, const uint32_t in[3])
 {
-    if (c->n_conv + 3 > c->cap_conv) {
-        size_t cap = c->cap_conv ? c->cap_conv * 2 : 768;
-        uint32_t *n = realloc(c->conv, cap * sizeof *n);
-        if (!n)
-            return false;
-        c->conv = n;
-        c->cap_conv = cap;
-    }
+    if (check_grow((void **)&c->conv, &c->cap_conv, c->n_conv + 3, sizeof *c->conv))
+        return false;
     memcpy(c->conv + c->n_conv, in, 3 * sizeof *in);
     c->n_conv += 3;
     return true;

@@ -9,6 +9,7 @@
 #include "../formatter/opset.h"
 #include "../formatter/pass.h"
 #include "../onnx/load.h"
+#include "../onnx/load_check.h"
 #include "../onnx/path.h"
 #include "../onnx/tempfile.h"
 #include "../onnx/write.h"
@@ -65,12 +66,33 @@ static void name_input(Diag *d, const char *input)
     memcpy(d->msg + len, ": ", 2);
 }
 
+/* Nothing will change the model or look at its graph: no pass, no --print,
+ * --rewrite, --verify-ir, --external-data or report. */
+static bool copy_unchanged(const Options *o)
+{
+    for (size_t i = 0; i < MAX_PASSES; i++)
+        if (o->enabled[i])
+            return false;
+    return !o->print && !o->rewrite && !o->verify_ir && !o->external_data &&
+           o->report == REPORT_NONE;
+}
+
+/* The model as onnx_load reads it, or, when it is written back unchanged
+ * and its form allows, as onnx_load_for_copy checks it (much less work). */
+static int load_model(const Source *src, const Options *o, Model **m, Diag *d)
+{
+    char dir[4096];
+    const char *in_dir = input_dir(o->input, dir, sizeof dir);
+    *m = NULL;
+    int rc = copy_unchanged(o) ? onnx_load_for_copy(src->bytes, in_dir, m, d) : 0;
+    return rc || *m ? rc : onnx_load(src->bytes, in_dir, m, d);
+}
+
 /* Loads the model and runs the passes. With many models at once (xargs -P)
  * a message needs the file's name as well as the node or tensor it names. */
 static int load_and_run(const Source *src, const Options *o, Model **m, RunStats *st, Diag *d)
 {
-    char dir[4096];
-    int rc = onnx_load(src->bytes, input_dir(o->input, dir, sizeof dir), m, d);
+    int rc = load_model(src, o, m, d);
     if (!rc && src->mapped && model_add_mapping(*m, src->bytes.ptr, src->bytes.len, src->fd))
         rc = diag_set(d, PPQ_EINTERNAL, "out of memory");
     if (!rc)

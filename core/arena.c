@@ -13,22 +13,24 @@ struct ArenaBlock {
 
 enum { ARENA_BLOCK = 64 * 1024 };
 
-static size_t align_up(size_t n)
+static size_t align_up(size_t n, size_t a)
 {
-    size_t a = sizeof(max_align_t);
     return (n + a - 1) / a * a;
 }
 
-/* n bytes from the arena, not cleared. */
-static void *arena_alloc_raw(Arena *a, size_t n)
+/* n bytes from the arena at a multiple of align, not cleared. Strings ask
+ * for no alignment: a million names would otherwise waste 8 bytes each on
+ * average. */
+static void *arena_alloc_aligned(Arena *a, size_t n, size_t align)
 {
     if (n > SIZE_MAX / 2)
         return NULL;
-    n = align_up(n ? n : 1);
+    n = n ? n : 1;
     ArenaBlock *b = a->head;
-    if (!b || b->size - b->used < n) {
+    size_t at = b ? align_up(b->used, align) : 0;
+    if (!b || at > b->size || b->size - at < n) {
         /* Large requests get a block of their own so they waste nothing. */
-        size_t size = n > ARENA_BLOCK / 4 ? n : ARENA_BLOCK;
+        size_t size = n > ARENA_BLOCK / 4 ? align_up(n, sizeof(max_align_t)) : ARENA_BLOCK;
         b = malloc(sizeof *b + size);
         if (!b)
             return NULL;
@@ -43,10 +45,16 @@ static void *arena_alloc_raw(Arena *a, size_t n)
             b->next = a->head;
             a->head = b;
         }
+        at = 0;
     }
-    void *p = (char *)b->data + b->used;
-    b->used += n;
+    void *p = (char *)b->data + at;
+    b->used = at + n;
     return p;
+}
+
+static void *arena_alloc_raw(Arena *a, size_t n)
+{
+    return arena_alloc_aligned(a, n, sizeof(max_align_t));
 }
 
 void *arena_alloc(Arena *a, size_t n)
@@ -66,9 +74,11 @@ void *arena_array(Arena *a, size_t n, size_t size)
 
 char *arena_strndup(Arena *a, const char *s, size_t n)
 {
-    char *p = arena_alloc(a, n + 1);
+    char *p = n < SIZE_MAX ? arena_alloc_aligned(a, n + 1, 1) : NULL;
     if (p && n)
         memcpy(p, s, n);
+    if (p)
+        p[n] = 0;
     return p;
 }
 

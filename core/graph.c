@@ -71,6 +71,7 @@ void model_free(Model *m)
     namemap_free(&m->node_names);
     namemap_free(&m->next_suffix);
     namemap_free(&m->warned);
+    namemap_free(&m->interned);
     arena_free(&m->arena);
     free(m);
 }
@@ -156,7 +157,8 @@ static void var_unshadow_earlier(Var *v, const char *name)
     }
 }
 
-Var *graph_new_var(Graph *g, const char *name)
+/* A new variable named name, or a copy of it. */
+static Var *var_create(Graph *g, const char *name, bool copy)
 {
     Model *m = g->model;
     if (namemap_get(&g->by_name, name))
@@ -164,7 +166,7 @@ Var *graph_new_var(Graph *g, const char *name)
     Var *v = arena_alloc(&m->arena, sizeof *v);
     if (!v || LIST_GROW(g->vars, g->cap_vars, g->n_vars + 1))
         return NULL;
-    v->name = arena_strdup(&m->arena, name);
+    v->name = copy ? arena_strdup(&m->arena, name) : name;
     if (!v->name || namemap_put(&g->by_name, v->name, v) ||
         namemap_put(&m->value_names, v->name, v))
         return NULL;
@@ -172,6 +174,20 @@ Var *graph_new_var(Graph *g, const char *name)
     v->type.rank = -1;
     g->vars[g->n_vars++] = v;
     return v;
+}
+
+Var *graph_new_var(Graph *g, const char *name)
+{
+    return var_create(g, name, true);
+}
+
+const char *model_intern(Model *m, const char *s)
+{
+    const char *kept = namemap_get(&m->interned, s);
+    if (kept)
+        return kept;
+    kept = arena_strdup(&m->arena, s);
+    return kept && !namemap_put(&m->interned, kept, (void *)kept) ? kept : NULL;
 }
 
 static const char *fresh_name(Model *m, NameMap *names, const char *base)
@@ -212,7 +228,7 @@ Op *graph_insert_op(Graph *g, Op *after, const char *type, const char *name)
     Op *op = arena_alloc(a, sizeof *op);
     if (!op || LIST_GROW(g->ops, g->cap_ops, g->n_ops + 1))
         return NULL;
-    op->type = arena_strdup(a, type);
+    op->type = model_intern(g->model, type);
     op->name = arena_strdup(a, name);
     op->domain = "";
     op->graph = g;
@@ -237,8 +253,10 @@ static int var_add_use(Arena *a, Var *v, Op *op, size_t slot)
     /* Most values have one reader: start with room for one, not four. */
     if (!v->cap_uses && (v->uses = arena_alloc(a, sizeof *v->uses)))
         v->cap_uses = 1;
-    if (GROW(a, v->uses, v->cap_uses, v->n_uses + 1))
+    size_t cap = v->cap_uses;
+    if (v->n_uses == UINT32_MAX || GROW(a, v->uses, cap, v->n_uses + 1) || cap > UINT32_MAX)
         return -1;
+    v->cap_uses = (uint32_t)cap;
     v->uses[v->n_uses++] = (Use){op, slot};
     return 0;
 }
@@ -311,7 +329,7 @@ Attr *op_add_attr(Op *op, const char *name, AttrType type)
         return NULL;
     Attr *at = &op->attrs[op->n_attrs++];
     memset(at, 0, sizeof *at);
-    at->name = arena_strdup(a, name);
+    at->name = model_intern(op->graph->model, name);
     at->type = type;
     op->changed = true;
     return at->name ? at : NULL;
@@ -581,7 +599,7 @@ void op_remove_attr(Op *op, const char *name)
 
 int op_set_type(Op *op, const char *type)
 {
-    const char *copy = arena_strdup(&op->graph->model->arena, type);
+    const char *copy = model_intern(op->graph->model, type);
     if (!copy)
         return -1;
     op->type = copy;
@@ -597,15 +615,25 @@ int graph_append_param(Graph *g, Var *v)
     return 0;
 }
 
-Var *graph_add_param(Graph *g, const char *name, Tensor *t)
+static Var *param_create(Graph *g, const char *name, Tensor *t, bool copy)
 {
-    Var *v = graph_new_var(g, name);
+    Var *v = var_create(g, name, copy);
     if (!v || graph_append_param(g, v))
         return NULL;
     v->param = t;
     type_from_tensor(v, t);
     g->changed = true;
     return v;
+}
+
+Var *graph_add_param(Graph *g, const char *name, Tensor *t)
+{
+    return param_create(g, name, t, true);
+}
+
+Var *graph_add_param_named(Graph *g, Tensor *t)
+{
+    return param_create(g, t->name, t, false);
 }
 
 

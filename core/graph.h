@@ -77,22 +77,23 @@ typedef struct TypeInfo {
     const char **dim_params;
 } TypeInfo;
 
+/* Counts and slots are 32-bit: a million-node graph holds millions of these. */
 struct Var {
     const char *name;
     Graph *graph;     /* the scope that defines it */
     Op *producer;     /* NULL for inputs, parameters and undefined names */
-    size_t producer_slot;
     Use *uses;
-    size_t n_uses, cap_uses;
     Tensor *param;    /* the initializer value, or NULL */
-    bool is_input;    /* listed in the graph's inputs */
+    Var *shadows;     /* the earlier write of its name it hides (graph_shadow_var) */
+    uint32_t producer_slot;
+    uint32_t n_uses, cap_uses;
+    uint32_t value_info_at; /* 1 + index of its first value_info entry; 0: none */
     unsigned is_output; /* how many graph output lists name it (its graph's, or a
                          * subgraph's naming it from the outer scope) */
+    bool is_input;    /* listed in the graph's inputs */
     bool dropped;     /* removed from the graph */
     bool shadowed;    /* its name was written again by a later node (non-SSA input) */
-    Var *shadows;     /* the earlier write of its name it hides (graph_shadow_var) */
     bool value_info_dup; /* named by more than one value_info entry */
-    uint32_t value_info_at; /* 1 + index of its first value_info entry; 0: none */
     TypeInfo type;
 };
 
@@ -185,6 +186,7 @@ typedef struct Model {
     /* What shape inference knows about the values, while the pass pipeline
      * runs (formatter/pass.c owns it; core/facts.h reads it); else NULL. */
     struct InferRun *facts;
+    NameMap interned; /* see model_intern */
     MappedFile *maps;
     size_t n_maps, cap_maps;
     /* Resources the loader holds for the model's lifetime (mapped external
@@ -214,6 +216,10 @@ Var *graph_shadow_var(Graph *g, const char *name);
 /* Renames a variable that is not part of its graph's interface (a subgraph
  * output naming it from the outer scope follows the new name). */
 int var_rename(Var *v, const char *name);
+/* One arena copy of s shared by every caller asking for the same text: for
+ * the few strings a model repeats (operator types, domains, attribute names).
+ * The result must not be written to. NULL when out of memory. */
+const char *model_intern(Model *m, const char *s);
 /* A value name not used anywhere in the model: base, base_1, base_2, ... */
 const char *model_fresh_value_name(Model *m, const char *base);
 const char *model_fresh_node_name(Model *m, const char *base);
@@ -264,6 +270,9 @@ const char *op_label(const Op *op);
 int graph_append_param(Graph *g, Var *v);
 /* Turns v into a parameter of its graph holding t (appended to initializers). */
 Var *graph_add_param(Graph *g, const char *name, Tensor *t);
+/* The same under t->name, which becomes the variable's name without a copy
+ * (the loader's tensors: one copy of each initializer's name, not two). */
+Var *graph_add_param_named(Graph *g, Tensor *t);
 /* A new parameter for passes: a fresh name from base; under IR < 4 also a
  * main-graph input (NULL in a subgraph then, whose inputs are positional). */
 Var *graph_new_param(Graph *g, const char *base, Tensor *t);

@@ -17,16 +17,6 @@
 #include "loader.h"
 #include "proto.h"
 
-enum { M_IR_VERSION = 1, M_GRAPH = 7, M_OPSET = 8, M_TRAINING_INFO = 20 };
-enum {
-    G_NODE = 1, G_NAME = 2, G_INITIALIZER = 5, G_INPUT = 11, G_OUTPUT = 12, G_VALUE_INFO = 13,
-    G_SPARSE_INITIALIZER = 15,
-};
-enum { N_INPUT = 1, N_OUTPUT = 2, N_NAME = 3, N_OP_TYPE = 4, N_ATTRIBUTE = 5, N_DOMAIN = 7 };
-enum {
-    A_NAME = 1, A_F = 2, A_I = 3, A_S = 4, A_T = 5, A_G = 6, A_FLOATS = 7, A_INTS = 8,
-    A_STRINGS = 9, A_TENSORS = 10, A_GRAPHS = 11, A_TYPE = 20,
-};
 enum { MAX_SUBGRAPH_DEPTH = 64 };
 
 /* The wire types onnx.proto gives the fields of each message (wire_reader_checked). */
@@ -127,7 +117,7 @@ static int read_attr_field(Loader *L, Op *op, Attr *a, WireField *f, size_t coun
 {
     Model *m = L->m;
     switch (f->num) {
-    case A_NAME: return f->wt == WT_LEN && !(a->name = loader_str(L, f->data)) ? -1 : 0;
+    case A_NAME: return f->wt == WT_LEN && !(a->name = loader_intern(L, f->data)) ? -1 : 0;
     case A_TYPE: a->type = (AttrType)f->u; return 0;
     case A_F: {
         uint32_t bits = (uint32_t)f->u;
@@ -164,7 +154,7 @@ static int read_attr_field(Loader *L, Op *op, Attr *a, WireField *f, size_t coun
     }
 }
 
-static int load_attr(Loader *L, Op *op, Bytes wire)
+int load_attr(Loader *L, Op *op, Bytes wire)
 {
     Attr *a = op_add_attr(op, "", ATTR_UNDEFINED);
     if (!a)
@@ -206,7 +196,7 @@ static int load_attr(Loader *L, Op *op, Bytes wire)
 }
 
 /* Cast's `to` must name an ONNX element type (Cast-1's string form aside). */
-static int check_cast(Loader *L, const Op *op)
+int load_check_attr(Loader *L, const Op *op)
 {
     const Attr *to = op->n_attrs ? &op->attrs[op->n_attrs - 1] : NULL;
     if (!to || strcmp(op->type, "Cast") || (*op->domain && strcmp(op->domain, "ai.onnx")) ||
@@ -274,12 +264,17 @@ static int check_conv_types(Loader *L, const Op *op)
     return 0;
 }
 
+int load_check_node(Loader *L, const Op *op)
+{
+    return is_default_domain(op) && (check_required_graphs(L, op) || check_pad_attr(L, op)) ? -1
+                                                                                            : 0;
+}
+
 static int check_nodes(Loader *L, const Graph *g)
 {
     for (size_t i = 0; i < g->n_ops; i++) {
         const Op *op = g->ops[i];
-        if (is_default_domain(op) && (check_required_graphs(L, op) || check_pad_attr(L, op) ||
-                                      check_conv_types(L, op)))
+        if (load_check_node(L, op) || (is_default_domain(op) && check_conv_types(L, op)))
             return -1;
     }
     return 0;
@@ -288,6 +283,8 @@ static int check_nodes(Loader *L, const Graph *g)
 /* Step 1 for a node: its type, name, attributes and the names it defines. */
 static int load_node(Loader *L, Graph *g, Bytes wire)
 {
+    /* type and name are copied by graph_insert_op: read into buffers */
+    char type_buf[64], name_buf[256];
     const char *type = "", *name = "", *domain = "";
     WireReader r = wire_reader_checked(wire, NODE_WT);
     WireField f;
@@ -296,11 +293,13 @@ static int load_node(Loader *L, Graph *g, Bytes wire)
     while ((rc = wire_next(&r, &f)) == 1) {
         if (f.num == N_INPUT || f.num == N_OUTPUT || f.num == N_ATTRIBUTE)
             count[f.num]++;
-        const char **dst = f.num == N_OP_TYPE ? &type
-                         : f.num == N_NAME    ? &name
-                         : f.num == N_DOMAIN  ? &domain
-                                              : NULL;
-        if (dst && f.wt == WT_LEN && !(*dst = loader_str(L, f.data)))
+        if (f.wt != WT_LEN)
+            continue;
+        if (f.num == N_OP_TYPE && !(type = loader_key(L, f.data, type_buf, sizeof type_buf)))
+            return -1;
+        if (f.num == N_NAME && !(name = loader_key(L, f.data, name_buf, sizeof name_buf)))
+            return -1;
+        if (f.num == N_DOMAIN && !(domain = loader_intern(L, f.data)))
             return -1;
     }
     if (rc < 0)
@@ -319,7 +318,7 @@ static int load_node(Loader *L, Graph *g, Bytes wire)
     while (wire_next(&r, &f) == 1) {
         if (f.num == N_ATTRIBUTE && f.wt == WT_LEN && load_attr(L, op, f.data))
             return -1;
-        if (f.num == N_ATTRIBUTE && check_cast(L, op))
+        if (f.num == N_ATTRIBUTE && load_check_attr(L, op))
             return -1;
         if (f.num != N_OUTPUT || f.wt != WT_LEN)
             continue;
@@ -446,7 +445,7 @@ static int add_initializer(Loader *L, Graph *g, Tensor *t)
         return loader_error(L, "graph '%s': initializer '%s' is defined twice", g->name,
                             t->name);
     if (!v) {
-        if (!(v = graph_add_param(g, t->name, t)))
+        if (!(v = graph_add_param_named(g, t)))
             return loader_oom(L);
         return 0;
     }
@@ -570,6 +569,31 @@ static int load_model_fields(Loader *L, Bytes bytes, bool *has_graph)
                  : 0;
 }
 
+int load_model_head(Loader *L, Bytes bytes)
+{
+    bool has_graph = false;
+    L->m->wire = bytes;
+    if (load_model_fields(L, bytes, &has_graph))
+        return -1;
+    if (!has_graph)
+        return loader_error(L, "not an ONNX model: no graph");
+    /* As onnx.checker: before IR 3 the operator set was implied. */
+    if (L->m->ir_version >= 3 && !L->m->n_opsets)
+        return loader_error(L, "model has no opset_import (required from IR version 3; this "
+                            "is %lld)", (long long)L->m->ir_version);
+    return 0;
+}
+
+WireReader load_graph_reader(Bytes wire)
+{
+    return wire_reader_checked(wire, GRAPH_WT);
+}
+
+WireReader load_node_reader(Bytes wire)
+{
+    return wire_reader_checked(wire, NODE_WT);
+}
+
 bool onnx_head_ok(Bytes head)
 {
     return wire_head_ok(wire_reader_checked(head, MODEL_WT));
@@ -581,15 +605,7 @@ int onnx_load(Bytes bytes, const char *dir, Model **out, Diag *d)
     if (!m)
         return diag_set(d, PPQ_EINTERNAL, "out of memory");
     Loader L = {m, d, 0, dir, NULL, NULL};
-    bool has_graph = false;
-    m->wire = bytes;
-    if (load_model_fields(&L, bytes, &has_graph) == 0 && !has_graph)
-        loader_error(&L, "not an ONNX model: no graph");
-    /* As onnx.checker: before IR 3 the operator set was implied. */
-    if (!d->code && m->ir_version >= 3 && !m->n_opsets)
-        loader_error(&L, "model has no opset_import (required from IR version 3; this is %lld)",
-                     (long long)m->ir_version);
-    if (!d->code)
+    if (!load_model_head(&L, bytes))
         load_graph(&L, m->graph);
     if (d->code) {
         model_free(m);

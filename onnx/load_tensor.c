@@ -231,3 +231,25 @@ int load_sparse_tensor(Loader *L, Bytes wire, Tensor **out)
     *out = t;
     return 0;
 }
+
+bool load_tensor_external(Bytes wire)
+{
+    WireReader r = wire_reader(wire);
+    WireField f;
+    int rc;
+    while ((rc = wire_next(&r, &f)) == 1)
+        if (f.num == T_DATA_LOCATION && (f.wt != WT_VARINT || f.u == 1))
+            return true;
+    return rc < 0;
+}
+
+Bytes load_tensor_name(Bytes wire)
+{
+    WireReader r = wire_reader(wire);
+    WireField f;
+    Bytes name = {0};
+    while (wire_next(&r, &f) == 1)
+        if (f.num == T_NAME && f.wt == WT_LEN)
+            name = f.data;
+    return name;
+}

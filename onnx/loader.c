@@ -33,3 +33,20 @@ const char *loader_str(Loader *L, Bytes b)
         loader_oom(L);
     return s;
 }
+
+const char *loader_intern(Loader *L, Bytes b)
+{
+    char buf[256];
+    if (b.len >= sizeof buf)
+        return loader_str(L, b);
+    if (memchr(b.ptr, 0, b.len)) {
+        loader_error(L, "a name contains a NUL byte");
+        return NULL;
+    }
+    memcpy(buf, b.ptr, b.len);
+    buf[b.len] = 0;
+    const char *s = model_intern(L->m, buf);
+    if (!s)
+        loader_oom(L);
+    return s;
+}

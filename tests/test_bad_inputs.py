@@ -312,6 +312,30 @@ def input_case(t, case, casedir, tmp):
     t.add(case["name"], r, problem, case.get("xfail"))
 
 
+def copy_case(t, case, casedir, tmp):
+    """--passes=none writes the input back unchanged after checking it without
+    building the graph (onnx/load_check.c); --verify-ir makes ppqfmt build it.
+    Both must give the same verdict: the same exit code, the same message and,
+    on success, the same bytes."""
+    path = os.path.join(casedir, case["path"])
+    results = []
+    for extra in ([], ["--verify-ir"]):
+        outdir = tempfile.mkdtemp(dir=tmp, prefix="copy-")
+        out = os.path.join(outdir, "out.onnx")
+        # graph_verify (--verify-ir) is slow on a 100k-use fan-out
+        r = run(["--passes=none"] + extra + [path, "-o", out], input_size=os.path.getsize(path),
+                timeout=case.get("timeout") if not extra else 4 * TIMEOUT)
+        data = open(out, "rb").read() if os.path.exists(out) else None
+        results.append((r, r.rc, r.stderr, data, listing(outdir)))
+        shutil.rmtree(outdir, ignore_errors=True)
+    (r, *fast), (_, *full) = results
+    problem = crashed(r)
+    if not problem and fast != full:
+        problem = "--passes=none: exit %s %r, with the graph built: exit %s %r" % (
+            fast[0], fast[1][-200:], full[0], full[1][-200:])
+    t.add(case["name"] + "/copy", r, problem)
+
+
 def expect(r, codes, pattern=None, empty_dir=None, dir_allowed=()):
     problem = crashed(r)
     if not problem and r.rc not in codes:
@@ -465,6 +489,8 @@ def main():
             if args.only and not re.search(args.only, case["name"]):
                 continue
             input_case(t, case, casedir, tmp)
+            if not case.get("args"):
+                copy_case(t, case, casedir, tmp)
         # the output side: quick, always run (rows filtered by --only)
         import onnx  # the base model, valid, from make_bad_inputs' builder
         sys.path.insert(0, os.path.join(ROOT, "scripts"))

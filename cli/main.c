@@ -67,14 +67,15 @@ static void name_input(Diag *d, const char *input)
 }
 
 /* Nothing will change the model or look at its graph: no pass, no --print,
- * --rewrite, --verify-ir, --external-data or report. */
+ * --rewrite, --verify-ir, --external-data, --input-shape, --target-opset or
+ * report. */
 static bool copy_unchanged(const Options *o)
 {
     for (size_t i = 0; i < MAX_PASSES; i++)
         if (o->enabled[i])
             return false;
     return !o->print && !o->rewrite && !o->verify_ir && !o->external_data &&
-           o->report == REPORT_NONE;
+           !o->n_input_shapes && !o->target_opset && o->report == REPORT_NONE;
 }
 
 /* The model as onnx_load reads it, or, when it is written back unchanged

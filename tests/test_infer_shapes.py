@@ -255,6 +255,15 @@ def check_input_shape_partial():
     return None if d["x"][1] == [2, 3, "H", "W"] and d["mask"][1] == [2, 1] else str(d)
 
 
+def check_input_shape_passes_none():
+    """With every pass off the input's declaration is still rewritten (no byte copy)."""
+    rc, err, out = input_shape(["--passes=none", "--input-shape", "x=1,3,8,8"])
+    if rc:
+        return "exit %d: %s" % (rc, err)
+    d = declared(onnx.load(out))
+    return None if d["x"][1] == [1, 3, 8, 8] and "c" not in d else str(d)
+
+
 def check_input_shape_errors():
     cases = [(["--input-shape", "x=1,3,224"], "'x'.*rank 4"),
              (["--input-shape", "nope=1"], "no input 'nope'"),
@@ -282,6 +291,7 @@ def main():
     t.check("unknown-op", check_unknown_op)
     t.check("input-shape-fixed", check_input_shape_fixed)
     t.check("input-shape-partial", check_input_shape_partial)
+    t.check("input-shape-passes-none", check_input_shape_passes_none)
     t.check("input-shape-errors", check_input_shape_errors)
     return t.summary()
 

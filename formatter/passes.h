@@ -22,6 +22,11 @@ int pass_slice(Graph *g, Diag *d);
 int pass_clip(Graph *g, Diag *d);
 int pass_pad(Graph *g, Diag *d);
 int pass_resize(Graph *g, Diag *d);
+int pass_fuse_pad(Graph *g, Diag *d);
+int pass_fuse_conv_scale(Graph *g, Diag *d);
+int pass_fuse_matmul_add(Graph *g, Diag *d);
+int pass_fuse_layernorm(Graph *g, Diag *d);
+int pass_fuse_gelu(Graph *g, Diag *d);
 int pass_identity(Graph *g, Diag *d);
 int pass_isolated(Graph *g, Diag *d);
 

@@ -53,7 +53,8 @@ def pad_model(name, consumer, pad_pads, value=None, mode=None, xshape=(1, 2, 6, 
     nodes = [node("Pad", pin, ["p"], "pad0", **pattrs)]
     cin = ["p"]
     if consumer == "Conv":
-        inits.append(raw_tensor("W", rand(r, 3, xshape[1], 3, 3)))
+        cin_count = xshape[1] + pad_pads[1] + pad_pads[len(xshape) + 1]
+        inits.append(raw_tensor("W", rand(r, 3, cin_count, 3, 3)))
         cin.append("W")
     nodes.append(node(consumer, cin, ["Y"], "op0", kernel_shape=[3, 3], **cattrs))
     nodes += [node("Relu", ["p"], ["Z"], "relu0")] if "Z" in extra_outputs else []
@@ -393,18 +394,17 @@ def ln_nodes(x, y, axes, prefix="", gamma="G", beta="Bt", reciprocal=False, two_
     return n
 
 
-def ln_model(name, xshape, axes, gshape=None, bshape=None, opset=17, eps=1e-5, extra=(),
-             **kw):
+def ln_model(name, xshape, axes, gshape=None, bshape=None, opset=17, eps=1e-5, x="X", **kw):
     r = mt.rng(name)
     inits = [scalar("two", 2.0), scalar("eps", eps)]
     if gshape is not None:
         inits.append(raw_tensor("G", rand(r, *gshape) + 1.5))
     if bshape is not None:
         inits.append(raw_tensor("Bt", rand(r, *bshape)))
-    nodes = ln_nodes("X", "Y", axes, gamma="G" if gshape is not None else None,
+    nodes = ln_nodes(x, "Y", axes, gamma="G" if gshape is not None else None,
                      beta="Bt" if bshape is not None else None, **kw)
-    outs = [fvi("Y", None)] + [fvi(o, None) for o in extra]
-    return finish(graph(nodes, name, [fvi("X", list(xshape))], outs, inits=inits), opset=opset)
+    return finish(graph(nodes, name, [fvi("X", list(xshape))], [fvi("Y", None)], inits=inits),
+                  opset=opset)
 
 
 LN_ALL = ["mean", "sub", "sq", "var", "add", "sqrt", "norm"]
@@ -457,11 +457,14 @@ def _(r):
     return ln_model("fuseln_positive_axes", (2, 3, 4), [2], (4,), (4,))
 
 
-@model("fuseln_symbolic_gamma")
+@model("fuseln_undeclared_gamma")
 def _(r):
-    """X ['B','T','C'] (normalized size unknown from X) with gamma [8], beta
-    [8]. Expect: LayerNormalization(X, G, Bt) (the size from gamma)."""
-    return ln_model("fuseln_symbolic_gamma", ("B", "T", "C"), [-1], (8,), (8,))
+    """X [2,5,8] -> Relu -> h (no declared shape: the normalized size is not
+    known from h) -> the pattern over h with gamma [8], beta [8].
+    Expect: LayerNormalization(h, G, Bt) (the size from gamma)."""
+    m = ln_model("fuseln_undeclared_gamma", (2, 5, 8), [-1], (8,), (8,), x="h")
+    m.graph.node.insert(0, node("Relu", ["X"], ["h"], "relu0"))
+    return m
 
 
 @model("fuseln_symbolic_no_gamma")

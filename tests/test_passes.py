@@ -986,9 +986,9 @@ SPECS = {
         both=[kept("add0", "mul0"), sparse_split("S", ("add0", 1)), init_count(0)],
         single=[sparse_kept("U")], default=[sparse_removed("U")],
         plain_checker="python3-onnx 1.12 types sparse initializers as sparse_tensor"),
-    "splitparams_single_uses": dict(both=[
+    "splitparams_single_uses": dict(single=[
         unchanged("conv0", "mul0"), init_kept("W"), init_kept("B"), init_kept("M"),
-        init_count(3)]),
+        init_count(3)], default=[no_op("Mul"), folded("conv0", mul="mul0")]),  # fuse-conv-scale
 
     # -- fuse-bias ---------------------------------------------------------
     "fusebias_conv_nobias": dict(

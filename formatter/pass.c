@@ -27,6 +27,8 @@ static const Pass PASSES[] = {
      true, pass_fuse_conv_scale},
     {"fuse-matmul-add", "MatMul(rank-2 x, constant W) + Add(constant b) to Gemm", true,
      pass_fuse_matmul_add},
+    {"fuse-matmul-add-nd", "the same for rank > 2 x: Reshape -> Gemm -> Reshape (static shape)",
+     false, pass_fuse_matmul_add_nd},
     {"fuse-layernorm", "decomposed layer norm to LayerNormalization (opset >= 17)", true,
      pass_fuse_layernorm},
     {"fuse-gelu", "erf/tanh GELU to com.microsoft Gelu/FastGelu (onnxruntime only)", false,

@@ -357,6 +357,29 @@ def _(r):
         inits=[raw_tensor("W", rand(r, 4, 5))]))
 
 
+@model("fusemmnd_rank3")
+def _(r):
+    """X [2,3,4] -> MatMul(W [4,5]) -> Add(B [5]). Expect with
+    fuse-matmul-add-nd: Reshape(X, [-1,4]) -> Gemm(W, B) -> Reshape([2,3,5])
+    writing Y; by default (off): kept."""
+    return matmul_add("fusemmnd_rank3", (2, 3, 4), rand(r, 4, 5), rand(r, 5))
+
+
+@model("fusemmnd_symbolic_batch")
+def _(r):
+    """X ['N',3,2,4] (one unknown dim) -> MatMul(W [4,5]) -> Add(B [1,5]).
+    Expect with fuse-matmul-add-nd: Reshape [-1,4] -> Gemm -> Reshape
+    [-1,3,2,5]."""
+    return matmul_add("fusemmnd_symbolic_batch", ("N", 3, 2, 4), rand(r, 4, 5), rand(r, 1, 5))
+
+
+@model("fusemmnd_two_unknown")
+def _(r):
+    """X ['N','T',4] (two unknown dims) -> MatMul(W [4,5]) -> Add(B [5]).
+    Expect: kept (the output shape cannot be written)."""
+    return matmul_add("fusemmnd_two_unknown", ("N", "T", 4), rand(r, 4, 5), rand(r, 5))
+
+
 # ---------------------------------------------------------------------------
 # fuse-layernorm: the decomposed layer norm -> LayerNormalization (opset 17)
 # ---------------------------------------------------------------------------

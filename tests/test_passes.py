@@ -1291,6 +1291,29 @@ def gemm_of(mm, add):
     return ("%s+%s became a Gemm" % (mm, add), fn)
 
 
+def gemm_nd(mm, add, shape):
+    """MatMul `mm` + Add `add` became Reshape(x, [-1, K]) -> Gemm(W, b) ->
+    Reshape(shape) writing add's output; W and b hold the input's values."""
+    def fn(inp, out):
+        ichain, mn = find_scoped(inp, mm)
+        _, an = find_scoped(inp, add)
+        w = node_param(ichain, mn, 1)
+        b = node_param(ichain, an, list(an.input).index(
+            [x for x in an.input if x != mn.output[0]][0]))
+        chain, r2 = made_by(out, an.output[0])
+        _, g = made_by(out, r2.input[0])
+        _, r1 = made_by(out, g.input[0])
+        ops = [r1.op_type, g.op_type, r2.op_type, r1.input[0]]
+        if ops != ["Reshape", "Gemm", "Reshape", mn.input[0]]:
+            return "%s is made by %s" % (an.output[0], ops)
+        errs = [e for e in (
+            same_array(node_param(chain, r1, 1), np.array([-1, w.shape[0]], np.int64)),
+            same_array(node_param(chain, r2, 1), np.array(shape, np.int64)),
+            same_array(node_param(chain, g, 1), w), same_array(node_param(chain, g, 2), b)) if e]
+        return "; ".join(errs) or None
+    return ("%s+%s became Reshape-Gemm-Reshape" % (mm, add), fn)
+
+
 def layernorm(mean, out_value, k, gamma=None, beta=None, nd=None):
     """The pattern from ReduceMean `mean` became one LayerNormalization
     writing out_value: reads mean's input, axis -k, epsilon the value of the
@@ -1392,6 +1415,12 @@ FUSION_SPECS = {
     "fusemm_in_if": dict(both=[op_count("MatMul", 1), gemm_of("then_mm", "then_add"),
                                unchanged("else_mm")]),
 
+    "fusemmnd_rank3": dict(default=[unchanged("mm0", "add0")],
+                           single=[NMM, NADD, gemm_nd("mm0", "add0", [2, 3, 5])]),
+    "fusemmnd_symbolic_batch": dict(default=[unchanged("mm0", "add0")],
+                                    single=[NMM, NADD, gemm_nd("mm0", "add0", [-1, 3, 2, 5])]),
+    "fusemmnd_two_unknown": dict(both=[unchanged("mm0", "add0")]),
+
     # -- fuse-layernorm --------------------------------------------------------
     "fuseln_torch": dict(both=[NRM, LN1, op_count("Div", 0),
                                layernorm("mean", "Y", 1, ("gamma", 1), ("beta", 1), (8,))]),
@@ -1444,6 +1473,7 @@ PASS_NAMES = {
     "splitparams": "split-params", "fusebias": "fuse-bias", "fusebn": "fuse-bn",
     "bntoconv": "bn-to-conv", "deinplace": "de-inplace",
     "fusepad": "fuse-pad", "fusescale": "fuse-conv-scale", "fusemm": "fuse-matmul-add",
+    "fusemmnd": "fuse-matmul-add-nd",
     "fuseln": "fuse-layernorm", "fusegelu": "fuse-gelu",
 }
 

@@ -15,8 +15,10 @@
  * constant, stash_type its default (float). Its Scale and B must have the
  * normalized shape: gamma/beta are used as they are when they have it, else
  * broadcast to it (and ones written when there is no gamma), which needs the
- * normalized shape from x's declared shape or from gamma/beta's own dims
- * (all above 1: a 1 could be broadcast). gamma/beta keep their element type,
+ * normalized shape from x's declared shape or, when x has none, from
+ * gamma/beta's own dims (all above 1: a 1 could be broadcast; x is then
+ * taken to have those dims, as the Mul by gamma implies unless x's were 1
+ * and broadcast, which LayerNormalization refuses). gamma/beta keep their type,
  * which must be x's. Every intermediate value must be read by the pattern
  * alone and be no graph output; the output keeps its name. */
 #include <string.h>
@@ -279,11 +281,11 @@ static const char *ln_obstacle(const LnMatch *lm, int32_t *dt)
         return "the element type of its input is unknown or not a float type";
     if ((gdt && gdt != *dt) || (bdt && bdt != *dt))
         return "gamma or beta is not of its input's type";
-    bool scale_ok = lm->gamma && lm->nd_known && has_normalized_shape(lm, lm->gamma);
-    bool bias_ok = !lm->beta || (lm->nd_known && has_normalized_shape(lm, lm->beta));
-    if (!lm->nd_known && !(scale_ok && bias_ok))
+    if (!lm->nd_known)
         return "the normalized shape is not known (no declared shape, no gamma telling it)";
-    if (!(scale_ok && bias_ok) && !graph_takes_new_params(lm->last->graph))
+    bool fresh = !lm->gamma || !has_normalized_shape(lm, lm->gamma) ||
+                 (lm->beta && !has_normalized_shape(lm, lm->beta));
+    if (fresh && !graph_takes_new_params(lm->last->graph))
         return NO_NEW_PARAMS;
     return NULL;
 }

@@ -30,7 +30,7 @@ Var *match_other(const Op *op, const Var *x)
 bool match_scalar(const Var *v, double *out)
 {
     const Tensor *t = v ? param_numeric(v) : NULL;
-    if (!t || tensor_numel(t) != 1)
+    if (!t || tensor_numel(t) != 1 || t->ndims > 1)
         return false;
     *out = tensor_get_f64(t, 0);
     return true;

@@ -139,8 +139,10 @@ static int gelu_replace(Chain *c, Op *last, Var *x, const char *type)
     return chain_remove(c);
 }
 
-/* The pattern around an Erf or Tanh node: the op writing y, or NULL. */
-static Op *gelu_match(Op *core, Chain *c, Var **x)
+/* The pattern around an Erf or Tanh node: the op writing y, or NULL. *dt:
+ * the element type of its constant 1, which ONNX makes x's (Erf, Tanh and
+ * Add keep one type), when x's own cannot be told. */
+static Op *gelu_match(Op *core, Chain *c, Var **x, int32_t *dt)
 {
     memset(c, 0, sizeof *c);
     bool erf = op_is(core, "Erf");
@@ -151,6 +153,7 @@ static Op *gelu_match(Op *core, Chain *c, Var **x)
     Op *add = *x ? match_next(e, "Add") : NULL;
     if (!add || !match_near(match_other(add, e), 1.0) || !chain_add(c, add))
         return NULL;
+    *dt = param_numeric(match_other(add, e))->dtype;
     return gelu_product(c, *x, match_out(add));
 }
 
@@ -161,13 +164,14 @@ int pass_fuse_gelu(Graph *g, Diag *d)
         Op *core = g->ops[i];
         Chain c;
         Var *x;
+        int32_t dt;
         if (!op_is(core, "Erf") && !op_is(core, "Tanh"))
             continue;
-        Op *last = gelu_match(core, &c, &x);
+        Op *last = gelu_match(core, &c, &x, &dt);
         if (!last)
             continue;
         const char *label = op_label(core);
-        if (value_dtype(x) != DT_FLOAT) {
+        if ((value_dtype(x) ? value_dtype(x) : dt) != DT_FLOAT) {
             model_warn(m, label, "GELU pattern kept: its input is not known to be float32");
             continue;
         }

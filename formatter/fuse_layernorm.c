@@ -35,6 +35,7 @@ typedef struct LnMatch {
     int rank;      /* x's declared rank, -1 unknown */
     size_t k;      /* normalized (trailing) axes */
     double eps;
+    int32_t eps_dtype; /* x's type too: Add and ReduceMean keep one type */
     Var *gamma, *beta;
     Op *last;
     int64_t nd[LN_MAX_AXES]; /* normalized dims; nd_known when set */
@@ -125,8 +126,10 @@ static bool match_variance(LnMatch *lm, Op *square, Op *norm, Var *const *subs, 
     if (!chain_add(c, square) || !chain_add(c, r2) || trailing_axes(r2, lm->rank) != lm->k)
         return false;
     Op *add = match_next(match_out(r2), "Add");
-    if (!chain_add(c, add) || !match_scalar(match_other(add, match_out(r2)), &lm->eps))
+    Var *eps = match_other(add, match_out(r2));
+    if (!chain_add(c, add) || !match_scalar(eps, &lm->eps))
         return false;
+    lm->eps_dtype = param_numeric(eps)->dtype;
     Var *e = match_out(add);
     Op *sq = match_next(e, "Sqrt");
     if (!sq) {
@@ -276,7 +279,7 @@ static const char *ln_obstacle(const LnMatch *lm, int32_t *dt)
     int32_t gdt = lm->gamma ? param_numeric(lm->gamma)->dtype : 0;
     int32_t bdt = lm->beta ? param_numeric(lm->beta)->dtype : 0;
     *dt = value_dtype(lm->x);
-    *dt = *dt ? *dt : gdt ? gdt : bdt;
+    *dt = *dt ? *dt : lm->eps_dtype;
     if (*dt != DT_FLOAT && *dt != DT_DOUBLE && *dt != DT_FLOAT16 && *dt != DT_BFLOAT16)
         return "the element type of its input is unknown or not a float type";
     if ((gdt && gdt != *dt) || (bdt && bdt != *dt))

@@ -39,9 +39,13 @@ bool match_scalar(const Var *v, double *out)
 bool match_near(const Var *v, double want)
 {
     double got;
-    /* Eight float32 steps: the constant written in float32, or in a decimal
-     * with the 7 significant digits exporters print. */
-    return match_scalar(v, &got) && fabs(got - want) <= 8 * FLT_EPSILON * fabs(want);
+    if (!match_scalar(v, &got))
+        return false;
+    /* Eight rounding steps of the constant's type: written in that type, or
+     * in a decimal with the 7 significant digits exporters print. */
+    int32_t dt = param_numeric(v)->dtype;
+    double step = dt == DT_FLOAT16 ? 0x1p-10 : dt == DT_BFLOAT16 ? 0x1p-7 : FLT_EPSILON;
+    return fabs(got - want) <= 8 * step * fabs(want);
 }
 
 Var *match_out(const Op *op)

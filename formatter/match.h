@@ -22,8 +22,9 @@ Var *match_other(const Op *op, const Var *x);
  * Identity): a constant of higher rank could raise the rank of what it is
  * combined with, which the fused node would not. */
 bool match_scalar(const Var *v, double *out);
-/* Is v a one-element parameter equal to want within a few float32 rounding
- * steps (exporters write constants such as sqrt(2) in float32)? */
+/* Is v a one-element parameter equal to want within a few rounding steps of
+ * its type (exporters write constants such as sqrt(2) in float32 or the
+ * model's float16)? */
 bool match_near(const Var *v, double want);
 /* The single output of op, or NULL. */
 Var *match_out(const Op *op);

@@ -497,6 +497,20 @@ def _(r):
     return ln_model("fuseln_symbolic_no_gamma", ("B", "T", "C"), [-1])
 
 
+@model("fuseln_float16")
+def _(r):
+    """The torch pattern on a float16 X [2,5,8] with float16 constants (eps
+    1e-3 in float16, 2 in float16), gamma and beta. Expect:
+    LayerNormalization(X, G, Bt), epsilon the float16 eps, gamma/beta kept
+    float16."""
+    h = np.float16
+    inits = [scalar("two", 2.0, h), scalar("eps", 1e-3, h),
+             raw_tensor("G", (rand(r, 8) + 1.5).astype(h)), raw_tensor("Bt", rand(r, 8).astype(h))]
+    return finish(graph(ln_nodes("X", "Y", [-1]), "fuseln_float16",
+                        [vi("X", TP.FLOAT16, [2, 5, 8])], [vi("Y", TP.FLOAT16, [2, 5, 8])],
+                        inits=inits), opset=17)
+
+
 @model("fuseln_not_trailing")
 def _(r):
     """Axes [1] of X [2,3,4]: not the trailing axes. Expect: kept."""
@@ -595,6 +609,31 @@ def _(r):
 def _(r):
     """The Erf output is also read by Relu -> Z. Expect: kept."""
     return gelu_erf("fusegelu_erf_shared", "a", extra=True)
+
+
+@model("fusegelu_untyped_input")
+def _(r):
+    """X -> Sin -> x (no declared type, and Sin's is not traced) -> the torch
+    erf GELU of x. Expect with fuse-gelu: Gelu(x) (float32 told by the
+    pattern's constant 1, which ONNX makes x's type)."""
+    m = gelu_erf("fusegelu_untyped_input", "a")
+    for n in m.graph.node:
+        n.input[:] = ["x" if v == "X" else v for v in n.input]
+    m.graph.node.insert(0, node("Sin", ["X"], ["x"], "sin0"))
+    return m
+
+
+@model("fusegelu_float16")
+def _(r):
+    """The torch erf GELU of a float16 X. Expect: kept, with a warning
+    (onnxruntime's CPU Gelu takes float32 only)."""
+    inits = [scalar("half", 0.5, np.float16), scalar("one", 1.0, np.float16),
+             scalar("s2", SQRT2, np.float16)]
+    n = [node("Div", ["X", "s2"], ["u"], "scale0"), node("Erf", ["u"], ["e"], "erf0"),
+         node("Add", ["e", "one"], ["a"], "add0"), node("Mul", ["X", "a"], ["t"], "mul0"),
+         node("Mul", ["t", "half"], ["Y"], "mul1")]
+    return finish(graph(n, "fusegelu_float16", [vi("X", TP.FLOAT16, [2, 7])],
+                        [vi("Y", TP.FLOAT16, [2, 7])], inits=inits))
 
 
 def gelu_tanh(name, cube_mul=False, c1=math.sqrt(2.0 / math.pi)):

@@ -61,24 +61,19 @@ static bool rank_two(const Var *x)
     return x->param ? x->param->ndims == 2 : x->type.rank == 2;
 }
 
-int pass_fuse_matmul_add(Graph *g, Diag *d)
+/* Fuses one matched MatMul + Add: 0 done, 1 when the variant does not
+ * apply (kept), -1 on failure. */
+typedef int (*MmFuse)(Op *mm, Op *add, Var *bv, const Tensor *w);
+
+static int fuse_2d(Op *mm, Op *add, Var *bv, const Tensor *w)
 {
-    if (model_opset(g->model) < 7)
-        return 0;
-    for (size_t i = 0; i < g->n_ops; i++) {
-        Op *mm = g->ops[i];
-        Var *bv;
-        const Tensor *w;
-        Op *add = mm_add(mm, &bv, &w);
-        if (!add || !rank_two(mm->inputs[0]))
-            continue;
-        const char *label = op_label(add);
-        Op *gemm = gemm_new(mm, add, mm->inputs[0], bv, NULL);
-        if (!gemm || graph_replace_op(add, gemm) || graph_remove_op(mm, NULL))
-            return diag_set(d, PPQ_EINTERNAL, "pass fuse-matmul-add failed on node '%s'", label);
-        model_note(g->model, "fused", label);
-    }
-    return 0;
+    (void)w;
+    if (!rank_two(mm->inputs[0]))
+        return 1;
+    Op *gemm = gemm_new(mm, add, mm->inputs[0], bv, NULL);
+    if (!gemm || graph_replace_op(add, gemm))
+        return -1;
+    return graph_remove_op(mm, NULL);
 }
 
 enum { ND_MAX_RANK = 8 };
@@ -134,7 +129,20 @@ static int nd_replace(Op *mm, Op *add, Var *bv, const Tensor *w, const int64_t *
     return graph_remove_op(mm, NULL);
 }
 
-int pass_fuse_matmul_add_nd(Graph *g, Diag *d)
+static int fuse_nd(Op *mm, Op *add, Var *bv, const Tensor *w)
+{
+    int64_t shape[ND_MAX_RANK];
+    size_t rank;
+    if (!nd_shape(mm->inputs[0], w->dims[1], shape, &rank))
+        return 1;
+    if (!graph_takes_new_params(mm->graph)) {
+        model_warn(mm->graph->model, op_label(add), "not fused: %s", NO_NEW_PARAMS);
+        return 1;
+    }
+    return nd_replace(mm, add, bv, w, shape, rank);
+}
+
+static int mm_pass(Graph *g, Diag *d, MmFuse fuse, const char *pass)
 {
     if (model_opset(g->model) < 7)
         return 0;
@@ -142,20 +150,23 @@ int pass_fuse_matmul_add_nd(Graph *g, Diag *d)
         Op *mm = g->ops[i];
         Var *bv;
         const Tensor *w;
-        int64_t shape[ND_MAX_RANK];
-        size_t rank;
         Op *add = mm_add(mm, &bv, &w);
-        if (!add || !nd_shape(mm->inputs[0], w->dims[1], shape, &rank))
-            continue;
-        const char *label = op_label(add);
-        if (!graph_takes_new_params(g)) {
-            model_warn(g->model, label, "not fused: %s", NO_NEW_PARAMS);
-            continue;
-        }
-        if (nd_replace(mm, add, bv, w, shape, rank))
-            return diag_set(d, PPQ_EINTERNAL, "pass fuse-matmul-add-nd failed on node '%s'",
-                            label);
-        model_note(g->model, "fused", label);
+        const char *label = add ? op_label(add) : NULL;
+        int rc = add ? fuse(mm, add, bv, w) : 1;
+        if (rc < 0)
+            return diag_set(d, PPQ_EINTERNAL, "pass %s failed on node '%s'", pass, label);
+        if (rc == 0)
+            model_note(g->model, "fused", label);
     }
     return 0;
+}
+
+int pass_fuse_matmul_add(Graph *g, Diag *d)
+{
+    return mm_pass(g, d, fuse_2d, "fuse-matmul-add");
+}
+
+int pass_fuse_matmul_add_nd(Graph *g, Diag *d)
+{
+    return mm_pass(g, d, fuse_nd, "fuse-matmul-add-nd");
 }

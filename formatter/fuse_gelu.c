@@ -134,7 +134,8 @@ static int gelu_replace(Chain *c, Op *last, Var *x, const char *type)
     if (!gelu)
         return -1;
     gelu->domain = MS_DOMAIN;
-    if (op_append_input(gelu, x) || graph_replace_op(last, gelu) || import_ms_domain(last->graph->model))
+    if (op_append_input(gelu, x) || graph_replace_op(last, gelu) ||
+        import_ms_domain(last->graph->model))
         return -1;
     return chain_remove(c);
 }

@@ -141,8 +141,9 @@ static bool match_variance(LnMatch *lm, Op *square, Op *norm, Var *const *subs, 
     if (!chain_add(c, sq) || !s)
         return false;
     if (op_is(norm, "Div")) /* Div(d, s) */
-        return norm->n_inputs == 2 && norm->inputs[1] == s && is_sub_out(subs, ns, norm->inputs[0]) &&
-               match_next(s, "Div") == norm && chain_add(c, norm);
+        return norm->n_inputs == 2 && norm->inputs[1] == s &&
+               is_sub_out(subs, ns, norm->inputs[0]) && match_next(s, "Div") == norm &&
+               chain_add(c, norm);
     Op *rec = match_next(s, "Reciprocal");
     Var *r = match_out(rec);
     return r && op_is(norm, "Mul") && match_next(r, "Mul") == norm &&

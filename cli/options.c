@@ -64,8 +64,11 @@ static void list_passes(void)
 {
     size_t n;
     const Pass *p = pass_list(&n);
+    int width = 0; /* the longest name sets the column */
     for (size_t i = 0; i < n; i++)
-        printf("%-12s %-3s %s\n", p[i].name, p[i].on_by_default ? "on" : "off", p[i].help);
+        width = (int)strlen(p[i].name) > width ? (int)strlen(p[i].name) : width;
+    for (size_t i = 0; i < n; i++)
+        printf("%-*s %-3s %s\n", width, p[i].name, p[i].on_by_default ? "on" : "off", p[i].help);
 }
 
 /* Edit distance between a and b, ignoring case, for suggesting a pass name:

@@ -200,15 +200,13 @@ static void channel_maxima(const Linear *l, const double *k, double *mx, const M
         model_forget_bytes(m, (const uint8_t *)w->data + forgotten * size, (n - forgotten) * size);
 }
 
-/* The first channel whose folded weight or bias would leave the weight's
- * type (overflow to inf), or -1 when the fold fits; -2 when out of memory. */
-static int64_t overflowing_channel(const Linear *l, const double *k, const double *s,
-                                   const Model *m, Arena *a)
+int64_t linear_fold_overflow(const Linear *l, const double *k, const double *s, const Model *m,
+                             Arena *a)
 {
     int32_t dt = l->w->dtype;
     for (int64_t c = 0; c < l->channels; c++) {
         double b = linear_bias(l, c);
-        if (isfinite(b) && !dtype_holds(dt, k[c] * b + s[c]))
+        if (isfinite(b) && !dtype_holds(dt, k[c] * b + (s ? s[c] : 0)))
             return c;
     }
     double kmax = 0;
@@ -226,7 +224,7 @@ static int64_t overflowing_channel(const Linear *l, const double *k, const doubl
     return -1;
 }
 
-static int fold(const Linear *l, const double *k, const double *s, Arena *a)
+int linear_fold(const Linear *l, const double *k, const double *s, Arena *a)
 {
     const Tensor *w = l->w;
     Scaled *sc = arena_alloc(a, sizeof *sc);
@@ -240,10 +238,10 @@ static int fold(const Linear *l, const double *k, const double *s, Arena *a)
         return -1;
     sc->out->external = w->external; /* stays where it was */
     for (int64_t c = 0; c < n; c++)
-        tensor_set_f64(bias, (size_t)c, k[c] * linear_bias(l, c) + s[c]);
+        tensor_set_f64(bias, (size_t)c, k[c] * linear_bias(l, c) + (s ? s[c] : 0));
     if (op_update_param(l->op, 1, sc->out, param_base_name(l->op, "_weight")))
         return -1;
-    return linear_set_bias(l, bias);
+    return !s && !l->bias ? 0 : linear_set_bias(l, bias); /* no bias stays none */
 }
 
 int pass_fuse_bn(Graph *g, Diag *d)
@@ -278,7 +276,7 @@ int pass_fuse_bn(Graph *g, Diag *d)
                        "finite");
             continue;
         }
-        int64_t c = overflowing_channel(&l, k, s, m, &m->arena);
+        int64_t c = linear_fold_overflow(&l, k, s, m, &m->arena);
         if (c == -2)
             return diag_set(d, PPQ_EINTERNAL, "out of memory in pass fuse-bn");
         if (c >= 0) {
@@ -287,7 +285,7 @@ int pass_fuse_bn(Graph *g, Diag *d)
                        k[c]);
             continue;
         }
-        if (fold(&l, k, s, &m->arena) || op_drop_outputs(bn, 1) ||
+        if (linear_fold(&l, k, s, &m->arena) || op_drop_outputs(bn, 1) ||
             graph_remove_op_into_output(bn, x))
             return diag_set(d, PPQ_EINTERNAL, "pass fuse-bn failed on node '%s'", label);
         model_note(m, "folded", label);

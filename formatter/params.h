@@ -58,6 +58,14 @@ bool linear_producer(const Op *op, Linear *out);
 int64_t weight_channel(const Linear *l, size_t i);
 double linear_bias(const Linear *l, int64_t c);
 int linear_set_bias(const Linear *l, Tensor *bias);
+/* Folds y = k_c * x + s_c per output channel c (s NULL: no shift) into l's
+ * weight (computed lazily while written, fuse_bn.c) and bias; without a shift
+ * an absent bias stays absent. */
+int linear_fold(const Linear *l, const double *k, const double *s, Arena *a);
+/* The first channel whose folded weight or bias (linear_fold) would overflow
+ * the weight's type, or -1 when the fold fits; -2 when out of memory. */
+int64_t linear_fold_overflow(const Linear *l, const double *k, const double *s, const Model *m,
+                             Arena *a);
 
 /* What shape inference knows about v (element type, rank, dims, small
  * integer contents) when the pipeline round began, or NULL: a value a pass

@@ -381,18 +381,23 @@ def check_interface(inp, out):
     return "; ".join(errs) or None
 
 
-def check_model_fields(inp, out):
-    def fields(m):
+def check_model_fields(inp, out, opsets=None):
+    """opsets: {domain: version} the run is expected to set (the rest kept)."""
+    def fields(m, changes=None):
+        imports = dict((o.domain, o.version) for o in m.opset_import)
+        imports.update(changes or {})
         return {
             "ir_version": m.ir_version,
-            "opset_import": sorted((o.domain, o.version) for o in m.opset_import),
+            "opset_import": sorted(imports.items()),
             "producer": (m.producer_name, m.producer_version, m.domain, m.model_version),
             "doc_string": m.doc_string,
             "metadata_props": [(p.key, p.value) for p in m.metadata_props],
             "graph.name": m.graph.name,
             "graph.doc_string": m.graph.doc_string,
         }
-    fa, fb = fields(inp), fields(out)
+    fa, fb = fields(inp, opsets), fields(out)
+    if opsets and fb["ir_version"] >= fa["ir_version"]:
+        fa["ir_version"] = fb["ir_version"]  # a raised opset may raise it
     bad = ["%s %r, expected %r" % (k, fb[k], fa[k]) for k in fa if fa[k] != fb[k]]
     return "; ".join(bad) or None
 
@@ -605,7 +610,7 @@ def same_attrs(a, b):
     return key(a) == key(b)
 
 
-def folded(prod, add=None, bn=None):
+def folded(prod, add=None, bn=None, mul=None):
     """prod (Conv/ConvTranspose/Gemm) absorbed the bias Add `add` and/or the
     BatchNormalization `bn` (Add first): its effective weight and bias equal
     the fold computed from the input model; weight (and bias) dtype = the
@@ -620,6 +625,9 @@ def folded(prod, add=None, bn=None):
         if bn:
             s, shift, _ = bn_affine(inp, bn)
             W, b = scale_channels(a, W, s), b * s + shift
+        if mul:  # the Mul's constant, one factor per channel (fuse-conv-scale)
+            s = addend(inp, mul, a["node"].output[0], b.size)
+            W, b = scale_channels(a, W, s), b * s
         o = affine(out, prod)
         if o["op"] != a["op"]:
             return "%s is a %s, expected %s" % (prod, o["op"], a["op"])
@@ -632,7 +640,7 @@ def folded(prod, add=None, bn=None):
         if a["op"] != "Gemm" and not same_attrs(a["node"], o["node"]):
             errs.append("attributes changed")
         return "; ".join(errs) or None
-    what = "+".join(x for x in (add, bn) if x)
+    what = "+".join(x for x in (add, bn, mul) if x)
     return ("%s holds the fold of %s" % (prod, what), fn)
 
 
@@ -978,9 +986,9 @@ SPECS = {
         both=[kept("add0", "mul0"), sparse_split("S", ("add0", 1)), init_count(0)],
         single=[sparse_kept("U")], default=[sparse_removed("U")],
         plain_checker="python3-onnx 1.12 types sparse initializers as sparse_tensor"),
-    "splitparams_single_uses": dict(both=[
+    "splitparams_single_uses": dict(single=[
         unchanged("conv0", "mul0"), init_kept("W"), init_kept("B"), init_kept("M"),
-        init_count(3)]),
+        init_count(3)], default=[no_op("Mul"), folded("conv0", mul="mul0")]),  # fuse-conv-scale
 
     # -- fuse-bias ---------------------------------------------------------
     "fusebias_conv_nobias": dict(
@@ -1211,11 +1219,267 @@ SPECS = {
         folded("conv1", bn="bn1"), ONCE, init_count(4)]),
 }
 
+# ---------------------------------------------------------------------------
+# the pattern fusions (fuse-pad, fuse-conv-scale, fuse-matmul-add,
+# fuse-layernorm, fuse-gelu; models from scripts/make_fusion_testdata.py).
+# Expected attributes and values come from the input model.
+# ---------------------------------------------------------------------------
+
+def made_by(m, value):
+    """(scope chain, node) of the node writing value, in any graph."""
+    for chain in scoped_graphs(m):
+        for n in chain[-1][1].node:
+            if value in n.output:
+                return chain, n
+    raise LookupError("no node writes %s" % value)
+
+
+def pad_pads(chain, pad):
+    """The pads of Pad node `pad` (attribute or initializer input)."""
+    p = attr(pad, "pads")
+    return list(p) if p is not None else [int(v) for v in node_param(chain, pad, 1)]
+
+
+def pad_folded(pad, consumer, include=False):
+    """Pad `pad` is gone; `consumer` reads the Pad's input with its own pads
+    plus the Pad's spatial pads (and count_include_pad=1 when include)."""
+    def fn(inp, out):
+        chain, pn = find_scoped(inp, pad)
+        _, cn = find_scoped(inp, consumer)
+        pp = pad_pads(chain, pn)
+        rank = len(pp) // 2
+        k = rank - 2
+        own = list(attr(cn, "pads", [0] * 2 * k))
+        exp = [own[i] + pp[2 + i] for i in range(k)] + [own[k + i] + pp[rank + 2 + i]
+                                                          for i in range(k)]
+        _, on = find_scoped(out, consumer)
+        errs = []
+        if on.input[0] != pn.input[0]:
+            errs.append("%s reads %s, expected %s" % (consumer, on.input[0], pn.input[0]))
+        if list(attr(on, "pads", [])) != exp:
+            errs.append("%s pads %s, expected %s" % (consumer, list(attr(on, "pads", [])), exp))
+        if include and attr(on, "count_include_pad", 0) != 1:
+            errs.append("%s count_include_pad is not 1" % consumer)
+        if any(n.name == pad for _, _, n in all_nodes(out)):
+            errs.append("%s still there" % pad)
+        return "; ".join(errs) or None
+    return ("%s folded into %s" % (pad, consumer), fn)
+
+
+def gemm_of(mm, add):
+    """MatMul `mm` and Add `add` became one Gemm(x, W, b) writing add's
+    output (alpha, beta 1, no transposes), in the same graph."""
+    def fn(inp, out):
+        _, mn = find_scoped(inp, mm)
+        _, an = find_scoped(inp, add)
+        ichain = find_scoped(inp, mm)[0]
+        w = node_param(ichain, mn, 1)
+        b = node_param(ichain, an, [x for x in an.input].index(
+            [x for x in an.input if x != mn.output[0]][0]))
+        chain, g = made_by(out, an.output[0])
+        exp = ["Gemm", mn.input[0], 3, 1.0, 1.0, 0, 0]
+        got = [g.op_type, g.input[0], len(g.input), attr(g, "alpha", 1.0), attr(g, "beta", 1.0),
+               attr(g, "transA", 0), attr(g, "transB", 0)]
+        if got != exp:
+            return "%s is written by %s, expected %s" % (an.output[0], got, exp)
+        err = same_array(node_param(chain, g, 1), w) or same_array(node_param(chain, g, 2), b)
+        if err:
+            return "Gemm W or C: %s" % err
+        where = find_scoped(inp, mm)[0][-1][0]
+        return None if chain[-1][0] == where else "the Gemm is in %s, not %s" % (
+            chain[-1][0], where)
+    return ("%s+%s became a Gemm" % (mm, add), fn)
+
+
+def gemm_nd(mm, add, shape):
+    """MatMul `mm` + Add `add` became Reshape(x, [-1, K]) -> Gemm(W, b) ->
+    Reshape(shape) writing add's output; W and b hold the input's values."""
+    def fn(inp, out):
+        ichain, mn = find_scoped(inp, mm)
+        _, an = find_scoped(inp, add)
+        w = node_param(ichain, mn, 1)
+        b = node_param(ichain, an, list(an.input).index(
+            [x for x in an.input if x != mn.output[0]][0]))
+        chain, r2 = made_by(out, an.output[0])
+        _, g = made_by(out, r2.input[0])
+        _, r1 = made_by(out, g.input[0])
+        ops = [r1.op_type, g.op_type, r2.op_type, r1.input[0]]
+        if ops != ["Reshape", "Gemm", "Reshape", mn.input[0]]:
+            return "%s is made by %s" % (an.output[0], ops)
+        errs = [e for e in (
+            same_array(node_param(chain, r1, 1), np.array([-1, w.shape[0]], np.int64)),
+            same_array(node_param(chain, r2, 1), np.array(shape, np.int64)),
+            same_array(node_param(chain, g, 1), w), same_array(node_param(chain, g, 2), b)) if e]
+        return "; ".join(errs) or None
+    return ("%s+%s became Reshape-Gemm-Reshape" % (mm, add), fn)
+
+
+def layernorm(mean, out_value, k, gamma=None, beta=None, nd=None):
+    """The pattern from ReduceMean `mean` became one LayerNormalization
+    writing out_value: reads mean's input, axis -k, epsilon the value of the
+    Add's constant (the pattern's `add` node, sharing mean's name prefix),
+    Scale = gamma broadcast to the normalized dims nd (ones without gamma),
+    B = beta broadcast (absent without beta), both of x's type."""
+    def fn(inp, out):
+        chain, mn = find_scoped(inp, mean)
+        prefix = mean[:-len("mean")]
+        achain, an = find_scoped(inp, prefix + "add")
+        eps = node_param(achain, an, 1).reshape(-1)[0]
+        ochain, ln = made_by(out, out_value)
+        errs = []
+        if ln.op_type != "LayerNormalization" or ln.input[0] != mn.input[0]:
+            return "%s is written by %s(%s)" % (out_value, ln.op_type, list(ln.input))
+        if attr(ln, "axis", -1) != -k:
+            errs.append("axis %s, expected %d" % (attr(ln, "axis", -1), -k))
+        if np.float32(attr(ln, "epsilon", 1e-5)) != np.float32(eps):
+            errs.append("epsilon %r, expected %r" % (attr(ln, "epsilon", 1e-5), eps))
+        for idx, src in ((1, gamma), (2, beta)):
+            if src is None and idx == 2:
+                if len(ln.input) > 2 and ln.input[2]:
+                    errs.append("has a B input, expected none")
+                continue
+            if src is None:
+                exp, dt = np.ones(nd), np.float32
+            else:
+                _, sn = find_scoped(inp, src[0])
+                sv = node_param(chain, sn, src[1])
+                exp, dt = np.broadcast_to(sv.astype(np.float64), nd), sv.dtype
+            got = node_param(ochain, ln, idx)
+            if got.dtype != dt:
+                errs.append("input %d dtype %s, expected %s" % (idx, got.dtype, dt))
+            err = close("input %d" % idx, got.astype(np.float64), np.asarray(exp), dt)
+            if err:
+                errs.append(err)
+        return "; ".join(errs) or None
+    return ("LayerNormalization from %s" % mean, fn)
+
+
+def gelu_op(value, x, op_type):
+    """value is written by com.microsoft op_type(x); com.microsoft is imported
+    once."""
+    def fn(inp, out):
+        _, n = made_by(out, value)
+        if (n.op_type, n.domain, list(n.input)) != (op_type, "com.microsoft", [x]):
+            return "%s is written by %s.%s(%s)" % (value, n.domain, n.op_type, list(n.input))
+        imports = [o.version for o in out.opset_import if o.domain == "com.microsoft"]
+        return None if imports == [1] else "com.microsoft imports: %s" % imports
+    return ("%s = com.microsoft.%s(%s)" % (value, op_type, x), fn)
+
+
+NPAD, NMUL, NMM, NRM = no_op("Pad"), no_op("Mul"), no_op("MatMul"), no_op("ReduceMean")
+LN1 = op_count("LayerNormalization", 1)
+MS = {"single": {"com.microsoft": 1}}  # fuse-gelu adds the domain's import
+
+FUSION_SPECS = {
+    # -- fuse-pad ------------------------------------------------------------
+    "fusepad_conv": dict(both=[NPAD, pad_folded("pad0", "op0")]),
+    "fusepad_conv_value": dict(both=[unchanged("pad0", "op0")], warns=["pad0"]),
+    "fusepad_conv_channels": dict(both=[unchanged("pad0", "op0")]),
+    "fusepad_conv_negative": dict(both=[unchanged("pad0", "op0")]),
+    "fusepad_reflect": dict(both=[unchanged("pad0", "op0")]),
+    "fusepad_two_consumers": dict(both=[unchanged("pad0", "op0", "relu0")]),
+    "fusepad_avgpool_include": dict(both=[NPAD, pad_folded("pad0", "op0", include=True)]),
+    "fusepad_avgpool_exclude": dict(both=[NPAD, pad_folded("pad0", "op0", include=True)]),
+    "fusepad_avgpool_exclude_pads": dict(both=[unchanged("pad0", "op0")], warns=["pad0"]),
+    "fusepad_avgpool_ceil": dict(both=[unchanged("pad0", "op0")], warns=["pad0"]),
+    "fusepad_maxpool_zero": dict(both=[unchanged("pad0", "op0")], warns=["pad0"]),
+    "fusepad_maxpool_neginf": dict(both=[NPAD, pad_folded("pad0", "op0")]),
+    "fusepad_attr_form": dict(both=[NPAD, pad_folded("pad0", "op0")],
+                              opsets={"default": {"": 11}}),  # the pad pass raises it
+    "fusepad_in_if": dict(both=[NPAD, pad_folded("then_pad", "then_conv"),
+                                unchanged("else_conv")]),
+
+    # -- fuse-conv-scale -----------------------------------------------------
+    "fusescale_conv": dict(both=[NMUL, node_output("conv0", 0, "Y"), folded("conv0", mul="mul0")]),
+    "fusescale_conv_nobias": dict(both=[NMUL, folded("conv0", mul="mul0"),
+                                        ("conv0 has no bias", lambda i, o: None if len(
+                                            find_scoped(o, "conv0")[1].input) == 2
+                                            else "conv0 got a bias input")]),
+    "fusescale_scalar": dict(both=[NMUL, folded("conv0", mul="mul0")]),
+    "fusescale_convtranspose": dict(both=[NMUL, folded("conv0", mul="mul0")]),
+    "fusescale_gemm": dict(both=[NMUL, node_output("conv0", 0, "Y"), folded("conv0", mul="mul0")]),
+    "fusescale_conv_vector": dict(both=[unchanged("conv0", "mul0")]),
+    "fusescale_two_consumers": dict(both=[unchanged("conv0", "mul0", "relu0")]),
+    "fusescale_float16_overflow": dict(both=[unchanged("conv0", "mul0")], warns=["mul0"]),
+    "fusescale_in_if": dict(both=[NMUL, node_output("then_conv", 0, "then_out"),
+                                  folded("then_conv", mul="then_mul"), unchanged("else_conv")]),
+
+    # -- fuse-matmul-add -----------------------------------------------------
+    "fusemm_rank2": dict(both=[NMM, NADD, gemm_of("mm0", "add0")]),
+    "fusemm_row_bias": dict(both=[NMM, NADD, gemm_of("mm0", "add0")]),
+    "fusemm_scalar_bias": dict(both=[NMM, NADD, gemm_of("mm0", "add0")]),
+    "fusemm_rank3": dict(both=[unchanged("mm0", "add0")]),
+    "fusemm_full_bias": dict(both=[unchanged("mm0", "add0")]),
+    "fusemm_weight_input": dict(both=[unchanged("mm0", "add0")]),
+    "fusemm_two_consumers": dict(both=[unchanged("mm0", "add0", "relu0")]),
+    "fusemm_in_if": dict(both=[op_count("MatMul", 1), gemm_of("then_mm", "then_add"),
+                               unchanged("else_mm")]),
+
+    "fusemmnd_rank3": dict(default=[unchanged("mm0", "add0")],
+                           single=[NMM, NADD, gemm_nd("mm0", "add0", [2, 3, 5])]),
+    "fusemmnd_symbolic_batch": dict(default=[unchanged("mm0", "add0")],
+                                    single=[NMM, NADD, gemm_nd("mm0", "add0", [-1, 3, 2, 5])]),
+    "fusemmnd_two_unknown": dict(both=[unchanged("mm0", "add0")]),
+
+    # -- fuse-layernorm --------------------------------------------------------
+    "fuseln_torch": dict(both=[NRM, LN1, op_count("Div", 0),
+                               layernorm("mean", "Y", 1, ("gamma", 1), ("beta", 1), (8,))]),
+    "fuseln_reciprocal": dict(both=[NRM, LN1, no_op("Reciprocal"),
+                                    layernorm("mean", "Y", 1, ("gamma", 0), ("beta", 0), (6,))]),
+    "fuseln_two_subs": dict(both=[NRM, LN1, no_op("Sub"),
+                                  layernorm("mean", "Y", 1, ("gamma", 1), ("beta", 1), (6,))]),
+    "fuseln_no_affine": dict(both=[NRM, LN1, layernorm("mean", "Y", 1, nd=(6,))]),
+    "fuseln_two_axes": dict(both=[NRM, LN1, layernorm("mean", "Y", 2, ("gamma", 1), ("beta", 1),
+                                                      (3, 4))]),
+    "fuseln_positive_axes": dict(both=[NRM, LN1, layernorm("mean", "Y", 1, ("gamma", 1),
+                                                           ("beta", 1), (4,))]),
+    "fuseln_undeclared_gamma": dict(both=[NRM, LN1, layernorm("mean", "Y", 1, ("gamma", 1),
+                                                              ("beta", 1), (8,))]),
+    "fuseln_symbolic_no_gamma": dict(both=[op_count("ReduceMean", 2), no_op("LayerNormalization")],
+                                     warns=["mean"]),
+    "fuseln_float16": dict(both=[NRM, LN1, layernorm("mean", "Y", 1, ("gamma", 1), ("beta", 1),
+                                                     (8,))]),
+    "fuseln_not_trailing": dict(both=[op_count("ReduceMean", 2), no_op("LayerNormalization")]),
+    "fuseln_opset13": dict(both=[op_count("ReduceMean", 2), no_op("LayerNormalization")]),
+    "fuseln_shared_variance": dict(both=[op_count("ReduceMean", 2),
+                                         no_op("LayerNormalization")]),
+    "fuseln_in_if": dict(both=[NRM, LN1, layernorm("t_mean", "then_out", 1, ("t_gamma", 1),
+                                                   ("t_beta", 1), (8,)),
+                               unchanged("else_relu")]),
+
+    # -- fuse-gelu (off by default: the default run keeps the pattern) ---------
+    "fusegelu_erf_torch": dict(default=[op_count("Erf", 1)], opsets=MS,
+                               single=[no_op("Erf"), no_op("Mul"), gelu_op("Y", "X", "Gelu")]),
+    "fusegelu_erf_mul": dict(default=[op_count("Erf", 1)], opsets=MS,
+                             single=[no_op("Erf"), no_op("Mul"), gelu_op("Y", "X", "Gelu")]),
+    "fusegelu_erf_half_first": dict(default=[op_count("Erf", 1)], opsets=MS,
+                                    single=[no_op("Erf"), no_op("Mul"),
+                                            gelu_op("Y", "X", "Gelu")]),
+    "fusegelu_untyped_input": dict(default=[op_count("Erf", 1)], opsets=MS,
+                                   single=[no_op("Erf"), gelu_op("Y", "x", "Gelu")]),
+    "fusegelu_float16": dict(both=[op_count("Erf", 1), no_op("Gelu")], warns=["erf0"]),
+    "fusegelu_erf_wrong_constant": dict(both=[op_count("Erf", 1), no_op("Gelu")]),
+    "fusegelu_erf_shared": dict(both=[op_count("Erf", 1), no_op("Gelu")]),
+    "fusegelu_tanh_gpt2": dict(default=[op_count("Tanh", 1)], opsets=MS,
+                               single=[no_op("Tanh"), no_op("Pow"), no_op("Mul"),
+                                       gelu_op("Y", "X", "FastGelu")]),
+    "fusegelu_tanh_cube_mul": dict(default=[op_count("Tanh", 1)], opsets=MS,
+                                   single=[no_op("Tanh"), no_op("Mul"),
+                                           gelu_op("Y", "X", "FastGelu")]),
+    "fusegelu_tanh_wrong_constant": dict(both=[op_count("Tanh", 1), no_op("FastGelu")]),
+    "fusegelu_in_if": dict(default=[op_count("Erf", 1)],
+                           single=[no_op("Erf"), gelu_op("then_out", "X", "Gelu")]),
+}
+SPECS.update(FUSION_SPECS)
+
 # file-name prefix (up to the first '_') -> the pass the model is about
 PASS_NAMES = {
     "constant": "constant", "identity": "identity", "isolated": "isolated",
     "splitparams": "split-params", "fusebias": "fuse-bias", "fusebn": "fuse-bn",
     "bntoconv": "bn-to-conv", "deinplace": "de-inplace",
+    "fusepad": "fuse-pad", "fusescale": "fuse-conv-scale", "fusemm": "fuse-matmul-add",
+    "fusemmnd": "fuse-matmul-add-nd",
+    "fuseln": "fuse-layernorm", "fusegelu": "fuse-gelu",
 }
 
 
@@ -1256,13 +1520,14 @@ def same_bytes(a, b, what):
 
 
 def test_run(model, run, opts, specs, src, workdir, reference=None, no_numbers=None,
-             plain_checker=None, not_ssa=None):
+             plain_checker=None, not_ssa=None, opsets=None):
     """Format src with opts, then run the generic and the structural checks.
     reference: see SPECS (numpy meaning of a model onnxruntime refuses);
     no_numbers: why onnxruntime cannot run the model at all (no numbers check);
     plain_checker: why the checker runs without shape inference;
     not_ssa: why the output stays not SSA (neither the checker nor onnxruntime
-    take it; the idempotence check still loads it into ppqfmt)."""
+    take it; the idempotence check still loads it into ppqfmt);
+    opsets: the opset imports this run sets ({domain: version})."""
     tag = "%s/%s" % (model, run)
     dst = os.path.join(workdir, "%s.%s.onnx" % (model, run))
     if not check("%s: ppqfmt exits 0" % tag, ppqfmt, opts, src, dst):
@@ -1281,7 +1546,7 @@ def test_run(model, run, opts, specs, src, workdir, reference=None, no_numbers=N
     else:
         check("%s: full checker" % tag, check_full, dst)
     check("%s: graph inputs/outputs unchanged" % tag, check_interface, inp, out)
-    check("%s: model fields kept" % tag, check_model_fields, inp, out)
+    check("%s: model fields kept" % tag, check_model_fields, inp, out, opsets)
     check("%s: surviving node order kept" % tag, check_order, inp, out)
     for label, fn in specs:
         check("%s: %s" % (tag, label), fn, inp, out)
@@ -1360,13 +1625,14 @@ def main(argv):
                 src = os.path.join(TESTDATA, model + ".onnx")
                 both = spec.get("both", [])
                 extra = (spec.get("reference"), spec.get("no_numbers"), spec.get("plain_checker"))
+                opsets = spec.get("opsets", {})
                 test_run(model, "default", [], both + spec.get("default", []), src, workdir,
-                         *extra)
+                         *extra, opsets=opsets.get("default"))
                 pname = PASS_NAMES.get(model.split("_")[0])
                 if pname:
                     test_run(model, pname, ["--passes=" + pname],
                              both + spec.get("single", []), src, workdir, *extra,
-                             not_ssa=spec.get("single_not_ssa"))
+                             not_ssa=spec.get("single_not_ssa"), opsets=opsets.get("single"))
                     if spec.get("warns"):
                         check("%s/%s: warns about %s" % (model, pname, ",".join(spec["warns"])),
                               check_warns, ["--passes=" + pname], src, workdir, spec["warns"])

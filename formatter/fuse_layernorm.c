@@ -1,0 +1,334 @@
+/* fuse_layernorm.c - pass "fuse-layernorm": the decomposed layer norm that
+ * torch and TensorFlow exporters write becomes one LayerNormalization
+ * (opset 17 or later; the pass does nothing below, where the operator does
+ * not exist).
+ *
+ *   m = ReduceMean(x); d = Sub(x, m); v = ReduceMean(Pow(d, 2) or Mul(d, d));
+ *   s = Sqrt(Add(v, eps)) (or Pow(.., 0.5));
+ *   n = Div(d, s) or Mul(d, Reciprocal(s)); y = Add(Mul(n, gamma), beta)
+ *
+ * d may be one Sub read twice or two Subs of (x, m); Mul and Add take their
+ * operands in either order; gamma and beta are optional. Both ReduceMeans
+ * keep dims and reduce the same trailing axes (negative axes as they are,
+ * positive ones when x's rank is declared; attribute or, from opset 18,
+ * input): LayerNormalization's axis is -(number of axes), epsilon the Add's
+ * constant, stash_type its default (float). Its Scale and B must have the
+ * normalized shape: gamma/beta are used as they are when they have it, else
+ * broadcast to it (and ones written when there is no gamma), which needs the
+ * normalized shape from x's declared shape or, when x has none, from
+ * gamma/beta's own dims (all above 1: a 1 could be broadcast; x is then
+ * taken to have those dims, as the Mul by gamma implies unless x's were 1
+ * and broadcast, which LayerNormalization refuses). gamma/beta keep their type,
+ * which must be x's. Every intermediate value must be read by the pattern
+ * alone and be no graph output; the output keeps its name. */
+#include <string.h>
+
+#include "match.h"
+#include "params.h"
+#include "passes.h"
+
+enum { LN_MAX_AXES = 8 };
+
+typedef struct LnMatch {
+    Chain chain;
+    Var *x;
+    int rank;      /* x's declared rank, -1 unknown */
+    size_t k;      /* normalized (trailing) axes */
+    double eps;
+    int32_t eps_dtype; /* x's type too: Add and ReduceMean keep one type */
+    Var *gamma, *beta;
+    Op *last;
+    int64_t nd[LN_MAX_AXES]; /* normalized dims; nd_known when set */
+    bool nd_known;
+} LnMatch;
+
+/* The axes a ReduceMean reduces, read from its attribute or input. */
+static bool reduce_axes(const Op *r, int64_t *axes, size_t *n)
+{
+    const Attr *a = op_attr(r, "axes");
+    if (a) {
+        if (a->type != ATTR_INTS || a->n > LN_MAX_AXES || r->n_inputs != 1)
+            return false;
+        memcpy(axes, a->ints, a->n * sizeof *axes);
+        *n = a->n;
+        return true;
+    }
+    *n = 0;
+    if (r->n_inputs < 2 || !r->inputs[1])
+        return r->n_inputs >= 1 && !op_attr_int(r, "noop_with_empty_axes", 0);
+    const Tensor *t = param_numeric(r->inputs[1]);
+    if (!t || t->dtype != DT_INT64 || t->ndims != 1 || t->dims[0] > LN_MAX_AXES || !t->data ||
+        t->dims[0] < 1)
+        return false;
+    *n = (size_t)t->dims[0];
+    memcpy(axes, t->data, *n * sizeof *axes); /* raw_data need not be aligned */
+    return true;
+}
+
+/* How many trailing axes a ReduceMean (keeping dims) of x reduces: 0 when
+ * not trailing ones or not known. No axes: all of them (rank needed). */
+static size_t trailing_axes(const Op *r, int rank)
+{
+    int64_t axes[LN_MAX_AXES];
+    size_t n;
+    if (!op_is(r, "ReduceMean") || op_attr_int(r, "keepdims", 1) != 1 || !reduce_axes(r, axes, &n))
+        return 0;
+    if (!n)
+        return rank > 0 && rank <= LN_MAX_AXES ? (size_t)rank : 0;
+    bool seen[LN_MAX_AXES] = {false};
+    for (size_t i = 0; i < n; i++) {
+        int64_t a = axes[i] >= 0 ? (rank >= 0 ? axes[i] - rank : 0) : axes[i];
+        if (a >= 0 || a < -(int64_t)n || seen[-a - 1])
+            return 0; /* positive with no rank, not trailing, or repeated */
+        seen[-a - 1] = true;
+    }
+    return n;
+}
+
+/* Every use of the Sub outputs subs[0..ns) is by the square or the
+ * normalizing operation: which is which. */
+static bool split_uses(Var **subs, size_t ns, Op **square, Op **norm)
+{
+    *square = *norm = NULL;
+    for (size_t i = 0; i < ns; i++) {
+        Var *d = subs[i];
+        if (d->is_output)
+            return false;
+        for (size_t u = 0; u < d->n_uses; u++) {
+            Op *op = d->uses[u].op;
+            bool sq = (op_is(op, "Pow") && op->n_inputs == 2 && op->inputs[0] == d &&
+                       match_near(op->inputs[1], 2.0)) ||
+                      (op_is(op, "Mul") && op->n_inputs == 2 && op->inputs[1] == d &&
+                       op->inputs[0] == d);
+            Op **slot = sq ? square : norm;
+            if (op->graph != d->graph || (*slot && *slot != op))
+                return false;
+            *slot = op;
+        }
+    }
+    return *square && *norm && *square != *norm;
+}
+
+/* Is v one of the Sub outputs? */
+static bool is_sub_out(Var *const *subs, size_t ns, const Var *v)
+{
+    for (size_t i = 0; i < ns; i++)
+        if (subs[i] == v)
+            return true;
+    return false;
+}
+
+/* From the square on: ReduceMean, Add(eps), Sqrt and the normalizing op. */
+static bool match_variance(LnMatch *lm, Op *square, Op *norm, Var *const *subs, size_t ns)
+{
+    Chain *c = &lm->chain;
+    Op *r2 = match_next(match_out(square), "ReduceMean");
+    if (!chain_add(c, square) || !chain_add(c, r2) || trailing_axes(r2, lm->rank) != lm->k)
+        return false;
+    Op *add = match_next(match_out(r2), "Add");
+    Var *eps = match_other(add, match_out(r2));
+    if (!chain_add(c, add) || !match_scalar(eps, &lm->eps))
+        return false;
+    lm->eps_dtype = param_numeric(eps)->dtype;
+    Var *e = match_out(add);
+    Op *sq = match_next(e, "Sqrt");
+    if (!sq) {
+        sq = match_next(e, "Pow");
+        if (!sq || sq->inputs[0] != e || !match_near(sq->inputs[1], 0.5))
+            return false;
+    }
+    Var *s = match_out(sq);
+    if (!chain_add(c, sq) || !s)
+        return false;
+    if (op_is(norm, "Div")) /* Div(d, s) */
+        return norm->n_inputs == 2 && norm->inputs[1] == s &&
+               is_sub_out(subs, ns, norm->inputs[0]) && match_next(s, "Div") == norm &&
+               chain_add(c, norm);
+    Op *rec = match_next(s, "Reciprocal");
+    Var *r = match_out(rec);
+    return r && op_is(norm, "Mul") && match_next(r, "Mul") == norm &&
+           is_sub_out(subs, ns, match_other(norm, r)) && chain_add(c, rec) && chain_add(c, norm);
+}
+
+/* Can parameter p (gamma or beta) broadcast to the normalized shape without
+ * raising the rank of y? Sets the normalized dims from p's when unknown and
+ * p tells them (trailing k dims above 1, leading ones 1). */
+static bool fits_normalized(LnMatch *lm, const Tensor *p)
+{
+    size_t max_rank = lm->rank >= 0 ? (size_t)lm->rank : lm->k;
+    if (p->ndims > max_rank || !dtype_is_float(p->dtype))
+        return false;
+    if (!lm->nd_known && p->ndims >= lm->k) {
+        bool tells = true;
+        for (size_t i = 0; i < p->ndims; i++) {
+            int64_t dim = p->dims[i];
+            tells = tells && (i < p->ndims - lm->k ? dim == 1 : dim > 1);
+        }
+        if (!tells)
+            return false;
+        for (size_t i = 0; i < lm->k; i++)
+            lm->nd[i] = p->dims[p->ndims - lm->k + i];
+        lm->nd_known = true;
+    }
+    for (size_t i = 0; lm->nd_known && i < p->ndims; i++) {
+        size_t from_end = p->ndims - i; /* 1: last axis */
+        int64_t dim = p->dims[i];
+        if (dim != 1 && (from_end > lm->k || dim != lm->nd[lm->k - from_end]))
+            return false;
+    }
+    return true;
+}
+
+/* Optional Mul(gamma) then Add(beta) after the normalizing op. */
+static void match_affine(LnMatch *lm, Op *norm)
+{
+    Var *n = match_out(norm);
+    Op *mul = match_next(n, "Mul");
+    Var *g = match_other(mul, n);
+    const Tensor *gt = g ? param_numeric(g) : NULL;
+    lm->last = norm;
+    if (gt && fits_normalized(lm, gt) && chain_add(&lm->chain, mul)) {
+        lm->gamma = g;
+        lm->last = mul;
+        n = match_out(mul);
+    }
+    Op *add = match_next(n, "Add");
+    Var *b = match_other(add, n);
+    const Tensor *bt = b ? param_numeric(b) : NULL;
+    if (bt && fits_normalized(lm, bt) && chain_add(&lm->chain, add)) {
+        lm->beta = b;
+        lm->last = add;
+    }
+}
+
+/* The normalized dims from x's shape (inferred or declared), when its last
+ * k are known. */
+static void declared_normalized(LnMatch *lm)
+{
+    if (lm->rank < (int)lm->k)
+        return;
+    for (size_t i = 0; i < lm->k; i++)
+        if ((lm->nd[i] = value_dim(lm->x, lm->rank - (int)lm->k + (int)i)) < 0)
+            return;
+    lm->nd_known = true;
+}
+
+/* The whole pattern from its first ReduceMean. */
+static bool ln_match(Op *r1, LnMatch *lm)
+{
+    memset(lm, 0, sizeof *lm);
+    Var *x = r1->n_inputs ? r1->inputs[0] : NULL, *mean = match_out(r1);
+    if (!x || !mean || mean->is_output || !mean->n_uses || mean->n_uses > 2)
+        return false;
+    lm->x = x;
+    lm->rank = value_rank(x);
+    lm->k = trailing_axes(r1, lm->rank);
+    if (!lm->k || !chain_add(&lm->chain, r1))
+        return false;
+    declared_normalized(lm);
+    Var *subs[2];
+    size_t ns = mean->n_uses;
+    for (size_t i = 0; i < ns; i++) {
+        Op *sub = mean->uses[i].op;
+        if (!op_is(sub, "Sub") || sub->graph != r1->graph || sub->n_inputs != 2 ||
+            sub->inputs[0] != x || sub->inputs[1] != mean || !(subs[i] = match_out(sub)) ||
+            !chain_add(&lm->chain, sub))
+            return false;
+    }
+    Op *square, *norm;
+    if (!split_uses(subs, ns, &square, &norm) || !match_variance(lm, square, norm, subs, ns))
+        return false;
+    match_affine(lm, norm);
+    return true;
+}
+
+/* A [nd] parameter: from (its broadcast) or ones when from is NULL. */
+static Var *normalized_param(const LnMatch *lm, const Tensor *from, int32_t dt, const char *sfx)
+{
+    Graph *g = lm->last->graph;
+    Tensor *t = tensor_new(&g->model->arena, dt, lm->k, lm->nd);
+    if (!t)
+        return NULL;
+    int64_t n = tensor_numel(t);
+    for (int64_t j = 0; j < n; j++) {
+        size_t src = 0, stride = 1;
+        int64_t rest = j;
+        for (size_t i = lm->k; from && i-- > 0;) { /* axis i of nd, from the last */
+            int64_t at = rest % lm->nd[i];
+            rest /= lm->nd[i];
+            size_t from_end = lm->k - i, fi = from->ndims - from_end;
+            if (from_end > from->ndims)
+                break;
+            src += from->dims[fi] == 1 ? 0 : (size_t)at * stride;
+            stride *= (size_t)from->dims[fi];
+        }
+        tensor_set_f64(t, (size_t)j, from ? tensor_get_f64(from, src) : 1.0);
+    }
+    return graph_new_param(g, param_base_name(lm->last, sfx), t);
+}
+
+/* Does parameter v hold exactly the normalized shape? */
+static bool has_normalized_shape(const LnMatch *lm, const Var *v)
+{
+    const Tensor *t = param_numeric(v);
+    return t->ndims == lm->k && memcmp(t->dims, lm->nd, lm->k * sizeof *lm->nd) == 0;
+}
+
+/* Why the match cannot become a LayerNormalization, or NULL. Sets *dt. */
+static const char *ln_obstacle(const LnMatch *lm, int32_t *dt)
+{
+    int32_t gdt = lm->gamma ? param_numeric(lm->gamma)->dtype : 0;
+    int32_t bdt = lm->beta ? param_numeric(lm->beta)->dtype : 0;
+    *dt = value_dtype(lm->x);
+    *dt = *dt ? *dt : lm->eps_dtype;
+    if (*dt != DT_FLOAT && *dt != DT_DOUBLE && *dt != DT_FLOAT16 && *dt != DT_BFLOAT16)
+        return "the element type of its input is unknown or not a float type";
+    if ((gdt && gdt != *dt) || (bdt && bdt != *dt))
+        return "gamma or beta is not of its input's type";
+    if (!lm->nd_known)
+        return "the normalized shape is not known (no declared shape, no gamma telling it)";
+    bool fresh = !lm->gamma || !has_normalized_shape(lm, lm->gamma) ||
+                 (lm->beta && !has_normalized_shape(lm, lm->beta));
+    if (fresh && !graph_takes_new_params(lm->last->graph))
+        return NO_NEW_PARAMS;
+    return NULL;
+}
+
+static int ln_replace(LnMatch *lm, int32_t dt)
+{
+    Var *scale = lm->gamma, *bias = lm->beta;
+    if (!scale || !has_normalized_shape(lm, scale))
+        scale = normalized_param(lm, scale ? param_numeric(scale) : NULL, dt, "_scale");
+    if (bias && !has_normalized_shape(lm, bias))
+        bias = normalized_param(lm, param_numeric(bias), dt, "_bias");
+    Op *r1 = lm->chain.ops[0];
+    Op *ln = scale ? graph_insert_op(r1->graph, lm->last, "LayerNormalization", r1->name) : NULL;
+    if (!ln || op_append_input(ln, lm->x) || op_append_input(ln, scale) ||
+        (bias && op_append_input(ln, bias)) || !op_set_attr_int(ln, "axis", -(int64_t)lm->k) ||
+        !op_set_attr_float(ln, "epsilon", (float)lm->eps) || graph_replace_op(lm->last, ln))
+        return -1;
+    return chain_remove(&lm->chain);
+}
+
+int pass_fuse_layernorm(Graph *g, Diag *d)
+{
+    Model *m = g->model;
+    if (model_opset(m) < 17)
+        return 0;
+    for (size_t i = 0; i < g->n_ops; i++) {
+        LnMatch lm;
+        int32_t dt;
+        Op *r1 = g->ops[i];
+        if (!op_is(r1, "ReduceMean") || !ln_match(r1, &lm))
+            continue;
+        const char *why = ln_obstacle(&lm, &dt), *label = op_label(r1);
+        if (why) {
+            model_warn(m, label, "layer norm pattern kept: %s", why);
+            continue;
+        }
+        if (ln_replace(&lm, dt))
+            return diag_set(d, PPQ_EINTERNAL, "pass fuse-layernorm failed on node '%s'", label);
+        model_note(m, "fused", label);
+    }
+    return 0;
+}

@@ -1,0 +1,45 @@
+/* match.h - what the pattern fusions share (fuse-pad, fuse-conv-scale,
+ * fuse-matmul-add, fuse-layernorm, fuse-gelu): reading a chain of operations
+ * value by value, constants that must equal a number, and removing the
+ * operations a fused node replaces. match.c. */
+#ifndef PPQ_MATCH_H
+#define PPQ_MATCH_H
+
+#include <stdbool.h>
+
+#include "../core/graph.h"
+
+/* The one reader of v when it is a standard `type` operation of v's graph and
+ * v has no other use and is no graph output (an intermediate a fusion may
+ * absorb), else NULL. */
+Op *match_next(const Var *v, const char *type);
+/* v's producer when it is a standard `type` operation of g, else NULL. */
+Op *match_producer(const Var *v, const char *type, const Graph *g);
+/* The input of the two-input op that is not x; NULL when op does not have
+ * exactly two inputs or reads x twice (or not at all). */
+Var *match_other(const Op *op, const Var *x);
+/* The value of a one-element numeric parameter of rank 0 or 1 (seen through
+ * Identity): a constant of higher rank could raise the rank of what it is
+ * combined with, which the fused node would not. */
+bool match_scalar(const Var *v, double *out);
+/* Is v a one-element parameter equal to want within a few rounding steps of
+ * its type (exporters write constants such as sqrt(2) in float32 or the
+ * model's float16)? */
+bool match_near(const Var *v, double want);
+/* The single output of op, or NULL. */
+Var *match_out(const Op *op);
+
+/* The operations of a matched pattern, in the order they were found. */
+enum { CHAIN_MAX = 16 };
+typedef struct Chain {
+    Op *ops[CHAIN_MAX];
+    size_t n;
+} Chain;
+/* Appends op (a NULL op fails, so a failed match step ends the pattern). */
+bool chain_add(Chain *c, Op *op);
+/* Removes the chain's operations once a fused node reads their inputs and
+ * writes the last one's outputs (graph_replace_op): each goes when nothing
+ * reads its outputs any more. -1 if one is still read. */
+int chain_remove(Chain *c);
+
+#endif

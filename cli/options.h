@@ -27,6 +27,8 @@ typedef struct Options {
     size_t size_threshold;     /* --size-threshold=BYTES */
     bool page_align;           /* --page-align */
     bool link_external;        /* --link-external */
+    size_t fold_limit;         /* --fold-limit=BYTES; 0: pass fold's default */
+    size_t fold_growth; /* hidden --fold-growth=N (tests the kernels); 0: the default 2 */
     bool rewrite; /* hidden: re-encode every node and graph (tests the writer) */
     int verbosity; /* -1 quiet, 0 normal, 1 verbose */
     bool exit_now; /* --help, --version, --list-passes done */

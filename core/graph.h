@@ -189,6 +189,9 @@ typedef struct Model {
     ChangeLog log;
     NameMap warned; /* warnings already logged (pass, subject, text) */
     uint32_t fact_epoch; /* see VarFact */
+    size_t fold_limit; /* largest result pass fold computes, in bytes; 0: the default */
+    size_t fold_growth; /* how many times its inputs' size an Expand/Tile/ConstantOfShape
+                         * result may be; 0: the default (formatter/fold.c) */
     MappedFile *maps;
     size_t n_maps, cap_maps;
     /* Resources the loader holds for the model's lifetime (mapped external
@@ -304,6 +307,10 @@ bool graph_takes_new_params(const Graph *g);
  * also listed as an input of the main graph (fails in a subgraph, whose
  * inputs are positional). */
 int op_to_param(Op *op, Tensor *t);
+/* Removes op (detaching its inputs) and makes each output i a parameter of
+ * op's graph holding ts[i] (omitted outputs skipped), keeping names and
+ * uses; under IR < 4 as op_to_param. Constant folding's replacement. */
+int op_outputs_to_params(Op *op, Tensor *const *ts);
 /* Removes op (one output y) so that x, one of its inputs, becomes y: x's
  * producer writes y directly, x's other uses move to y, x is dropped, and
  * y keeps its name, uses and graph-output status. For an Identity this keeps

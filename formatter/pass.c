@@ -11,6 +11,7 @@ static const Pass PASSES[] = {
     {"constant", "turn Constant nodes into initializers", true, pass_constant},
     {"split-params", "give every use of a shared initializer its own copy", true,
      pass_split_params},
+    {"fold", "evaluate nodes whose inputs are all constants into initializers", true, pass_fold},
     {"fuse-bias", "fold Add(constant) after Conv/ConvTranspose/Gemm into the bias", true,
      pass_fuse_bias},
     {"fuse-bn", "fold BatchNormalization into the Conv/ConvTranspose/Gemm before it", true,

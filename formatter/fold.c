@@ -1,0 +1,156 @@
+/* fold.c - pass "fold": a node whose inputs are all constants is evaluated
+ * (the op registry's kernels, core/eval.h) and its outputs become
+ * initializers of the same names, so consumers, value_info and graph outputs
+ * stay valid. Nodes are visited in graph order, so a chain of constant
+ * nodes folds in one run; inside If/Loop/Scan bodies an initializer of an
+ * enclosing graph counts as a constant.
+ *
+ * A constant is an initializer that is not also a graph input: from IR
+ * version 4 on, an initializer listed as an input is only a default the
+ * caller may override. Under IR < 4 every initializer is an input, and
+ * counts as a constant (as onnx-simplifier and onnxruntime treat them).
+ *
+ * Never folded: random operations (their outputs differ from run to run),
+ * QuantizeLinear/DequantizeLinear (quantizers look for them), results over
+ * --fold-limit, and an Expand, Tile or ConstantOfShape whose result is more
+ * than twice the size of its inputs (and more than 1 KiB): those ops exist
+ * to make a large tensor from a small one at run time, and folding them
+ * would grow the file and the memory a loader needs by that tensor to save
+ * a cheap operation. Results of at least one writer chunk
+ * are computed while written (core/lazy.h) when their kernel can. */
+#include <string.h>
+
+#include "../core/eval.h"
+#include "../core/ops_registry.h"
+#include "passes.h"
+
+enum {
+    FOLD_DEFAULT_LIMIT = 64 << 20,
+    FOLD_LAZY_FROM = 1 << 20, /* a writer chunk */
+    FOLD_MAX_OUT = 64,
+    FOLD_GROWTH = 2,      /* see the file comment */
+    FOLD_SMALL = 1 << 10, /* results this small fold whatever their growth */
+};
+
+static bool fold_excluded(const Op *op)
+{
+    static const char *const never[] = {
+        "RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike",
+        "Multinomial", "Bernoulli", "QuantizeLinear", "DequantizeLinear",
+        "DynamicQuantizeLinear", "Constant",
+    };
+    for (size_t i = 0; i < sizeof never / sizeof *never; i++)
+        if (op_is(op, never[i]))
+            return true;
+    return (op->domain && *op->domain) || op->n_outputs > FOLD_MAX_OUT;
+}
+
+/* Ops that make a large tensor from a small one. */
+static bool fold_grows(const Op *op)
+{
+    return op_is(op, "Expand") || op_is(op, "Tile") || op_is(op, "ConstantOfShape");
+}
+
+/* v's constant value, or NULL (see the file comment). */
+static const Tensor *fold_constant(const Var *v)
+{
+    if (!v || !v->param || v->param->sparse)
+        return NULL;
+    if (v->is_input && v->graph->model->ir_version >= 4)
+        return NULL;
+    return v->param;
+}
+
+/* Fills ins[] with op's constant inputs; false unless every present input is one. */
+static bool fold_inputs(const Op *op, const Tensor **ins, size_t *bytes)
+{
+    *bytes = 0;
+    for (size_t i = 0; i < op->n_inputs; i++) {
+        ins[i] = NULL;
+        if (!op->inputs[i])
+            continue;
+        if (!(ins[i] = fold_constant(op->inputs[i])))
+            return false;
+        *bytes += ins[i]->nbytes;
+    }
+    return true;
+}
+
+/* Outputs that are graph inputs or rewritten by a later node (not SSA) stay. */
+static bool fold_outputs_ok(const Op *op)
+{
+    for (size_t i = 0; i < op->n_outputs; i++) {
+        const Var *v = op->outputs[i];
+        if (v && (v->is_input || v->shadowed || v->param))
+            return false;
+    }
+    return op->n_outputs > 0;
+}
+
+static size_t fold_limit(const Model *m)
+{
+    return m->fold_limit ? m->fold_limit : FOLD_DEFAULT_LIMIT;
+}
+
+/* Evaluates op into outs: EVAL_OK, EVAL_DECLINE (op stays) or EVAL_OOM. */
+static int fold_eval(Op *op, OpEvalFn eval, Tensor **outs)
+{
+    Model *m = op->graph->model;
+    const Tensor **ins = arena_array(&m->arena, op->n_inputs ? op->n_inputs : 1, sizeof *ins);
+    size_t in_bytes;
+    if (!ins)
+        return EVAL_OOM;
+    if (!fold_inputs(op, ins, &in_bytes))
+        return EVAL_DECLINE;
+    size_t limit = fold_limit(m), growth = m->fold_growth ? m->fold_growth : FOLD_GROWTH;
+    size_t grown = in_bytes > SIZE_MAX / growth ? SIZE_MAX : in_bytes * growth;
+    grown = grown > FOLD_SMALL ? grown : FOLD_SMALL;
+    bool grows = fold_grows(op) && grown < limit;
+    EvalCtx c = {op, model_domain_opset(m, ""), ins, op->n_inputs, outs, op->n_outputs,
+                 &m->arena, m, grows ? grown : limit, FOLD_LAZY_FROM, NULL};
+    int rc = eval(&c);
+    if (rc == EVAL_DECLINE && grows && c.why && strstr(c.why, "fold limit"))
+        model_warn(m, op_label(op), "not folded: the result would be more than twice the "
+                   "size of its inputs");
+    else if (rc == EVAL_DECLINE && c.why && strstr(c.why, "fold limit"))
+        model_warn(m, op_label(op), "not folded: the result is larger than --fold-limit "
+                   "(%zu bytes)", limit);
+    else if (rc == EVAL_DECLINE)
+        model_warn(m, op_label(op), "not folded: %s", c.why ? c.why : "unsupported");
+    for (size_t i = 0; !rc && i < op->n_outputs; i++)
+        if (op->outputs[i] && !outs[i])
+            rc = EVAL_DECLINE; /* a kernel that leaves an output unset declines */
+    return rc;
+}
+
+static int fold_op(Op *op, Diag *d)
+{
+    Model *m = op->graph->model;
+    OpEvalFn eval = ops_kernel("", op->type, model_domain_opset(m, ""));
+    if (!eval || fold_excluded(op) || !fold_outputs_ok(op))
+        return 0;
+    Tensor **outs = arena_array(&m->arena, op->n_outputs, sizeof *outs);
+    if (!outs)
+        return diag_set(d, PPQ_EINTERNAL, "out of memory in pass fold");
+    memset(outs, 0, op->n_outputs * sizeof *outs);
+    int rc = fold_eval(op, eval, outs);
+    if (rc == EVAL_DECLINE)
+        return 0;
+    const char *label = op_label(op);
+    if (rc || op_outputs_to_params(op, outs))
+        return diag_set(d, PPQ_EINTERNAL, "pass fold failed on node '%s'", label);
+    model_note(m, "folded", label);
+    return 0;
+}
+
+int pass_fold(Graph *g, Diag *d)
+{
+    if (!graph_takes_new_params(g))
+        return 0;
+    for (size_t i = 0; i < g->n_ops; i++) {
+        Op *op = g->ops[i];
+        if (!op->removed && fold_op(op, d))
+            return d->code;
+    }
+    return 0;
+}

@@ -38,6 +38,7 @@ run "$PYTHON" tests/fidelity.py --name=fidelity-rewrite --ppqfmt-args=--rewrite
 run "$PYTHON" tests/checker_suite.py
 run "$PYTHON" tests/backend_conformance.py --ppqfmt-args=--verify-ir
 run "$PYTHON" tests/infer_oracle.py
+run "$PYTHON" tests/fold_oracle.py
 rm -f "$LOG"
 echo "total: $passed passed, $failed failed"
 exit $status

@@ -64,8 +64,9 @@ static int64_t plan_pos(const EvalAxis *x, int64_t j)
 }
 
 /* Elements of inputs read in order (computed ones) come chunk by chunk
- * through a buffer of this many elements. */
-enum { PLAN_STEP = 1024 };
+ * through a buffer of this many elements, on the stack: a chain of streamed
+ * results nests one buffer per link (16 KiB each), on the writer's thread. */
+enum { PLAN_STEP = 256 };
 
 typedef struct PlanChunk {
     const uint8_t *src[EVAL_MAX_IN];

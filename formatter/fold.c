@@ -30,6 +30,7 @@ enum {
     FOLD_MAX_OUT = 64,
     FOLD_GROWTH = 2,      /* see the file comment */
     FOLD_SMALL = 1 << 10, /* results this small fold whatever their growth */
+    FOLD_EXTERNAL_FROM = 1 << 10, /* --size-threshold's default */
 };
 
 static bool fold_excluded(const Op *op)
@@ -123,6 +124,19 @@ static int fold_eval(Op *op, OpEvalFn eval, Tensor **outs)
     return rc;
 }
 
+/* Results computed from external data stay external, as fuse-bn's weights
+ * do: such a model keeps its weights out of the 2 GiB protobuf. Small
+ * results (shapes, scalars) go inline. */
+static void fold_keep_external(const Op *op, Tensor **outs)
+{
+    bool external = false;
+    for (size_t i = 0; i < op->n_inputs; i++)
+        external |= op->inputs[i] && op->inputs[i]->param && op->inputs[i]->param->external;
+    for (size_t i = 0; external && i < op->n_outputs; i++)
+        if (outs[i] && outs[i]->nbytes >= FOLD_EXTERNAL_FROM)
+            outs[i]->external = true;
+}
+
 static int fold_op(Op *op, Diag *d)
 {
     Model *m = op->graph->model;
@@ -137,8 +151,10 @@ static int fold_op(Op *op, Diag *d)
     if (rc == EVAL_DECLINE)
         return 0;
     const char *label = op_label(op);
+    if (!rc)
+        fold_keep_external(op, outs);
     if (rc || op_outputs_to_params(op, outs))
-        return diag_set(d, PPQ_EINTERNAL, "pass fold failed on node '%s'", label);
+        return diag_set(d, PPQ_EINTERNAL, "out of memory in pass fold (node '%s')", label);
     model_note(m, "folded", label);
     return 0;
 }

@@ -1878,7 +1878,7 @@ def _(r):
          node("ReduceMean", ["B"], ["rm"], "rmean0", axes=[0], keepdims=0),
          node("ReduceMax", ["A"], ["rx"], "rmax0", axes=[1], keepdims=1),
          node("MatMul", ["A", "B"], ["ab"], "matmul0"),
-         node("CumSum", ["ab", "ax1"], ["cs"], "cumsum0"),
+         node("CumSum", ["ab", "axis1"], ["cs"], "cumsum0"),
          node("Add", ["rs", "rx"], ["s1"], "add1"),
          node("Mul", ["s1", "s1"], ["sq"], "mul0"),
          node("Sqrt", ["sq"], ["rt"], "sqrt0"),
@@ -1889,7 +1889,7 @@ def _(r):
          node("Add", ["X", "t2"], ["Y"], "add0")],
         "fold_reduce_matmul", [fvi("X", [3, 4])], [fvi("Y", [3, 4])],
         inits=[raw_tensor("A", rand(r, 3, 5)), raw_tensor("B", rand(r, 5, 4)),
-               i64("ax1", [1])]))
+               i64("ax1", [1]), i64("axis1", 1)]))
 
 
 @model("fold_split_gather")

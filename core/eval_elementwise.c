@@ -154,7 +154,7 @@ static EvalNum elem_fn(const EvalPlan *p, const EvalNum *in)
         return in[0].i ? in[1] : in[2];
     if (p->code == E_CAST)
         return eval_convert(in[0], p->in[0]->dtype, p->dtype);
-    return dtype_is_float(p->in[0]->dtype) ? elem_float(p, in) : elem_int(p, in);
+    return p->float0 ? elem_float(p, in) : elem_int(p, in);
 }
 
 /* Which element types an operation takes. */

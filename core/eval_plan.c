@@ -76,15 +76,12 @@ typedef struct PlanChunk {
 static void plan_element(const EvalPlan *p, const PlanChunk *ch, const int64_t *idx, uint8_t *dst)
 {
     if (!p->fn) {
-        size_t size = dtype_size(p->dtype);
-        memcpy(dst, ch->src[0] + (size_t)(idx[0] - ch->shift[0]) * size, size);
+        memcpy(dst, ch->src[0] + (size_t)(idx[0] - ch->shift[0]) * p->in_size[0], p->out_size);
         return;
     }
     EvalNum v[EVAL_MAX_IN];
-    for (size_t k = 0; k < p->n_in; k++) {
-        int32_t dt = p->in[k]->dtype;
-        v[k] = eval_load(dt, ch->src[k] + (size_t)(idx[k] - ch->shift[k]) * dtype_size(dt));
-    }
+    for (size_t k = 0; k < p->n_in; k++)
+        v[k] = eval_load(p->in[k]->dtype, ch->src[k] + (size_t)(idx[k] - ch->shift[k]) * p->in_size[k]);
     eval_store(p->dtype, dst, p->fn(p, v));
 }
 
@@ -95,7 +92,7 @@ static void plan_rows(const EvalPlan *p, const PlanChunk *ch, size_t first, size
 {
     int64_t coord[EVAL_MAX_RANK], base[EVAL_MAX_IN], idx[EVAL_MAX_IN];
     int last = p->rank - 1;
-    size_t size = dtype_size(p->dtype), rest = first;
+    size_t size = p->out_size, rest = first;
     for (int a = last; a >= 0; a--) {
         coord[a] = (int64_t)(rest % (size_t)p->dims[a]);
         rest /= (size_t)p->dims[a];
@@ -176,6 +173,10 @@ int eval_plan_run(EvalCtx *c, const EvalPlan *p)
     if (!q)
         return EVAL_OOM;
     *q = *p;
+    q->out_size = size;
+    q->float0 = q->n_in && dtype_is_float(q->in[0]->dtype);
+    for (size_t k = 0; k < q->n_in; k++)
+        q->in_size[k] = dtype_size(q->in[k]->dtype);
     const Tensor *source;
     int rc = plan_bind(c, q, streamed, &source);
     if (rc)

@@ -51,7 +51,7 @@ $(B)/obj/%.o: %.c $(B)/gen/onnx.pb-c.h
 	$(CC) $(WARN) $(CFLAGS) -I$(B)/gen -c $< -o $@
 
 $(B)/libppqfmt.a: $(LIB_OBJ)
-	$(AR) rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 
 $(B)/ppqfmt: $(CLI_OBJ) $(B)/libppqfmt.a
 	$(CC) $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)

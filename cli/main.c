@@ -38,9 +38,12 @@ static const char *input_dir(const char *input, char *buf, size_t size)
 static int run_passes(Model *m, const Options *o, RunStats *st, Diag *d)
 {
     PipelineHooks hooks = report_pipeline_hooks(st);
+    PipelineOptions po = {o->enabled, o->verify_ir, &hooks};
     m->fold_limit = o->fold_limit;
     m->fold_growth = o->fold_growth;
-    int rc = pass_pipeline(m, o->enabled, o->verify_ir, &hooks, NULL, d);
+    int rc = input_shape_apply(m, o->input_shapes, o->n_input_shapes, d);
+    if (!rc)
+        rc = pass_pipeline(m, &po, NULL, d);
     if (!rc && o->rewrite)
         graph_walk_post(m->graph, mark_rewrite, NULL);
     return rc;

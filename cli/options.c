@@ -19,16 +19,15 @@
 enum {
     OPT_PASSES = 256, OPT_ENABLE, OPT_DISABLE, OPT_LIST, OPT_REPORT, OPT_PRINT, OPT_DRY_RUN,
     OPT_VERSION, OPT_VERIFY, OPT_REWRITE, OPT_EXTERNAL, OPT_THRESHOLD, OPT_PAGE_ALIGN, OPT_LINK,
-    OPT_FOLD_LIMIT, OPT_FOLD_GROWTH,
+    OPT_FOLD_LIMIT, OPT_FOLD_GROWTH, OPT_INPUT_SHAPE,
     OPT_NO_PASS /* + registry index */
 };
 
 /* One screen (24 lines at most); the man page ppqfmt.1 says the same at length. */
 void options_usage(FILE *f)
 {
-    fputs("usage: ppqfmt [options] INPUT [-o OUTPUT]\n"
-          "Put an ONNX model into the canonical form a quantizer expects.\n"
-          "INPUT and OUTPUT may be '-' (standard input/output).\n\n"
+    fputs("usage: ppqfmt [options] INPUT [-o OUTPUT]   ('-': standard input/output)\n"
+          "Put an ONNX model into the canonical form a quantizer expects.\n\n"
           "  -o, --output=FILE      write the formatted model to FILE (default: stdout)\n"
           "      --passes=LIST      run exactly these passes (comma list, 'all' or 'none')\n"
           "      --enable=P[,P]     add passes to the default set\n"
@@ -42,6 +41,7 @@ void options_usage(FILE *f)
           "                         F beside the output, 64-byte aligned (--page-align: 4K)\n"
           "      --link-external    hard-link the input's data files instead of copying\n"
           "      --fold-limit=BYTES largest result pass fold computes (default 64 MiB)\n"
+          "      --input-shape=[IN=]D  fix dynamic input dims: x=1,3,-1,-1 (repeatable)\n"
           "      --verify-ir        check the graph's use lists after every pass\n"
           "  -q, --quiet            no warnings, no progress (errors are always shown)\n"
           "  -v, --verbose          name each pass as it runs\n"
@@ -170,6 +170,13 @@ static int set_bytes(size_t *out, const char *option, const char *arg, Diag *d)
     return 0;
 }
 
+static int add_input_shape(Options *o, const char *arg, Diag *d)
+{
+    if (o->n_input_shapes == MAX_INPUT_SHAPES)
+        return diag_set(d, PPQ_EUSAGE, "more than %d --input-shape options", MAX_INPUT_SHAPES);
+    return input_shape_parse(arg, &o->input_shapes[o->n_input_shapes++], d);
+}
+
 static int set_report(Options *o, const char *arg, Diag *d)
 {
     if (!arg || strcmp(arg, "text") == 0)
@@ -198,6 +205,7 @@ static struct option *long_options(char (*names)[40], size_t n)
         {"link-external", no_argument, NULL, OPT_LINK},
         {"fold-limit", required_argument, NULL, OPT_FOLD_LIMIT},
         {"fold-growth", required_argument, NULL, OPT_FOLD_GROWTH},
+        {"input-shape", required_argument, NULL, OPT_INPUT_SHAPE},
     };
     size_t nf = sizeof fixed / sizeof *fixed;
     struct option *opts = calloc(nf + n + 1, sizeof *opts);
@@ -273,6 +281,7 @@ static int handle(Options *o, int c, char **argv, const struct option *opts, Dia
     case OPT_FOLD_GROWTH: return set_bytes(&o->fold_growth, "--fold-growth", optarg, d);
     case OPT_PAGE_ALIGN: o->page_align = true; return 0;
     case OPT_LINK: o->link_external = true; return 0;
+    case OPT_INPUT_SHAPE: return add_input_shape(o, optarg, d);
     case 'q': o->verbosity = -1; return 0;
     case 'v': o->verbosity = 1; return 0;
     case OPT_VERSION: printf("ppqfmt %s\n", PPQFMT_VERSION); o->exit_now = true; return 0;

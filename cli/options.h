@@ -7,8 +7,9 @@
 #include <stdio.h>
 
 #include "../core/diag.h"
+#include "input_shape.h"
 
-enum { MAX_PASSES = 32 };
+enum { MAX_PASSES = 32, MAX_INPUT_SHAPES = 32 };
 typedef enum { REPORT_NONE, REPORT_TEXT, REPORT_JSON } ReportFormat;
 /* An option given where it has no effect: "OPTION MESSAGE" is the warning. */
 typedef struct OptionWarning {
@@ -29,6 +30,8 @@ typedef struct Options {
     bool link_external;        /* --link-external */
     size_t fold_limit;         /* --fold-limit=BYTES; 0: pass fold's default */
     size_t fold_growth; /* hidden --fold-growth=N (tests the kernels); 0: the default 2 */
+    InputShape input_shapes[MAX_INPUT_SHAPES]; /* --input-shape, in order */
+    size_t n_input_shapes;
     bool rewrite; /* hidden: re-encode every node and graph (tests the writer) */
     int verbosity; /* -1 quiet, 0 normal, 1 verbose */
     bool exit_now; /* --help, --version, --list-passes done */

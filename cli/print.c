@@ -132,7 +132,7 @@ static void attr_text(Cell *c, const Attr *a)
     case ATTR_STRINGS: attr_list(c, a); break;
     case ATTR_TENSOR:
         if (a->n && a->tensors)
-            type_text(c, &(TypeInfo){0, -1, NULL}, a->tensors[0]);
+            type_text(c, &(TypeInfo){0, -1, NULL, NULL}, a->tensors[0]);
         break;
     case ATTR_GRAPH:
     case ATTR_GRAPHS: cell_add(c, "<subgraph>"); break;

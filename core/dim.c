@@ -543,3 +543,95 @@ char *dim_str(const DimTable *t, Dim d, char *buf, size_t size)
     }
     return buf;
 }
+
+/* --- parsing what dim_str wrote --- */
+
+typedef struct Parser {
+    DimTable *t;
+    const char *s;
+    bool bad;
+} Parser;
+
+static bool is_ident_char(char c, bool first)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+           (!first && c >= '0' && c <= '9');
+}
+
+static int64_t parse_int(Parser *p)
+{
+    int64_t v = 0;
+    if (*p->s < '0' || *p->s > '9')
+        p->bad = true;
+    for (; *p->s >= '0' && *p->s <= '9'; p->s++) {
+        if (v > (INT64_MAX - 9) / 10)
+            p->bad = true;
+        else
+            v = v * 10 + (*p->s - '0');
+    }
+    return v;
+}
+
+/* A factor: an integer or a symbol. */
+static Dim parse_factor(Parser *p)
+{
+    if (*p->s >= '0' && *p->s <= '9')
+        return dim_const(p->t, parse_int(p));
+    char name[128];
+    size_t k = 0;
+    for (; is_ident_char(*p->s, k == 0) && k + 1 < sizeof name; p->s++)
+        name[k++] = *p->s;
+    name[k] = '\0';
+    if (!k) {
+        p->bad = true;
+        return dim_const(p->t, 0);
+    }
+    return dim_sym(p->t, name);
+}
+
+static Dim parse_term(Parser *p)
+{
+    Dim d = parse_factor(p);
+    while (!p->bad && *p->s == '*') {
+        p->s++;
+        d = dim_mul(p->t, d, parse_factor(p));
+    }
+    return d;
+}
+
+static Dim parse_sum(Parser *p)
+{
+    bool neg = *p->s == '-';
+    if (neg || *p->s == '+')
+        p->s++;
+    Dim d = parse_term(p);
+    if (neg)
+        d = dim_sub(p->t, dim_const(p->t, 0), d);
+    while (!p->bad && (*p->s == '+' || *p->s == '-')) {
+        bool minus = *p->s++ == '-';
+        Dim x = parse_term(p);
+        d = minus ? dim_sub(p->t, d, x) : dim_add(p->t, d, x);
+    }
+    return d;
+}
+
+Dim dim_parse(DimTable *t, const char *s)
+{
+    Parser p = {t, s, false};
+    bool paren = *p.s == '(';
+    p.s += paren;
+    Dim d = parse_sum(&p);
+    if (paren && *p.s++ != ')')
+        return NULL;
+    if (!p.bad && *p.s == '/') {
+        p.s++;
+        int64_t c = parse_int(&p);
+        if (c <= 0)
+            return NULL;
+        d = dim_div_exact(t, d, c);
+    }
+    char back[256];
+    if (p.bad || *p.s || dim_has_fresh(t, d) || strcmp(dim_str(t, d, back, sizeof back), s) != 0)
+        return NULL;
+    return d;
+}

@@ -68,4 +68,10 @@ Dim dim_ceildiv(DimTable *t, Dim a, int64_t c);
  * other character as '_' so that the text parses as an expression. */
 char *dim_str(const DimTable *t, Dim d, char *buf, size_t size);
 
+/* The dim that dim_str printed as s ("2*seq+1", "(seq+1)/2", "batch"),
+ * or NULL when s is not in that form or names no expression (a plain name
+ * such as "batch size" is a symbol: use dim_sym). Lets a declared dim_param
+ * that an earlier run wrote mean the same expression again. */
+Dim dim_parse(DimTable *t, const char *s);
+
 #endif

@@ -220,7 +220,7 @@ void facts_from_tensor(InferRun *r, const Tensor *t, InferFact *f)
     f->value = facts_tensor_value(r, t, &f->n_value);
 }
 
-InferRun *facts_new(Model *m, const InferOptions *o)
+InferRun *facts_new(Model *m)
 {
     InferRun *r = calloc(1, sizeof *r);
     if (!r || !(r->dt = dim_table_new())) {
@@ -228,8 +228,6 @@ InferRun *facts_new(Model *m, const InferOptions *o)
         return NULL;
     }
     r->m = m;
-    if (o)
-        r->opt = *o;
     /* every value of the main graph gets a fact: size the table once */
     if (facts_map_reserve(&r->facts, m->graph ? m->graph->n_vars : 0)) {
         infer_free(r);

@@ -28,24 +28,6 @@ typedef struct InferFact {
     size_t n_value;
 } InferFact;
 
-/* A declared tensor type with the names of its symbolic dims. */
-typedef struct InferDecl {
-    int32_t dtype;           /* 0: none declared */
-    int rank;                /* -1: no shape */
-    const int64_t *dims;     /* -1 where symbolic or absent */
-    const char *const *names; /* dim_param per dim, or NULL entries */
-} InferDecl;
-
-/* Decodes the declared type of a graph input/output or value_info entry
- * from its encoded ValueInfoProto (only onnx/ knows the format; see
- * onnx/decl.h). Returns 0, or -1 when it cannot (then TypeInfo is used). */
-typedef int (*InferDeclFn)(void *ctx, Arena *a, Bytes wire, InferDecl *out);
-
-typedef struct InferOptions {
-    InferDeclFn decl; /* NULL: Var.type (symbolic dims without names) */
-    void *decl_ctx;
-} InferOptions;
-
 /* A declared type the inferred one contradicts, or an operation whose
  * inputs break its rule (incompatible broadcast, bad attribute). */
 typedef struct InferIssue {
@@ -80,7 +62,6 @@ struct InferRun {
     Model *m;
     Arena arena;
     DimTable *dt;
-    InferOptions opt;
     /* the walker, for rules that infer a subgraph (infer.c sets it) */
     int (*walk)(InferRun *r, Graph *g, const InferFact *const *ins, size_t n);
     PtrMap facts;   /* Var -> InferFact */
@@ -97,7 +78,7 @@ struct InferRun {
 extern const InferFact facts_unknown; /* dtype 0, rank -1 */
 
 /* A new, empty run for m (NULL when out of memory). */
-InferRun *facts_new(Model *m, const InferOptions *o);
+InferRun *facts_new(Model *m);
 void *facts_map_get(const PtrMap *m, const void *k);
 int facts_map_put(PtrMap *m, const void *k, void *v);
 /* n elements of size in the run's arena; NULL (run marked oom) on failure. */

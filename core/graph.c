@@ -303,7 +303,7 @@ static int add_value_info(Graph *g, ValueInfo **arr, size_t *n, size_t *cap, Var
 {
     if (arena_grow(&g->model->arena, (void **)arr, cap, *n + 1, sizeof **arr))
         return -1;
-    (*arr)[(*n)++] = (ValueInfo){v, false, w};
+    (*arr)[(*n)++] = (ValueInfo){v, false, false, w};
     return 0;
 }
 
@@ -402,6 +402,7 @@ static void type_from_tensor(Var *v, const Tensor *t)
     v->type.elem_type = t->dtype;
     v->type.rank = (int)t->ndims;
     v->type.dims = t->dims;
+    v->type.dim_params = NULL;
 }
 
 static void mark_changed(Op *op)
@@ -434,6 +435,34 @@ static void var_drop_value_info(Var *v)
                g->value_info[v->value_info_at - 1].var == v) {
         g->value_info[v->value_info_at - 1].removed = true;
     }
+    g->changed = true;
+}
+
+int graph_set_value_type(Var *v, TypeInfo t)
+{
+    Graph *g = v->graph;
+    v->type = t;
+    g->changed = true;
+    if (v->value_info_dup) {
+        for (size_t i = 0; i < g->n_value_info; i++)
+            if (g->value_info[i].var == v && !g->value_info[i].removed)
+                g->value_info[i].retyped = true;
+        return 0;
+    }
+    if (v->value_info_at && v->value_info_at <= g->n_value_info &&
+        g->value_info[v->value_info_at - 1].var == v &&
+        !g->value_info[v->value_info_at - 1].removed) {
+        g->value_info[v->value_info_at - 1].retyped = true;
+        return 0;
+    }
+    v->value_info_at = 0;
+    return graph_add_value_info(g, v, (Bytes){0});
+}
+
+void graph_retype_input(Graph *g, size_t index, TypeInfo t)
+{
+    g->inputs[index].var->type = t;
+    g->inputs[index].retyped = true;
     g->changed = true;
 }
 

@@ -72,17 +72,10 @@ typedef struct TypeInfo {
     int32_t elem_type; /* 0 when unknown or not a tensor */
     int rank;          /* -1 when unknown */
     int64_t *dims;     /* -1 for a symbolic or unknown dimension */
+    /* The dim_param of each symbolic dimension (NULL entries where it has
+     * none); NULL when no dimension has one. */
+    const char **dim_params;
 } TypeInfo;
-
-/* What a pass has worked out about a value (its element type, its rank): a
- * fact of kind k is valid while epoch[k] equals the model's fact_epoch.
- * pass_run starts a new epoch, so each fact is worked out at most once per
- * value and pass run (formatter's var_fact). */
-typedef enum FactKind { FACT_DTYPE, FACT_RANK, FACT_KINDS } FactKind;
-typedef struct VarFact {
-    uint32_t epoch[FACT_KINDS];
-    int32_t value[FACT_KINDS];
-} VarFact;
 
 struct Var {
     const char *name;
@@ -100,7 +93,6 @@ struct Var {
     bool value_info_dup; /* named by more than one value_info entry */
     uint32_t value_info_at; /* 1 + index of its first value_info entry; 0: none */
     TypeInfo type;
-    VarFact fact;     /* see VarFact */
 };
 
 struct Op {
@@ -132,6 +124,7 @@ typedef struct PendingOp {
 typedef struct ValueInfo {
     Var *var;     /* NULL for a value_info entry naming no value of the graph */
     bool removed; /* dropped from the output */
+    bool retyped; /* the type is written from var->type, not copied from wire */
     Bytes wire;
 } ValueInfo;
 
@@ -192,6 +185,9 @@ typedef struct Model {
     size_t fold_limit; /* largest result pass fold computes, in bytes; 0: the default */
     size_t fold_growth; /* how many times its inputs' size an Expand/Tile/ConstantOfShape
                          * result may be; 0: the default (formatter/fold.c) */
+    /* What shape inference knows about the values, while the pass pipeline
+     * runs (formatter/pass.c owns it; core/facts.h reads it); else NULL. */
+    struct InferRun *facts;
     MappedFile *maps;
     size_t n_maps, cap_maps;
     /* Resources the loader holds for the model's lifetime (mapped external
@@ -330,6 +326,12 @@ void model_set_opset(Model *m, const char *domain, int64_t version, int64_t min_
 int graph_replace_op(Op *op, Op *repl);
 /* Detaches every input of op and of the operations in its subgraphs. */
 void op_detach_inputs(Op *op);
+/* Declares v's type as t (the arrays are kept, not copied) in its graph's
+ * value_info: its entry is rewritten (other fields kept), else one is
+ * appended. Graph inputs and outputs keep their own entries. */
+int graph_set_value_type(Var *v, TypeInfo t);
+/* Declares graph input `index` to have type t (fixing dynamic dims). */
+void graph_retype_input(Graph *g, size_t index, TypeInfo t);
 /* Removes a variable nothing produces or uses (and its value_info entry). */
 int graph_drop_var(Var *v);
 /* Removes the initializer of an unused parameter and drops the variable.

@@ -15,31 +15,34 @@
 #include "ops.h"
 #include "ops_registry.h"
 
-static void fact_from_decl(InferRun *r, const InferDecl *d, InferFact *f)
+/* The fact a declared type states. Symbolic dims are symbols named by their
+ * dim_param; in value_info (parse_exprs), a dim_param in the form dim_str
+ * writes ("2*seq", "unk_conv_0+1") is that expression again, so that what
+ * an earlier run wrote means the same on the next one. */
+static void fact_from_decl(InferRun *r, const TypeInfo *t, bool parse_exprs, InferFact *f)
 {
     *f = facts_unknown;
-    f->dtype = d->dtype;
-    if (d->rank < 0 || !(f->dims = facts_alloc(r, (size_t)d->rank, sizeof *f->dims)))
+    f->dtype = t->elem_type;
+    if (t->rank < 0 || !(f->dims = facts_alloc(r, (size_t)t->rank, sizeof *f->dims)))
         return;
-    f->rank = d->rank;
-    for (int i = 0; i < d->rank; i++) {
-        const char *name = d->names ? d->names[i] : NULL;
-        f->dims[i] = d->dims[i] >= 0 ? dim_const(r->dt, d->dims[i])
+    f->rank = t->rank;
+    for (int i = 0; i < t->rank; i++) {
+        const char *name = t->dim_params ? t->dim_params[i] : NULL;
+        Dim parsed = name && *name && parse_exprs ? dim_parse(r->dt, name) : NULL;
+        f->dims[i] = t->dims[i] >= 0 ? dim_const(r->dt, t->dims[i])
+                     : parsed        ? parsed
                      : name && *name ? dim_sym(r->dt, name)
                                      : dim_fresh(r->dt);
     }
 }
 
-static void decl_load(InferRun *r, const ValueInfo *vi)
+static void decl_load(InferRun *r, const ValueInfo *vi, bool parse_exprs)
 {
     if (!vi->var || vi->removed || facts_map_get(&r->decls, vi->var))
         return;
-    InferDecl d = {vi->var->type.elem_type, vi->var->type.rank, vi->var->type.dims, NULL};
-    if (r->opt.decl && vi->wire.len && r->opt.decl(r->opt.decl_ctx, &r->arena, vi->wire, &d))
-        d = (InferDecl){vi->var->type.elem_type, vi->var->type.rank, vi->var->type.dims, NULL};
     dim_table_set_origin(r->dt, vi->var->name);
     InferFact f;
-    fact_from_decl(r, &d, &f);
+    fact_from_decl(r, &vi->var->type, parse_exprs, &f);
     if (!facts_known(&f))
         return;
     InferFact *n = facts_dup(r, &f);
@@ -50,11 +53,11 @@ static void decl_load(InferRun *r, const ValueInfo *vi)
 static void decls_load(InferRun *r, const Graph *g)
 {
     for (size_t i = 0; i < g->n_inputs; i++)
-        decl_load(r, &g->inputs[i]);
+        decl_load(r, &g->inputs[i], false);
     for (size_t i = 0; i < g->n_value_info; i++)
-        decl_load(r, &g->value_info[i]);
+        decl_load(r, &g->value_info[i], true);
     for (size_t i = 0; i < g->n_outputs; i++)
-        decl_load(r, &g->outputs[i]);
+        decl_load(r, &g->outputs[i], false);
 }
 
 /* --- declared versus inferred --- */
@@ -84,9 +87,11 @@ static bool shapes_conflict(const InferFact *f, const InferFact *d)
 
 /* Reports a declaration the inferred fact contradicts, then lets the
  * declaration fill in what inference left unknown: a whole type or shape,
- * or a dim that involves a fresh symbol (a dim computed from named ones,
- * such as seq or 2*seq, is knowledge a static declaration must not
- * overwrite). */
+ * or a dim that involves a fresh symbol, by a constant or a named symbol
+ * (a dim computed from named ones, such as seq or 2*seq, is knowledge a
+ * declaration must not overwrite). A declared name for a size inference
+ * cannot tell links it to the other values declared with that name, and is
+ * how a second run reproduces the symbols the first one wrote. */
 static void fact_merge_decl(InferRun *r, const Var *v, InferFact *f, const InferFact *d)
 {
     char msg[1024], a[480], b[480];
@@ -110,7 +115,7 @@ static void fact_merge_decl(InferRun *r, const Var *v, InferFact *f, const Infer
         return;
     }
     for (int i = 0; i < f->rank && d->rank == f->rank; i++)
-        if (dim_has_fresh(r->dt, f->dims[i]) && dim_is_const(d->dims[i]))
+        if (dim_has_fresh(r->dt, f->dims[i]) && !dim_has_fresh(r->dt, d->dims[i]))
             f->dims[i] = d->dims[i];
 }
 
@@ -250,9 +255,9 @@ static int walk_graph(InferRun *r, Graph *g, const InferFact *const *ins, size_t
     return r->oom ? -1 : 0;
 }
 
-InferRun *infer_model(Model *m, const InferOptions *o, Diag *d)
+InferRun *infer_model(Model *m, Diag *d)
 {
-    InferRun *r = facts_new(m, o);
+    InferRun *r = facts_new(m);
     if (!r) {
         diag_set(d, PPQ_EINTERNAL, "out of memory");
         return NULL;

@@ -19,6 +19,6 @@
 
 /* Runs inference on m. NULL (with d set) only when out of memory; free the
  * result with infer_free(). */
-InferRun *infer_model(Model *m, const InferOptions *o, Diag *d);
+InferRun *infer_model(Model *m, Diag *d);
 
 #endif

@@ -34,12 +34,20 @@ static int ew_to_bool(InferCtx *c)
 }
 
 /* Dropout: output 0 like the input, the optional mask bool of its shape. */
+/* Dropout's mask is bool from opset 10; before, it has the data's type. */
 static int ew_dropout(InferCtx *c)
 {
     const InferFact *x = infer_in(c, 0);
     if (infer_copy(c, 0, 0))
         return -1;
     return c->n_out > 1 ? infer_set(c, 1, DT_BOOL, x->rank, x->dims) : 0;
+}
+
+static int ew_dropout_legacy(InferCtx *c)
+{
+    if (infer_copy(c, 0, 0))
+        return -1;
+    return c->n_out > 1 ? infer_copy(c, 1, 0) : 0;
 }
 
 /* Before opset 7 binary ops broadcast only B into A: the output is A. */
@@ -172,6 +180,8 @@ static int ew_cast_legacy(InferCtx *c)
 static int ew_castlike(InferCtx *c) { return ew_cast_to(c, infer_in(c, 1)->dtype); }
 
 #define UNARY(name, v) {"", name, v, 1, 1, 1, 1, ew_unary}
+/* The output is shaped like input 0, whatever the other inputs are. */
+#define LIKE_INPUT0(name, v, min_in, max_in) {"", name, v, min_in, max_in, 1, 1, ew_unary}
 #define BINARY(name, v, fn) {"", name, v, 2, 2, 1, 1, fn}
 
 static const OpSchema ops_elementwise[] = {
@@ -185,15 +195,15 @@ static const OpSchema ops_elementwise[] = {
     UNARY("Acos", 7), UNARY("Atan", 7), UNARY("Sinh", 9), UNARY("Cosh", 9), UNARY("Asinh", 9),
     UNARY("Acosh", 9), UNARY("Atanh", 9), UNARY("BitwiseNot", 18), UNARY("Not", 1),
     UNARY("Softmax", 1), UNARY("LogSoftmax", 1), UNARY("Hardmax", 1), UNARY("LRN", 1),
-    UNARY("InstanceNormalization", 1), UNARY("MeanVarianceNormalization", 9),
-    UNARY("LpNormalization", 1), {"", "CumSum", 11, 2, 2, 1, 1, ew_unary},
-    {"", "Trilu", 14, 1, 2, 1, 1, ew_unary},
-    UNARY("ReverseSequence", 10), UNARY("ScatterElements", 11),
-    UNARY("Scatter", 9), UNARY("ScatterND", 11),
+    LIKE_INPUT0("InstanceNormalization", 1, 3, 3), UNARY("MeanVarianceNormalization", 9),
+    UNARY("LpNormalization", 1), LIKE_INPUT0("CumSum", 11, 2, 2), LIKE_INPUT0("Trilu", 14, 1, 2),
+    LIKE_INPUT0("ReverseSequence", 10, 2, 2), LIKE_INPUT0("ScatterElements", 11, 3, 3),
+    LIKE_INPUT0("Scatter", 9, 3, 3), LIKE_INPUT0("ScatterND", 11, 3, 3),
     {"", "Clip", 1, 1, 3, 1, 1, ew_unary},
     {"", "PRelu", 1, 2, 2, 1, 1, ew_unary},
     {"", "Identity", 1, 1, 1, 1, 1, ew_identity},
-    {"", "Dropout", 1, 1, 3, 1, 2, ew_dropout},
+    {"", "Dropout", 1, 1, 1, 1, 2, ew_dropout_legacy},
+    {"", "Dropout", 10, 1, 3, 1, 2, ew_dropout},
     {"", "IsNaN", 9, 1, 1, 1, 1, ew_to_bool},
     {"", "IsInf", 10, 1, 1, 1, 1, ew_to_bool},
     BINARY("Add", 1, ew_legacy_binary), BINARY("Add", 7, ew_add),

@@ -2,9 +2,8 @@
  * depthwise Conv with a 1x...x1 kernel (group = C), so the quantizer sees one
  * kind of affine layer.
  *
- * The kernel rank follows the input's rank (N, C, d1..dk -> k ones), known
- * from the input's declared type or, failing that, traced back through
- * rank-keeping producers to a declared type or a Conv's weight. The weight
+ * The kernel rank follows the input's rank (N, C, d1..dk -> k ones), from
+ * shape inference (value_rank). The weight
  * and bias take the data's element type (a float16 BN may keep float32
  * statistics; Conv needs one type). When the rank or the data's type is
  * unknown, the rank is below 3 (Conv needs a spatial axis), the type is not
@@ -12,46 +11,6 @@
  * the BN stays and the report says why. */
 #include "params.h"
 #include "passes.h"
-
-/* Operators whose output has the rank of their first input. */
-static bool keeps_rank(const Op *op)
-{
-    static const char *const SAME[] = {
-        "Abs", "AveragePool", "BatchNormalization", "Cast", "Clip", "Concat", "Conv",
-        "ConvTranspose", "DepthToSpace", "Dropout", "Elu", "Erf", "Exp", "GlobalAveragePool",
-        "GlobalMaxPool", "HardSigmoid", "HardSwish", "Identity", "InstanceNormalization", "LRN",
-        "LeakyRelu", "Log", "LpNormalization", "MaxPool", "Neg", "Pad", "Relu", "Resize",
-        "Selu", "Sigmoid", "Slice", "Softmax", "Softplus", "SpaceToDepth", "Split", "Sqrt",
-        "Tanh", "Transpose", "Upsample",
-    };
-    for (size_t i = 0; i < sizeof SAME / sizeof *SAME; i++)
-        if (op_is(op, SAME[i]))
-            return true;
-    return false;
-}
-
-/* One step of value_rank (see FactStep). */
-static int32_t rank_step(const Var *v, const Var **next)
-{
-    if (v->type.rank >= 0)
-        return v->type.rank;
-    const Op *p = v->producer;
-    if (!p || !keeps_rank(p) || !p->n_inputs)
-        return -1;
-    const Var *w = p->n_inputs > 1 ? p->inputs[1] : NULL;
-    if ((op_is(p, "Conv") || op_is(p, "ConvTranspose")) && w)
-        if (w->param || w->type.rank >= 0)
-            return w->param ? (int)w->param->ndims : w->type.rank;
-    *next = p->inputs[0];
-    return -1;
-}
-
-/* Rank of v: declared; a Conv's weight rank; or carried through operators
- * that keep the rank of their first input. -1 when it cannot be told. */
-static int value_rank(const Var *v)
-{
-    return var_fact(v, FACT_RANK, rank_step, -1);
-}
 
 static Op *make_conv(Op *bn, int rank, int32_t dtype, const double *k, const double *s,
                      int64_t channels)
@@ -76,11 +35,12 @@ static Op *make_conv(Op *bn, int rank, int32_t dtype, const double *k, const dou
     return conv;
 }
 
-/* The input's channel count (axis 1) when declared, else -1. */
+/* The input's channel count (axis 1) when known, else -1. */
 static int64_t input_channels(const Var *x)
 {
-    if (x->type.rank >= 2 && x->type.dims[1] >= 0)
-        return x->type.dims[1];
+    int64_t c = value_dim(x, 1);
+    if (c >= 0)
+        return c;
     Linear l;
     if (x->producer && linear_producer(x->producer, &l))
         return l.channels;

@@ -38,12 +38,13 @@ static const char *broadcast_check(const Op *op, int64_t from)
     if (from >= 7 || op_attr_int(op, "broadcast", 0) == 0 || !op_attr(op, "axis"))
         return NULL;
     const Var *a = op->inputs[0], *b = op->n_inputs > 1 ? op->inputs[1] : NULL;
-    if (!b || !b->param || b->param->sparse || a->type.rank < 0)
+    int rank = value_rank(a);
+    if (!b || !b->param || b->param->sparse || rank < 0)
         return "a legacy broadcast with axis whose operand is not a dense constant of known "
                "rank";
     int64_t axis = op_attr_int(op, "axis", 0);
-    axis = axis < 0 ? axis + a->type.rank : axis;
-    if (axis < 0 || axis + (int64_t)b->param->ndims > a->type.rank)
+    axis = axis < 0 ? axis + rank : axis;
+    if (axis < 0 || axis + (int64_t)b->param->ndims > rank)
         return "a legacy broadcast whose axis does not fit its operands";
     return NULL;
 }
@@ -53,11 +54,11 @@ static int broadcast_to_numpy(Op *op, int64_t from)
     if (from >= 7)
         return 0;
     if (op_attr_int(op, "broadcast", 0) != 0 && op_attr(op, "axis")) {
-        const Var *a = op->inputs[0];
+        int a_rank = value_rank(op->inputs[0]);
         const Tensor *b = op->inputs[1]->param;
         int64_t axis = op_attr_int(op, "axis", 0);
-        axis = axis < 0 ? axis + a->type.rank : axis;
-        size_t rank = (size_t)(a->type.rank - axis);
+        axis = axis < 0 ? axis + a_rank : axis;
+        size_t rank = (size_t)(a_rank - axis);
         Arena *ar = &op->graph->model->arena;
         int64_t *dims = arena_array(ar, rank ? rank : 1, sizeof *dims);
         if (!dims)

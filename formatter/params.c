@@ -246,55 +246,6 @@ int linear_set_bias(const Linear *l, Tensor *bias)
     return 0;
 }
 
-/* The facts cached on values are the running pass's: bump the epoch that
- * makes them valid when none has started (a pass called outside pass_run). */
-static uint32_t fact_epoch(Model *m)
-{
-    if (!m->fact_epoch)
-        m->fact_epoch = 1;
-    return m->fact_epoch;
-}
-
-int32_t var_fact(const Var *v, FactKind k, FactStep step, int32_t unknown)
-{
-    if (!v)
-        return unknown;
-    uint32_t epoch = fact_epoch(v->graph->model);
-    /* The memo is a cache beside the graph, not part of it: writing it
-     * through a const pointer changes nothing a caller can observe. */
-    Var **chain = NULL;
-    size_t n = 0, cap = 0;
-    int32_t fact = unknown;
-    for (const Var *cur = v; cur;) {
-        if (cur->fact.epoch[k] == epoch) {
-            fact = cur->fact.value[k];
-            break;
-        }
-        if (n == cap) {
-            size_t c = cap ? 2 * cap : 64;
-            Var **grown = realloc(chain, c * sizeof *grown);
-            if (!grown)
-                break; /* out of memory: unknown, nothing cached */
-            chain = grown;
-            cap = c;
-        }
-        Var *w = (Var *)cur;
-        w->fact.epoch[k] = epoch; /* met: a cycle back here stops as unknown */
-        w->fact.value[k] = unknown;
-        chain[n++] = w;
-        const Var *next = NULL;
-        fact = step(cur, &next);
-        cur = next;
-        if (!next)
-            break;
-        fact = unknown;
-    }
-    for (size_t i = 0; i < n; i++)
-        chain[i]->fact.value[k] = fact;
-    free(chain);
-    return fact;
-}
-
 Var *new_float_param(Op *op, const char *suffix, int32_t dtype, const double *v, size_t n,
                      bool scalar)
 {

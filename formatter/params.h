@@ -1,11 +1,12 @@
 /* params.h - what the passes share: reading parameters and BatchNormalization
- * factors, the Conv/ConvTranspose/Gemm a fusion folds into, value facts
- * (element type) and new small parameters. params.c and dtype.c. */
+ * factors, the Conv/ConvTranspose/Gemm a fusion folds into, what is known
+ * about a value (value.c) and new small parameters (params.c). */
 #ifndef PPQ_PARAMS_H
 #define PPQ_PARAMS_H
 
 #include <stdbool.h>
 
+#include "../core/facts.h"
 #include "../core/graph.h"
 
 /* Is v, stored as a dt element, still a finite number? Folds check their
@@ -37,14 +38,6 @@ double channel_value(const Tensor *t, int64_t c);
 bool bn_inference_form(const Op *bn);
 /* y = scale * x + shift per channel, from BN's parameters and epsilon. */
 int bn_factors(Arena *a, const Op *bn, int64_t channels, double **scale, double **shift);
-/* One step of working out a fact about v: returns the fact and leaves *next
- * NULL when v alone tells it, or sets *next to the value it equals. */
-typedef int32_t (*FactStep)(const Var *v, const Var **next);
-/* The fact of kind k about v, following step from value to value; each value
- * met is memoised for the running pass (see VarFact), so asking about every
- * value of a chain costs O(chain) in total, with no depth limit. A value met
- * twice (a cycle) counts as `unknown`. */
-int32_t var_fact(const Var *v, FactKind k, FactStep step, int32_t unknown);
 /* "<node name><suffix>" as a base for a new parameter's name. */
 const char *param_base_name(const Op *op, const char *suffix);
 
@@ -66,9 +59,16 @@ int64_t weight_channel(const Linear *l, size_t i);
 double linear_bias(const Linear *l, int64_t c);
 int linear_set_bias(const Linear *l, Tensor *bias);
 
-/* The element type of v when it can be told: declared, a parameter's, or
- * carried through from the first input of a type-preserving operator. */
+/* What shape inference knows about v (element type, rank, dims, small
+ * integer contents) when the pipeline round began, or NULL: a value a pass
+ * made since has none until the next round. */
+const InferFact *value_fact(const Var *v);
+/* v's element type (0 unknown), rank (-1 unknown) and the size of one axis
+ * (-1 unknown or symbolic): from its fact, else its parameter or declared
+ * type. */
 int32_t value_dtype(const Var *v);
+int value_rank(const Var *v);
+int64_t value_dim(const Var *v, int axis);
 /* A new scalar or 1-D parameter for op's graph. */
 Var *new_float_param(Op *op, const char *suffix, int32_t dtype, const double *v, size_t n,
                      bool scalar);

@@ -3,28 +3,37 @@
 
 #include <string.h>
 
+#include "../core/infer.h"
 #include "passes.h"
 
 static const Pass PASSES[] = {
     {"de-inplace", "rename values written by more than one node (restore SSA)", true,
-     pass_de_inplace},
-    {"constant", "turn Constant nodes into initializers", true, pass_constant},
-    {"fold", "evaluate nodes whose inputs are all constants into initializers", true, pass_fold},
+     pass_de_inplace, FACTS_NONE},
+    {"constant", "turn Constant nodes into initializers", true, pass_constant, FACTS_NONE},
+    {"fold", "evaluate nodes whose inputs are all constants into initializers", true, pass_fold,
+     FACTS_ROUND},
     {"split-params", "give every use of a shared initializer its own copy", true,
-     pass_split_params},
+     pass_split_params, FACTS_NONE},
     {"fuse-bias", "fold Add(constant) after Conv/ConvTranspose/Gemm into the bias", true,
-     pass_fuse_bias},
+     pass_fuse_bias, FACTS_NONE},
     {"fuse-bn", "fold BatchNormalization into the Conv/ConvTranspose/Gemm before it", true,
-     pass_fuse_bn},
+     pass_fuse_bn, FACTS_NONE},
     {"bn-to-conv", "turn a remaining BatchNormalization into a depthwise 1x1 Conv", true,
-     pass_bn_to_conv},
-    {"slice", "Slice-1 (attributes) to the input form; raises the opset to 11", true, pass_slice},
-    {"clip", "Clip-6 (attributes) to the input form; raises the opset to 11", true, pass_clip},
-    {"pad", "Pad-2 (attributes) to the input form; raises the opset to 11", true, pass_pad},
-    {"resize", "Resize-10 and Upsample to Resize-11; raises the opset to 11", true, pass_resize},
-    {"identity", "remove Identity nodes, rewiring their consumers", true, pass_identity},
+     pass_bn_to_conv, FACTS_ROUND},
+    {"slice", "Slice-1 (attributes) to the input form; raises the opset to 11", true, pass_slice,
+     FACTS_ROUND},
+    {"clip", "Clip-6 (attributes) to the input form; raises the opset to 11", true, pass_clip,
+     FACTS_ROUND},
+    {"pad", "Pad-2 (attributes) to the input form; raises the opset to 11", true, pass_pad,
+     FACTS_ROUND},
+    {"resize", "Resize-10 and Upsample to Resize-11; raises the opset to 11", true, pass_resize,
+     FACTS_ROUND},
+    {"identity", "remove Identity nodes, rewiring their consumers", true, pass_identity,
+     FACTS_NONE},
     {"isolated", "remove nodes that reach no output, unused initializers and value_info", true,
-     pass_isolated},
+     pass_isolated, FACTS_NONE},
+    {"infer-shapes", "write the element type and shape of every intermediate value (value_info)",
+     true, pass_infer_shapes, FACTS_FRESH},
 };
 
 const Pass *pass_list(size_t *n)
@@ -63,8 +72,6 @@ int pass_run(const Pass *p, Model *m, bool verify, Diag *d)
 {
     Run r = {p->run, d};
     m->log.pass = p->name;
-    if (!++m->fact_epoch) /* facts of earlier passes are stale (VarFact) */
-        m->fact_epoch = 1;
     int rc = graph_walk_post(m->graph, run_one, &r);
     if (m->oom)
         return diag_set(d, PPQ_EINTERNAL, "out of memory in pass %s", p->name);
@@ -76,16 +83,44 @@ int pass_run(const Pass *p, Model *m, bool verify, Diag *d)
     return 0;
 }
 
-static int run_round(Model *m, const bool *enabled, bool verify, const PipelineHooks *h,
-                     const Pass **failed, Diag *d)
+/* When Model.facts was made: the change count then. */
+typedef struct FactsState {
+    size_t made_at;
+} FactsState;
+
+static void facts_drop(Model *m)
 {
+    infer_free(m->facts);
+    m->facts = NULL;
+}
+
+/* Makes Model.facts what pass p needs (see PassFacts). */
+static int facts_for(const Pass *p, Model *m, FactsState *st, Diag *d)
+{
+    if (p->facts == FACTS_NONE ||
+        (m->facts && (p->facts == FACTS_ROUND || st->made_at == model_change_count(m))))
+        return 0;
+    facts_drop(m);
+    if (!(m->facts = infer_model(m, d)))
+        return d->code;
+    st->made_at = model_change_count(m);
+    return 0;
+}
+
+static int run_round(Model *m, const PipelineOptions *o, FactsState *st, const Pass **failed,
+                     Diag *d)
+{
+    const PipelineHooks *h = o->hooks;
     size_t n = sizeof PASSES / sizeof *PASSES;
+    facts_drop(m);
     for (size_t i = 0; i < n; i++) {
-        if (enabled && !enabled[i])
+        if (o->enabled && !o->enabled[i])
             continue;
         if (h && h->pass_start)
             h->pass_start(h->ctx, &PASSES[i]);
-        int rc = pass_run(&PASSES[i], m, verify, d);
+        int rc = facts_for(&PASSES[i], m, st, d);
+        if (!rc)
+            rc = pass_run(&PASSES[i], m, o->verify, d);
         if (h && h->pass_end)
             h->pass_end(h->ctx, i);
         if (rc) {
@@ -97,22 +132,22 @@ static int run_round(Model *m, const bool *enabled, bool verify, const PipelineH
     return 0;
 }
 
-int pass_pipeline(Model *m, const bool *enabled, bool verify, const PipelineHooks *hooks,
-                  const Pass **failed, Diag *d)
+int pass_pipeline(Model *m, const PipelineOptions *o, const Pass **failed, Diag *d)
 {
     if (failed)
         *failed = NULL;
-    if (verify && graph_verify(m->graph, d))
+    if (o->verify && graph_verify(m->graph, d))
         return d->code;
-    for (int round = 0; round < PIPELINE_MAX_ROUNDS; round++) {
+    FactsState st = {0};
+    int rc = 0;
+    for (int round = 0; round < PIPELINE_MAX_ROUNDS && !rc; round++) {
         size_t before = model_change_count(m);
-        if (hooks && hooks->round_start)
-            hooks->round_start(hooks->ctx);
-        int rc = run_round(m, enabled, verify, hooks, failed, d);
-        if (rc)
-            return rc;
+        if (o->hooks && o->hooks->round_start)
+            o->hooks->round_start(o->hooks->ctx);
+        rc = run_round(m, o, &st, failed, d);
         if (model_change_count(m) == before)
             break;
     }
-    return 0;
+    facts_drop(m);
+    return rc;
 }

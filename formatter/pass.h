@@ -13,11 +13,19 @@
 
 typedef int (*PassFn)(Graph *g, Diag *d);
 
+/* What a pass reads from shape inference (value_fact and friends). */
+typedef enum PassFacts {
+    FACTS_NONE,  /* nothing */
+    FACTS_ROUND, /* the facts of the round's start (made by the first such pass) */
+    FACTS_FRESH, /* facts of the graph as it is now (remade when a pass changed it) */
+} PassFacts;
+
 typedef struct Pass {
     const char *name;
     const char *help; /* one line */
     bool on_by_default;
     PassFn run;
+    PassFacts facts;
 } Pass;
 
 /* The registered passes, in pipeline order. */
@@ -36,15 +44,21 @@ typedef struct PipelineHooks {
     void *ctx;
 } PipelineHooks;
 
-/* The library's entry point: runs the enabled passes (enabled[i] for
- * pass_list()[i]; NULL: every pass) in registry order, and the whole list
- * again while a round changes the model, at most PIPELINE_MAX_ROUNDS times
- * (one pass can make work for an earlier one: fuse-bn leaves a Conv and a
- * bias Add for fuse-bias; rerunning is what makes formatting idempotent).
- * With verify, the IR is checked first and after every pass. hooks may be
- * NULL. On failure returns the code, with the message in d and the failing
- * pass in *failed (when failed is not NULL; NULL for the first check). */
-int pass_pipeline(Model *m, const bool *enabled, bool verify, const PipelineHooks *hooks,
-                  const Pass **failed, Diag *d);
+typedef struct PipelineOptions {
+    const bool *enabled; /* enabled[i] for pass_list()[i]; NULL: every pass */
+    bool verify;         /* check the IR first and after every pass */
+    const PipelineHooks *hooks; /* may be NULL */
+} PipelineOptions;
+
+/* The library's entry point: runs the enabled passes in registry order, and
+ * the whole list again while a round changes the model, at most
+ * PIPELINE_MAX_ROUNDS times (one pass can make work for an earlier one:
+ * fuse-bn leaves a Conv and a bias Add for fuse-bias; rerunning is what
+ * makes formatting idempotent). Shape inference runs when a pass that reads
+ * facts comes up (Pass.facts), at most once per round unless a pass wants
+ * them fresh. On failure returns the code, with the message in d and the
+ * failing pass in *failed (when failed is not NULL; NULL for the first
+ * check). */
+int pass_pipeline(Model *m, const PipelineOptions *o, const Pass **failed, Diag *d);
 
 #endif

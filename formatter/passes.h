@@ -25,5 +25,6 @@ int pass_pad(Graph *g, Diag *d);
 int pass_resize(Graph *g, Diag *d);
 int pass_identity(Graph *g, Diag *d);
 int pass_isolated(Graph *g, Diag *d);
+int pass_infer_shapes(Graph *g, Diag *d);
 
 #endif

@@ -29,7 +29,7 @@ enum {
     T_INT64_DATA = 7, T_NAME = 8, T_RAW_DATA = 9, T_DOUBLE_DATA = 10, T_UINT64_DATA = 11,
     T_EXTERNAL_DATA = 13, T_DATA_LOCATION = 14,
 };
-enum { VI_NAME = 1 };
+enum { VI_NAME = 1, VI_TYPE = 2 };
 
 typedef void (*EmitFn)(Out *o, uint32_t field, const void *ctx);
 
@@ -426,25 +426,31 @@ static bool value_info_named(Bytes wire, const char *name)
     return !*name;
 }
 
-static void emit_value_info_name(Out *o, uint32_t field, const void *name)
+static void emit_value_info_field(Out *o, uint32_t field, const void *vctx)
 {
-    out_string_field(o, field, name);
+    const Var *v = vctx;
+    if (field == VI_NAME)
+        out_string_field(o, field, v->name);
+    else
+        proto_write_type(o, field, &v->type);
 }
 
 static void emit_value_infos(Out *o, uint32_t field, const ValueInfo *vi, size_t n)
 {
-    static const uint32_t name_only[] = {VI_NAME};
+    static const uint32_t name_only[] = {VI_NAME}, name_and_type[] = {VI_NAME, VI_TYPE};
     for (size_t i = 0; i < n; i++) {
         if (vi[i].removed)
             continue;
         if (!vi[i].wire.len) {
             proto_write_value_info(o, field, vi[i].var);
-        } else if (!vi[i].var || value_info_named(vi[i].wire, vi[i].var->name)) {
+        } else if (!vi[i].var ||
+                   (!vi[i].retyped && value_info_named(vi[i].wire, vi[i].var->name))) {
             out_bytes_field(o, field, vi[i].wire.ptr, vi[i].wire.len);
-        } else { /* a subgraph output naming an outer value that de-inplace renamed */
+        } else { /* renamed by de-inplace, or retyped: the other fields stay */
             Out child;
             out_child(&child, o);
-            emit_merged(&child, vi[i].wire, name_only, 1, emit_value_info_name, vi[i].var->name);
+            emit_merged(&child, vi[i].wire, vi[i].retyped ? name_and_type : name_only,
+                        vi[i].retyped ? 2 : 1, emit_value_info_field, vi[i].var);
             out_message_field(o, field, &child);
         }
     }

@@ -5,27 +5,39 @@
 
 #include "onnx.pb-c.h"
 
+/* The dim_param of dimension i, recorded in type->dim_params (made on the
+ * first one). -1 when out of memory. */
+static int read_dim_param(Arena *a, TypeInfo *type, size_t n, size_t i, const char *param)
+{
+    if (!param || !*param)
+        return 0;
+    if (!type->dim_params && !(type->dim_params = arena_array(a, n, sizeof *type->dim_params)))
+        return -1;
+    return (type->dim_params[i] = arena_strdup(a, param)) ? 0 : -1;
+}
+
 static void read_tensor_type(Arena *a, const Onnx__TypeProto *tp, TypeInfo *type)
 {
-    type->elem_type = 0;
-    type->rank = -1;
-    type->dims = NULL;
+    *type = (TypeInfo){0, -1, NULL, NULL};
     if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type)
         return;
     const Onnx__TypeProto__Tensor *tt = tp->tensor_type;
     type->elem_type = tt->elem_type;
-    if (!tt->shape)
+    if (!tt->shape || tt->shape->n_dim > 1024)
         return;
-    int64_t *dims = arena_array(a, tt->shape->n_dim, sizeof *dims);
-    if (!dims && tt->shape->n_dim)
+    size_t n = tt->shape->n_dim;
+    int64_t *dims = arena_array(a, n, sizeof *dims);
+    if (!dims && n)
         return;
-    for (size_t i = 0; i < tt->shape->n_dim; i++) {
+    for (size_t i = 0; i < n; i++) {
         const Onnx__TensorShapeProto__Dimension *d = tt->shape->dim[i];
-        dims[i] = d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE
-                      ? d->dim_value
-                      : -1;
+        bool has_value = d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
+        dims[i] = has_value ? d->dim_value : -1;
+        if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM &&
+            read_dim_param(a, type, n, i, d->dim_param))
+            type->dim_params = NULL; /* out of memory: the names are lost, not the shape */
     }
-    type->rank = tt->shape->n_dim > 1024 ? -1 : (int)tt->shape->n_dim;
+    type->rank = (int)n;
     type->dims = dims;
 }
 
@@ -107,43 +119,62 @@ void proto_write_opset(Out *o, uint32_t num, const Opset *op)
     out_bytes_field(o, num, buf, n);
 }
 
-void proto_write_value_info(Out *o, uint32_t num, const Var *v)
+/* A TypeProto for t in o's arena (NULL when out of memory). */
+static Onnx__TypeProto *type_proto(Out *o, const TypeInfo *t)
 {
-    Onnx__ValueInfoProto vi = ONNX__VALUE_INFO_PROTO__INIT;
-    Onnx__TypeProto tp = ONNX__TYPE_PROTO__INIT;
-    Onnx__TypeProto__Tensor tt = ONNX__TYPE_PROTO__TENSOR__INIT;
-    Onnx__TensorShapeProto shape = ONNX__TENSOR_SHAPE_PROTO__INIT;
-    size_t rank = v->type.rank > 0 ? (size_t)v->type.rank : 0;
+    size_t rank = t->rank > 0 ? (size_t)t->rank : 0;
+    Onnx__TypeProto *tp = arena_alloc(o->arena, sizeof *tp);
+    Onnx__TypeProto__Tensor *tt = arena_alloc(o->arena, sizeof *tt);
+    Onnx__TensorShapeProto *shape = arena_alloc(o->arena, sizeof *shape);
     Onnx__TensorShapeProto__Dimension *dims = arena_array(o->arena, rank, sizeof *dims);
     Onnx__TensorShapeProto__Dimension **dimp = arena_array(o->arena, rank, sizeof *dimp);
-    if (rank && (!dims || !dimp)) {
-        o->failed = true;
-        return;
-    }
+    if (!tp || !tt || !shape || (rank && (!dims || !dimp)))
+        return NULL;
+    *shape = (Onnx__TensorShapeProto)ONNX__TENSOR_SHAPE_PROTO__INIT;
     for (size_t i = 0; i < rank; i++) {
         Onnx__TensorShapeProto__Dimension d = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__INIT;
-        if (v->type.dims[i] >= 0) {
+        if (t->dims[i] >= 0) {
             d.value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
-            d.dim_value = v->type.dims[i];
+            d.dim_value = t->dims[i];
+        } else if (t->dim_params && t->dim_params[i]) {
+            d.value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM;
+            d.dim_param = (char *)t->dim_params[i];
         }
         dims[i] = d;
         dimp[i] = &dims[i];
     }
-    shape.n_dim = rank;
-    shape.dim = dimp;
-    tt.has_elem_type = 1;
-    tt.elem_type = v->type.elem_type;
-    tt.shape = v->type.rank >= 0 ? &shape : NULL;
-    tp.value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
-    tp.tensor_type = &tt;
-    vi.name = (char *)v->name;
-    vi.type = &tp;
-    size_t n = onnx__value_info_proto__get_packed_size(&vi);
-    uint8_t *buf = arena_alloc(o->arena, n);
+    shape->n_dim = rank;
+    shape->dim = dimp;
+    *tt = (Onnx__TypeProto__Tensor)ONNX__TYPE_PROTO__TENSOR__INIT;
+    tt->has_elem_type = 1;
+    tt->elem_type = t->elem_type;
+    tt->shape = t->rank >= 0 ? shape : NULL;
+    *tp = (Onnx__TypeProto)ONNX__TYPE_PROTO__INIT;
+    tp->value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
+    tp->tensor_type = tt;
+    return tp;
+}
+
+void proto_write_type(Out *o, uint32_t num, const TypeInfo *t)
+{
+    Onnx__TypeProto *tp = type_proto(o, t);
+    uint8_t *buf = tp ? arena_alloc(o->arena, onnx__type_proto__get_packed_size(tp)) : NULL;
     if (!buf) {
         o->failed = true;
         return;
     }
-    onnx__value_info_proto__pack(&vi, buf);
-    out_bytes_field(o, num, buf, n);
+    out_bytes_field(o, num, buf, onnx__type_proto__pack(tp, buf));
+}
+
+void proto_write_value_info(Out *o, uint32_t num, const Var *v)
+{
+    Onnx__ValueInfoProto vi = ONNX__VALUE_INFO_PROTO__INIT;
+    vi.name = (char *)v->name;
+    vi.type = type_proto(o, &v->type);
+    uint8_t *buf = vi.type ? arena_alloc(o->arena, onnx__value_info_proto__get_packed_size(&vi)) : NULL;
+    if (!buf) {
+        o->failed = true;
+        return;
+    }
+    out_bytes_field(o, num, buf, onnx__value_info_proto__pack(&vi, buf));
 }

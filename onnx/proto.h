@@ -15,6 +15,8 @@ int proto_value_info(Arena *a, Bytes wire, const char **name, TypeInfo *type);
 int proto_opset(Arena *a, Bytes wire, Opset *out);
 /* Encodes a ValueInfoProto for v (name, tensor type and shape) as field num. */
 void proto_write_value_info(Out *o, uint32_t num, const Var *v);
+/* Encodes a TypeProto for a tensor of type t as field num. */
+void proto_write_type(Out *o, uint32_t num, const TypeInfo *t);
 /* Encodes an OperatorSetIdProto as field num of o. */
 void proto_write_opset(Out *o, uint32_t num, const Opset *op);
 

@@ -120,10 +120,10 @@ def graph(nodes, inputs, outputs, inits=(), name="g", vis=()):
             + b"".join(ld(G_VI, v) for v in vis))
 
 
-def relu_model_with_init(init):
-    """y = Add(x, c) where c is the given initializer (named c)."""
+def relu_model_with_init(init, n=2):
+    """y = Add(x, c) where c is the given initializer (named c), x and y of n elements."""
     return model(graph([node("Add", ["x", "c"], ["y"], "add")],
-                       [value_info("x", dims=[2])], [value_info("y", dims=[2])], inits=[init]))
+                       [value_info("x", dims=[n])], [value_info("y", dims=[n])], inits=[init]))
 
 
 # ---------------------------------------------------------------- the valid base model
@@ -643,7 +643,7 @@ def make(out):
               note="control: valid external data inside the folder")
     with open(os.path.join(d, "weights.bin"), "wb") as f:
         f.write(struct.pack("<2f", 1.0, 2.0))
-    d = c.add("ext_big_ok", relu_model_with_init(external_tensor("c", "weights.bin", 0, 8192, dims=(2048,))),
+    d = c.add("ext_big_ok", relu_model_with_init(external_tensor("c", "weights.bin", 0, 8192, dims=(2048,)), 2048),
               expect=(0,), folder=True, note="control: 8 KiB of external data (test_bad_inputs also writes it "
                                             "under a 4 KiB file size limit)")
     with open(os.path.join(d, "weights.bin"), "wb") as f:

@@ -76,7 +76,8 @@ static int pipeline(const uint8_t *data, size_t size, int round, uint8_t **out, 
     }
     const Pass *failed;
     int rc = 0;
-    if (pass_pipeline(m, NULL, true, NULL, &failed, &d) != 0) {
+    PipelineOptions po = {NULL, true, NULL};
+    if (pass_pipeline(m, &po, &failed, &d) != 0) {
         if (d.code == PPQ_EINTERNAL || d.code == PPQ_EOUTPUT || d.code == PPQ_EUSAGE ||
             !d.msg[0])
             rc = bug(failed ? failed->name : "IR check before the passes", &d);

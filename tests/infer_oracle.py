@@ -14,6 +14,9 @@ main graph; then
   3. the same with every dim of every graph input made symbolic (a dim_param per dim): the
      facts must still agree with onnxruntime's shapes once the symbols are bound, which checks the
      symbolic arithmetic and the propagation of shape values on the whole suite.
+  4. what the infer-shapes pass writes: `ppqfmt --passes=infer-shapes` on the symbolic copy,
+     its value_info read back (dim_param text as expressions) and checked against onnxruntime's
+     shapes like 3; formatting that output again must give the same bytes.
 A model passes with no conflict (1, 2 and 3) and no miss on an op ppqfmt has a rule for.
 Last lines: a coverage summary, then `infer_oracle: N passed, M failed`.
 
@@ -214,6 +217,33 @@ def symbolic_copy(model, path):
     onnx.save(m, path)
 
 
+def written_facts(ppqfmt, model, out):
+    """Formats model with infer-shapes alone into out; the declared types of the result
+    {name: (dtype or None, dims or None)} (a dim with neither value nor param gets a name of
+    its own), and whether formatting out again gives the same bytes; or an error string."""
+    p = subprocess.run([ppqfmt, '-q', '--passes=infer-shapes', model, '-o', out],
+                       stderr=subprocess.PIPE, timeout=120)
+    if p.returncode != 0:
+        return 'ppqfmt exit %d: %s' % (p.returncode, p.stderr.decode(errors='replace').strip())
+    again = subprocess.run([ppqfmt, '-q', '--passes=infer-shapes', out, '-o', '-'],
+                           stdout=subprocess.PIPE, timeout=120)
+    with open(out, 'rb') as f:
+        same = again.returncode == 0 and again.stdout == f.read()
+    g = onnx.load(out).graph
+    facts = {}
+    for vi in list(g.input) + list(g.value_info) + list(g.output):
+        if vi.type.WhichOneof('value') != 'tensor_type':
+            continue
+        tt = vi.type.tensor_type
+        dims = None
+        if tt.HasField('shape'):
+            dims = [str(d.dim_value) if d.HasField('dim_value') else
+                    d.dim_param if d.HasField('dim_param') else 'anon_%s_%d' % (len(facts), i)
+                    for i, d in enumerate(tt.shape.dim)]
+        facts[vi.name] = (DTYPE_NAME.get(tt.elem_type), dims)
+    return facts, same
+
+
 def ruled_ops(tool):
     """Op types the registry has a rule for: read from the self-test's registry dump."""
     p = subprocess.run([tool, '--ops'], stdout=subprocess.PIPE, check=True)
@@ -227,6 +257,7 @@ def main():
     ap.add_argument('-v', action='store_true', help='print every problem')
     args = ap.parse_args()
     tool = os.path.join(ROOT, os.environ.get('BUILD', 'build'), 'tests', 'test_infer')
+    ppqfmt = os.environ.get('PPQFMT') or os.path.join(ROOT, os.environ.get('BUILD', 'build'), 'ppqfmt')
     t0 = time.time()
     cases = find_cases(SUITE_DIR, args.filter)
     cases += [('testdata/' + os.path.basename(p), p)
@@ -272,12 +303,21 @@ def main():
     if ort_jobs:
         with concurrent.futures.ThreadPoolExecutor(2) as pool:
             sym_dumps = pool.map(lambda j: run_dump(tool, j[3]), ort_jobs)
+            written = pool.map(lambda j: written_facts(ppqfmt, j[3], j[3] + '.fmt.onnx'), ort_jobs)
             got = ortcheck.run_models([{'model': m, 'inputs': f} for _, m, f, _ in ort_jobs])
         index = {c[0]: i for i, c in enumerate(cases)}
-        for (name, _, _, _), res, sym in zip(ort_jobs, got, list(sym_dumps)):
+        for (name, _, _, _), res, sym, vi in zip(ort_jobs, got, list(sym_dumps), list(written)):
             if isinstance(res, str):
                 t.c['ort_skipped'] += 1
                 continue
+            if isinstance(vi, str):
+                results[name].append('infer-shapes: ' + vi)
+            else:
+                vi_problems = []
+                compare_ort(vi[0], res, t, vi_problems, 'vi_')
+                results[name] += ['written value_info: ' + p for p in vi_problems]
+                if not vi[1]:
+                    results[name].append('infer-shapes: formatting its output again changes it')
             t.c['ort_models'] += 1
             compare_ort(dumps[index[name]][0], res, t, results[name])
             if isinstance(sym, str):
@@ -297,13 +337,15 @@ def main():
           'ppqfmt-only %d, onnx-only %d; onnx static dims %d, ppqfmt missed %d; conflicts %d; '
           'onnxruntime: %d models, %d dims checked, %d conflicts, %d values unchecked, %d models '
           'not run; symbolic inputs: %d dims checked (%d static), %d conflicts, %d unchecked; '
+          'written value_info: %d dims checked (%d static), %d conflicts, %d values unchecked; '
           '%.0fs' % (
               c['outputs'], c['ours_typed'], pct(c['ours_typed'], c['outputs']), c['onnx_typed'],
               pct(c['onnx_typed'], c['outputs']), c['ours_only'], c['onnx_only'],
               c['onnx_static_dims'], c['static_missed'], c['conflicts'], c['ort_models'],
               c['ort_dims'], c['ort_conflicts'], c['ort_unchecked'], c['ort_skipped'],
               c['sym_ort_dims'], c['sym_ort_static'], c['sym_ort_conflicts'],
-              c['sym_ort_unchecked'], time.time() - t0))
+              c['sym_ort_unchecked'], c['vi_ort_dims'], c['vi_ort_static'], c['vi_ort_conflicts'],
+              c['vi_ort_unchecked'], time.time() - t0))
     if t.miss_ops:
         print('registry ops onnx types better: ' +
               ', '.join('%s %d' % kv for kv in t.miss_ops.most_common()))

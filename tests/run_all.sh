@@ -28,6 +28,7 @@ for t in "$BUILD"/tests/*; do
 done
 run "$PYTHON" tests/test_passes.py
 run "$PYTHON" tests/test_cli.py
+run "$PYTHON" tests/test_infer_shapes.py
 run "$PYTHON" tests/test_legacy.py
 run "$PYTHON" tests/test_external.py
 run "$PYTHON" tests/test_bad_inputs.py

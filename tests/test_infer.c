@@ -9,9 +9,9 @@
  *                            and "#issue\tsubject\tdetail" lines
  *                            (tests/infer_oracle.py reads them).
  *
- * The self-test builds tiny graphs through the graph API. Graph inputs carry
- * their declared type as text ("float:batch,3,224,224") in place of the
- * encoded ValueInfoProto, read by test_decl(); expected shapes are worked out
+ * The self-test builds tiny graphs through the graph API. Graph inputs and
+ * value_info entries get their declared type from text
+ * ("float:batch,3,224,224", set_decl()); expected shapes are worked out
  * by hand from the operators' formulas. A '*' in an expected shape matches
  * any text (a fresh symbol such as unk_conv_0). */
 #include <fnmatch.h>
@@ -25,7 +25,6 @@
 #include "../core/infer.h"
 #include "../core/ops.h"
 #include "../core/ops_registry.h"
-#include "../onnx/decl.h"
 #include "../onnx/load.h"
 #include "../onnx/source.h"
 
@@ -183,43 +182,47 @@ static InferRun *R;
 
 /* The test's declared types: "dtype:d0,d1,..." with dtype a number or
  * "float"/"int64"/"bool", dims numbers or names; "float:?" has no shape. */
-static int test_decl(void *ctx, Arena *a, Bytes wire, InferDecl *out)
+/* Sets v's declared type from text: "float:batch,3,224,224", "int64:?" (no
+ * shape), symbolic dims by name. */
+static void set_decl(Var *v, const char *decl)
 {
-    (void)ctx;
-    char *s = arena_strndup(a, (const char *)wire.ptr, wire.len), *save = NULL;
-    if (!s)
-        return -1;
-    char *colon = strchr(s, ':');
-    if (!colon)
-        return -1;
+    Arena *a = &M->arena;
+    char *s = must(arena_strdup(a, decl), "decl"), *save = NULL;
+    char *colon = must(strchr(s, ':'), "decl without ':'");
     *colon = '\0';
-    out->dtype = !strcmp(s, "float") ? DT_FLOAT : !strcmp(s, "int64") ? DT_INT64
-               : !strcmp(s, "bool")  ? DT_BOOL
-                                     : atoi(s);
-    out->rank = -1;
+    TypeInfo *t = &v->type;
+    t->elem_type = !strcmp(s, "float") ? DT_FLOAT : !strcmp(s, "int64") ? DT_INT64
+                 : !strcmp(s, "bool")  ? DT_BOOL
+                                       : atoi(s);
+    t->rank = -1;
     if (!strcmp(colon + 1, "?"))
-        return 0;
-    int64_t *dims = arena_array(a, 16, sizeof *dims);
-    const char **names = arena_array(a, 16, sizeof *names);
+        return;
+    t->dims = must(arena_array(a, 16, sizeof *t->dims), "dims");
+    t->dim_params = must(arena_array(a, 16, sizeof *t->dim_params), "dim_params");
     int n = 0;
-    for (char *t = strtok_r(colon + 1, ",", &save); t && n < 16; t = strtok_r(NULL, ",", &save), n++) {
-        bool num = (*t >= '0' && *t <= '9');
-        dims[n] = num ? atoll(t) : -1;
-        names[n] = num ? NULL : t;
+    for (char *d = strtok_r(colon + 1, ",", &save); d && n < 16; d = strtok_r(NULL, ",", &save), n++) {
+        bool num = (*d >= '0' && *d <= '9');
+        t->dims[n] = num ? atoll(d) : -1;
+        t->dim_params[n] = num ? NULL : d;
     }
-    out->rank = n;
-    out->dims = dims;
-    out->names = names;
-    return 0;
+    t->rank = n;
 }
 
 static Bytes text(const char *s) { return (Bytes){(const uint8_t *)s, strlen(s)}; }
 
 static Var *find(Graph *g, const char *name) { return must(graph_find_var(g, name), name); }
 
+static int add_vi(Graph *g, const char *name, const char *decl)
+{
+    Var *v = find(g, name);
+    set_decl(v, decl);
+    return graph_add_value_info(g, v, text(decl));
+}
+
 static Var *in_decl(Graph *g, const char *name, const char *decl)
 {
     Var *v = must(graph_new_var(g, name), name);
+    set_decl(v, decl);
     if (graph_add_input(g, v, text(decl)))
         must(NULL, "graph_add_input");
     return v;
@@ -276,8 +279,7 @@ static void set_opset(int64_t v)
 static const char *infer(void)
 {
     Diag d = {0};
-    InferOptions o = {test_decl, NULL};
-    R = infer_model(M, &o, &d);
+    R = infer_model(M, &d);
     return R ? NULL : d.msg;
 }
 
@@ -661,8 +663,8 @@ static const char *check_unknown_op_and_conflict(Graph *g)
     foo->domain = "com.example";
     nd(g, "Relu", "relu", "x", "z");
     nd(g, "Relu", "relu2", "y", "w");
-    if (graph_add_value_info(g, find(g, "z"), text("float:2,4")) ||
-        graph_add_value_info(g, find(g, "w"), text("float:7")))
+    if (add_vi(g, "z", "float:2,4") ||
+        add_vi(g, "w", "float:7"))
         return "graph_add_value_info";
     EXPECT(!infer());
     EXPECT_FACT(g, "y", "?:?");           /* never guessed */
@@ -685,8 +687,8 @@ static const char *check_declared_dims_fill_fresh_only(Graph *g)
     Op *down = nd(g, "Conv", "c2", "x,w", "y");
     ints_attr(down, "strides", (int64_t[]){2, 2}, 2);
     nd(g, "Relu", "relu", "x", "r");
-    if (graph_add_value_info(g, find(g, "y"), text("float:1,8,5,6")) ||
-        graph_add_value_info(g, find(g, "r"), text("float:1,3,7,7")))
+    if (add_vi(g, "y", "float:1,8,5,6") ||
+        add_vi(g, "r", "float:1,3,7,7"))
         return "graph_add_value_info";
     EXPECT(!infer());
     EXPECT_FACT(g, "y", "float:\\[1,8,5,6]");
@@ -721,10 +723,9 @@ static int dump_model(const char *path)
         fprintf(stderr, "test_infer: %s: %s\n", path, d.msg);
         return 2;
     }
-    InferOptions o = {onnx_infer_decl, NULL};
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    R = infer_model(m, &o, &d);
+    R = infer_model(m, &d);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     fprintf(stderr, "test_infer: inference took %.1f ms\n",
             (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);

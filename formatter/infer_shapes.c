@@ -1,0 +1,124 @@
+/* infer_shapes.c - pass "infer-shapes": every value a node computes gets a
+ * value_info entry with the element type and shape that inference found.
+ * Symbolic dims are written as dim_param: the model's own names (batch),
+ * expressions of them (2*seq, (seq+1)/2), or unk_<node>_<i> for a size
+ * known only at run time; the next run reads them back as the same dims.
+ *
+ * An entry that already says the same is left byte for byte, so formatting
+ * twice changes nothing; one that says less or is stale is rewritten, its
+ * other fields kept. Graph inputs and outputs keep their declared types:
+ * they are the model's interface. Values inference knows nothing about
+ * (the outputs of an op with no rule) keep whatever entry they have. A
+ * declaration inference contradicts, and each op type with no rule, is a
+ * warning. Runs last, on facts of the final graph (FACTS_FRESH). */
+#include <string.h>
+
+#include "params.h"
+#include "passes.h"
+
+/* The dim_param for a symbolic dim: a model symbol's own name, else the
+ * expression as dim_str writes it. NULL when out of memory. */
+static const char *dim_param(Arena *a, const DimTable *dt, Dim d)
+{
+    const char *name = dim_sym_name(dt, d);
+    char buf[256];
+    return arena_strdup(a, name ? name : dim_str(dt, d, buf, sizeof buf));
+}
+
+/* The declared type f stands for, in the model's arena. -1 out of memory. */
+static int type_from_fact(Arena *a, const DimTable *dt, const InferFact *f, TypeInfo *t)
+{
+    *t = (TypeInfo){f->dtype, f->rank, NULL, NULL};
+    if (f->rank <= 0)
+        return 0;
+    size_t n = (size_t)f->rank;
+    if (!(t->dims = arena_array(a, n, sizeof *t->dims)))
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        bool known = dim_is_const(f->dims[i]) && dim_value(f->dims[i]) >= 0;
+        t->dims[i] = known ? dim_value(f->dims[i]) : -1;
+        if (known)
+            continue;
+        if (!t->dim_params && !(t->dim_params = arena_array(a, n, sizeof *t->dim_params)))
+            return -1;
+        if (!(t->dim_params[i] = dim_param(a, dt, f->dims[i])))
+            return -1;
+    }
+    return 0;
+}
+
+static bool same_param(const char *a, const char *b)
+{
+    return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+static bool same_type(const TypeInfo *a, const TypeInfo *b)
+{
+    if (a->elem_type != b->elem_type || a->rank != b->rank)
+        return false;
+    for (int i = 0; i < a->rank; i++)
+        if (a->dims[i] != b->dims[i] ||
+            !same_param(a->dim_params ? a->dim_params[i] : NULL,
+                        b->dim_params ? b->dim_params[i] : NULL))
+            return false;
+    return true;
+}
+
+/* Whether infer-shapes may declare v: a value a node of its graph computes,
+ * under a name that means only it, with no entry of a kind other than a
+ * tensor type (a sequence, an optional: TypeInfo does not hold those). */
+static bool declarable(const Graph *g, const Var *v)
+{
+    if (!v || v->dropped || v->shadowed || v->is_output || v->is_input || v->param ||
+        v->graph != g || graph_find_var(g, v->name) != v)
+        return false;
+    bool declared = v->value_info_at || v->value_info_dup;
+    return !declared || v->type.elem_type;
+}
+
+static int declare_value(Graph *g, Var *v)
+{
+    const InferFact *f = value_fact(v);
+    if (!f || !f->dtype || !declarable(g, v))
+        return 0;
+    Model *m = g->model;
+    TypeInfo t;
+    if (type_from_fact(&m->arena, infer_dims(m->facts), f, &t))
+        return -1;
+    if ((v->value_info_at || v->value_info_dup) && same_type(&t, &v->type))
+        return 0;
+    if (graph_set_value_type(v, t))
+        return -1;
+    model_note(m, "typed", v->name);
+    return 0;
+}
+
+/* Conflicts and ops with no rule, once for the model (from the main graph,
+ * which the driver visits last). */
+static void warn_model(Model *m)
+{
+    size_t n;
+    const InferIssue *is = infer_issues(m->facts, &n);
+    for (size_t i = 0; i < n; i++)
+        model_warn(m, is[i].subject, "shape inference: %s", is[i].detail);
+    const char *const *unknown = infer_unknown_ops(m->facts, &n);
+    for (size_t i = 0; i < n; i++)
+        model_warn(m, unknown[i], "no shape inference rule for this op type: its outputs are left "
+                                  "untyped");
+}
+
+int pass_infer_shapes(Graph *g, Diag *d)
+{
+    Model *m = g->model;
+    if (!m->facts)
+        return 0;
+    for (size_t i = 0; i < g->n_ops; i++) {
+        Op *op = g->ops[i];
+        for (size_t k = 0; !op->removed && k < op->n_outputs; k++)
+            if (declare_value(g, op->outputs[k]))
+                return diag_set(d, PPQ_EINTERNAL, "out of memory");
+    }
+    if (!g->parent)
+        warn_model(m);
+    return 0;
+}

@@ -1960,6 +1960,31 @@ def _(r):
                i64("zero", [2, 0]), raw_tensor("D", rand(r, 2, 3))]))
 
 
+@model("fold_static_shape")
+def _(r):
+    """X [2,3,4] is static, Z [N,3] has a symbolic batch: Shape(X) -> Gather(2)
+    -> Unsqueeze -> Concat([-1], .) -> Reshape(X); Size(X) -> Cast -> Mul;
+    Shape(Z, start=1) -> Concat([-1], .) -> Reshape(Z); Shape(Z) is output Y3.
+    Expect: every Shape/Size but zshape_all gone (and the chains after them);
+    reshape0 reads [-1, 4], mul0 reads 24.0, reshape1 reads [-1, 3]."""
+    return finish(graph(
+        [node("Shape", ["X"], ["s"], "shape0"),
+         node("Gather", ["s", "two"], ["s2"], "gather0", axis=0),
+         node("Unsqueeze", ["s2", "axes0"], ["s2u"], "unsq0"),
+         node("Concat", ["minus1", "s2u"], ["shape"], "concat0", axis=0),
+         node("Reshape", ["X", "shape"], ["xr"], "reshape0"),
+         node("Size", ["X"], ["n"], "size0"),
+         node("Cast", ["n"], ["nf"], "cast0", to=TP.FLOAT),
+         node("Mul", ["xr", "nf"], ["Y"], "mul0"),
+         node("Shape", ["Z"], ["zs"], "zshape_tail", start=1),
+         node("Concat", ["minus1", "zs"], ["zshape"], "zconcat", axis=0),
+         node("Reshape", ["Z", "zshape"], ["Y2"], "reshape1"),
+         node("Shape", ["Z"], ["Y3"], "zshape_all")],
+        "fold_static_shape", [fvi("X", [2, 3, 4]), fvi("Z", ["N", 3])],
+        [fvi("Y", [6, 4]), fvi("Y2", ["N", 3]), vi("Y3", TP.INT64, [2])],
+        inits=[i64("two", 2), i64("axes0", [0]), i64("minus1", [-1])]), opset=15)
+
+
 @model("fold_large")
 def _(r):
     """W [256, 1024] float (1 MiB) -> Transpose -> Cast(float16) ->

@@ -1300,6 +1300,12 @@ SPECS = {
         folded_input("else_add", 1, lambda I: -I("K"))]),
     "fold_kept": dict(both=[kept("expand0", "dq0", "rnd0", "div0", "tr0")],
                       warns=["expand0", "div0"], no_numbers="RandomNormal differs from run to run"),
+    "fold_static_shape": dict(both=[
+        removed("shape0", "gather0", "unsq0", "concat0", "size0", "cast0", "zshape_tail", "zconcat"),
+        kept("reshape0", "mul0", "reshape1", "zshape_all"),
+        folded_input("reshape0", 1, lambda I: np.array([-1, 4], np.int64)),
+        folded_input("mul0", 1, lambda I: np.float32(2 * 3 * 4)),
+        folded_input("reshape1", 1, lambda I: np.array([-1, 3], np.int64))]),
     "fold_large": dict(both=[
         removed("tr0", "cast0", "cast1"), kept("matmul0"),
         folded_input("matmul0", 1, lambda I: I("W").T.astype(np.float16).astype(np.float32))]),

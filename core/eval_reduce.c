@@ -22,12 +22,8 @@ static int reduce_axes(EvalCtx *c, const Tensor *x, int64_t input_since, bool *r
     long n;
     if (c->opset >= input_since)
         n = c->n_in > 1 && c->in[1] ? eval_ints(c, 1, axes, EVAL_MAX_RANK) : 0;
-    else {
-        const Attr *a = op_attr(c->op, "axes");
-        n = !a ? 0 : a->type == ATTR_INTS && a->n <= EVAL_MAX_RANK ? (long)a->n : -1;
-        if (n > 0)
-            memcpy(axes, a->ints, (size_t)n * sizeof *axes);
-    }
+    else
+        n = op_attr(c->op, "axes") ? op_attr_ints(c->op, "axes", axes, EVAL_MAX_RANK) : 0;
     if (n < 0)
         return -1;
     *noop = !n && c->opset >= input_since && op_attr_int(c->op, "noop_with_empty_axes", 0);

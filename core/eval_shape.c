@@ -113,13 +113,7 @@ static long axes_of(EvalCtx *c, int64_t input_since, size_t slot, int64_t *axes)
 {
     if (c->opset >= input_since)
         return slot < c->n_in && c->in[slot] ? eval_ints(c, slot, axes, EVAL_MAX_RANK) : 0;
-    const Attr *a = op_attr(c->op, "axes");
-    if (!a)
-        return 0;
-    if (a->type != ATTR_INTS || a->n > EVAL_MAX_RANK)
-        return -1;
-    memcpy(axes, a->ints, a->n * sizeof *axes);
-    return (long)a->n;
+    return op_attr(c->op, "axes") ? op_attr_ints(c->op, "axes", axes, EVAL_MAX_RANK) : 0;
 }
 
 static int eval_squeeze(EvalCtx *c)
@@ -237,11 +231,7 @@ typedef struct SliceArgs {
 
 static long attr_ints(const Op *op, const char *name, int64_t *v)
 {
-    const Attr *a = op_attr(op, name);
-    if (!a || a->type != ATTR_INTS || a->n > EVAL_MAX_RANK)
-        return -1;
-    memcpy(v, a->ints, a->n * sizeof *v);
-    return (long)a->n;
+    return op_attr_ints(op, name, v, EVAL_MAX_RANK);
 }
 
 static int slice_args(EvalCtx *c, SliceArgs *s, int rank)

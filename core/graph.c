@@ -366,6 +366,16 @@ int64_t op_attr_int(const Op *op, const char *name, int64_t fallback)
     return a && a->type == ATTR_INT ? a->i : fallback;
 }
 
+long op_attr_ints(const Op *op, const char *name, int64_t *v, size_t cap)
+{
+    const Attr *a = op_attr(op, name);
+    if (!a || a->type != ATTR_INTS || a->n > cap)
+        return -1;
+    if (a->n)
+        memcpy(v, a->ints, a->n * sizeof *v);
+    return (long)a->n;
+}
+
 float op_attr_float(const Op *op, const char *name, float fallback)
 {
     Attr *a = op_attr(op, name);

@@ -81,12 +81,17 @@ static bool fold_inputs(const Op *op, const Tensor **ins, size_t *bytes)
     return true;
 }
 
-/* Outputs that are graph inputs or rewritten by a later node (not SSA) stay. */
-static bool fold_outputs_ok(const Op *op)
+/* Outputs that are graph inputs or whose name another node writes stay:
+ * rewritten holds the names written by more than one node of the graph (a
+ * model that is not SSA, de-inplace off), and an initializer of such a name
+ * would be written by the other node too, which no model may do (as in
+ * pass constant). */
+static bool fold_outputs_ok(const Op *op, const NameMap *rewritten)
 {
     for (size_t i = 0; i < op->n_outputs; i++) {
         const Var *v = op->outputs[i];
-        if (v && (v->is_input || v->shadowed || v->param))
+        if (v && (v->is_input || v->shadowed || v->param ||
+                  namemap_get(rewritten, v->name)))
             return false;
     }
     return op->n_outputs > 0;
@@ -187,14 +192,16 @@ static int fold_shape_of(Op *op, Diag *d)
     return 0;
 }
 
-static int fold_op(Op *op, Diag *d)
+static int fold_op(Op *op, const NameMap *rewritten, Diag *d)
 {
     Model *m = op->graph->model;
-    if ((op_is(op, "Shape") || op_is(op, "Size")) && op->n_outputs == 1 && fold_outputs_ok(op) &&
+    if (!fold_outputs_ok(op, rewritten))
+        return 0;
+    if ((op_is(op, "Shape") || op_is(op, "Size")) && op->n_outputs == 1 &&
         op->n_inputs == 1 && op->inputs[0] && !fold_constant(op->inputs[0]))
         return fold_shape_of(op, d);
     OpEvalFn eval = ops_kernel("", op->type, model_domain_opset(m, ""));
-    if (!eval || fold_excluded(op) || !fold_outputs_ok(op))
+    if (!eval || fold_excluded(op))
         return 0;
     Tensor **outs = arena_array(&m->arena, op->n_outputs, sizeof *outs);
     if (!outs)
@@ -212,14 +219,29 @@ static int fold_op(Op *op, Diag *d)
     return 0;
 }
 
+static int fold_graph(Graph *g, const NameMap *rewritten, Diag *d)
+{
+    for (size_t i = 0; i < g->n_ops; i++) {
+        Op *op = g->ops[i];
+        if (!op->removed && fold_op(op, rewritten, d))
+            return d->code;
+    }
+    return 0;
+}
+
 int pass_fold(Graph *g, Diag *d)
 {
     if (!graph_takes_new_params(g))
         return 0;
-    for (size_t i = 0; i < g->n_ops; i++) {
-        Op *op = g->ops[i];
-        if (!op->removed && fold_op(op, d))
-            return d->code;
+    NameMap rewritten = {0};
+    for (size_t i = 0; i < g->n_vars; i++) {
+        Var *v = g->vars[i];
+        if (v->shadowed && !v->dropped && namemap_put(&rewritten, v->name, v)) {
+            namemap_free(&rewritten);
+            return diag_set(d, PPQ_EINTERNAL, "out of memory in pass fold");
+        }
     }
-    return 0;
+    int rc = fold_graph(g, &rewritten, d);
+    namemap_free(&rewritten);
+    return rc;
 }

@@ -41,6 +41,8 @@ static int run_passes(Model *m, const Options *o, RunStats *st, Diag *d)
 {
     PipelineHooks hooks = report_pipeline_hooks(st);
     PipelineOptions po = {o->enabled, o->verify_ir, &hooks};
+    m->fold_limit = o->fold_limit;
+    m->fold_growth = o->fold_growth;
     int rc = input_shape_apply(m, o->input_shapes, o->n_input_shapes, d);
     /* The passes then see the raised model: the legacy-form passes find
      * nothing left to raise, and opset-gated passes see the new opset. */

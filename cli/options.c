@@ -21,7 +21,7 @@ enum {
     OPT_PASSES = 256, OPT_ENABLE, OPT_DISABLE, OPT_LIST, OPT_REPORT, OPT_PRINT, OPT_DRY_RUN,
     OPT_VERSION, OPT_VERIFY, OPT_REWRITE, OPT_EXTERNAL, OPT_THRESHOLD, OPT_PAGE_ALIGN, OPT_LINK,
     OPT_TARGET_OPSET,
-    OPT_INPUT_SHAPE,
+    OPT_FOLD_LIMIT, OPT_FOLD_GROWTH, OPT_INPUT_SHAPE,
     OPT_NO_PASS /* + registry index */
 };
 
@@ -42,13 +42,13 @@ void options_usage(FILE *f)
           "      --external-data=F  put initializers >= --size-threshold=BYTES (1024) in\n"
           "                         F beside the output, 64-byte aligned (--page-align: 4K)\n"
           "      --link-external    hard-link the input's data files instead of copying\n"
+          "      --fold-limit=BYTES largest result pass fold computes (default 64 MiB)\n"
           "      --input-shape=[IN=]D  fix dynamic input dims: x=1,3,-1,-1 (repeatable)\n"
           "      --verify-ir        check the graph's use lists after every pass\n"
           "  -q, --quiet            no warnings, no progress (errors are always shown)\n"
           "  -v, --verbose          name each pass as it runs\n"
           "  -h, --help, --version  print this help or the version, and exit\n\n"
-          "Exit codes: 0 success, 1 usage error, 2 unreadable or invalid model,\n"
-          "            3 output cannot be written, 4 internal error (out of memory).\n"
+          "Exit codes: 0 ok, 1 usage, 2 bad input model, 3 cannot write, 4 internal error.\n"
           "Colour unless NO_COLOR is set. Manual: man ppqfmt, or man -l ppqfmt.1\n",
           f);
 }
@@ -163,14 +163,15 @@ static int set_exact(Options *o, const char *list, Diag *d)
     return strcmp(list, "none") == 0 ? 0 : set_passes(o, "--passes", list, true, d);
 }
 
-static int set_threshold(Options *o, const char *arg, Diag *d)
+/* A byte count for option into *out. */
+static int set_bytes(size_t *out, const char *option, const char *arg, Diag *d)
 {
     char *end;
     errno = 0;
     unsigned long long v = strtoull(arg, &end, 10);
     if (!*arg || *end || errno || arg[0] == '-' || v > SIZE_MAX)
-        return diag_set(d, PPQ_EUSAGE, "--size-threshold takes a number of bytes, not '%s'", arg);
-    o->size_threshold = (size_t)v;
+        return diag_set(d, PPQ_EUSAGE, "%s takes a number of bytes, not '%s'", option, arg);
+    *out = (size_t)v;
     return 0;
 }
 
@@ -223,6 +224,8 @@ static struct option *long_options(char (*names)[40], size_t n)
         {"page-align", no_argument, NULL, OPT_PAGE_ALIGN},
         {"link-external", no_argument, NULL, OPT_LINK},
         {"target-opset", required_argument, NULL, OPT_TARGET_OPSET},
+        {"fold-limit", required_argument, NULL, OPT_FOLD_LIMIT},
+        {"fold-growth", required_argument, NULL, OPT_FOLD_GROWTH},
         {"input-shape", required_argument, NULL, OPT_INPUT_SHAPE},
     };
     size_t nf = sizeof fixed / sizeof *fixed;
@@ -294,7 +297,9 @@ static int handle(Options *o, int c, char **argv, const struct option *opts, Dia
     case OPT_VERIFY: o->verify_ir = true; return 0;
     case OPT_REWRITE: o->rewrite = true; return 0;
     case OPT_EXTERNAL: o->external_data = optarg; return 0;
-    case OPT_THRESHOLD: return set_threshold(o, optarg, d);
+    case OPT_THRESHOLD: return set_bytes(&o->size_threshold, "--size-threshold", optarg, d);
+    case OPT_FOLD_LIMIT: return set_bytes(&o->fold_limit, "--fold-limit", optarg, d);
+    case OPT_FOLD_GROWTH: return set_bytes(&o->fold_growth, "--fold-growth", optarg, d);
     case OPT_PAGE_ALIGN: o->page_align = true; return 0;
     case OPT_LINK: o->link_external = true; return 0;
     case OPT_TARGET_OPSET: return set_target_opset(o, optarg, d);

@@ -402,6 +402,16 @@ int64_t op_attr_int(const Op *op, const char *name, int64_t fallback)
     return a && a->type == ATTR_INT ? a->i : fallback;
 }
 
+long op_attr_ints(const Op *op, const char *name, int64_t *v, size_t cap)
+{
+    const Attr *a = op_attr(op, name);
+    if (!a || a->type != ATTR_INTS || a->n > cap)
+        return -1;
+    if (a->n)
+        memcpy(v, a->ints, a->n * sizeof *v);
+    return (long)a->n;
+}
+
 float op_attr_float(const Op *op, const char *name, float fallback)
 {
     Attr *a = op_attr(op, name);
@@ -738,20 +748,32 @@ bool graph_takes_new_params(const Graph *g)
 
 int op_to_param(Op *op, Tensor *t)
 {
+    if (op->n_outputs != 1 || !op->outputs[0] || op->n_inputs)
+        return -1;
+    return op_outputs_to_params(op, &t);
+}
+
+int op_outputs_to_params(Op *op, Tensor *const *ts)
+{
     Graph *g = op->graph;
-    Var *v = op->n_outputs == 1 ? op->outputs[0] : NULL;
     bool as_input = model_params_are_inputs(g->model);
-    if (!v || op->n_inputs || (as_input && g->parent) ||
-        LIST_GROW(g->params, g->cap_params, g->n_params + 1))
+    if ((as_input && g->parent) || LIST_GROW(g->params, g->cap_params, g->n_params + op->n_outputs))
         return -1;
     op_detach_inputs(op);
     op->removed = true;
-    v->producer = NULL;
-    param_take_type(v, t);
-    v->param = t;
-    g->params[g->n_params++] = v;
     g->changed = true;
-    return as_input ? graph_add_input(g, v, (Bytes){0}) : 0;
+    for (size_t i = 0; i < op->n_outputs; i++) {
+        Var *v = op->outputs[i];
+        if (!v)
+            continue;
+        v->producer = NULL;
+        param_take_type(v, ts[i]);
+        v->param = ts[i];
+        g->params[g->n_params++] = v;
+        if (as_input && graph_add_input(g, v, (Bytes){0}))
+            return -1;
+    }
+    return 0;
 }
 
 int graph_remove_op_into_output(Op *op, Var *x)

@@ -183,6 +183,10 @@ typedef struct Model {
     size_t n_all_graphs, cap_all_graphs;
     ChangeLog log;
     NameMap warned; /* warnings already logged (pass, subject, text) */
+    uint32_t fact_epoch; /* see VarFact */
+    size_t fold_limit; /* largest result pass fold computes, in bytes; 0: the default */
+    size_t fold_growth; /* how many times its inputs' size an Expand/Tile/ConstantOfShape
+                         * result may be; 0: the default (formatter/fold.c) */
     /* What shape inference knows about the values, while the pass pipeline
      * runs (formatter/pass.c owns it; core/facts.h reads it); else NULL. */
     struct InferRun *facts;
@@ -257,6 +261,9 @@ int64_t model_domain_opset(const Model *m, const char *domain);
 int64_t model_opset(const Model *m);
 Attr *op_attr(const Op *op, const char *name);
 int64_t op_attr_int(const Op *op, const char *name, int64_t fallback);
+/* The ints attribute name into v (at most cap): its length, or -1 when it is
+ * absent, of another type or longer. */
+long op_attr_ints(const Op *op, const char *name, int64_t *v, size_t cap);
 float op_attr_float(const Op *op, const char *name, float fallback);
 /* The i-th subgraph held by op's graph attributes, or NULL past the last:
  * for (size_t i = 0; (sub = op_subgraph(op, i)); i++) */
@@ -311,6 +318,10 @@ bool graph_takes_new_params(const Graph *g);
  * also listed as an input of the main graph (fails in a subgraph, whose
  * inputs are positional). */
 int op_to_param(Op *op, Tensor *t);
+/* Removes op (detaching its inputs) and makes each output i a parameter of
+ * op's graph holding ts[i] (omitted outputs skipped), keeping names and
+ * uses; under IR < 4 as op_to_param. Constant folding's replacement. */
+int op_outputs_to_params(Op *op, Tensor *const *ts);
 /* Removes op (one output y) so that x, one of its inputs, becomes y: x's
  * producer writes y directly, x's other uses move to y, x is dropped, and
  * y keeps its name, uses and graph-output status. For an Identity this keeps

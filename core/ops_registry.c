@@ -3,6 +3,7 @@
  * opset allows. */
 #include "ops_registry.h"
 
+#include "eval.h"
 #include "ops.h"
 
 #include <pthread.h>
@@ -70,4 +71,23 @@ const OpSchema *ops_at(size_t i)
 {
     pthread_once(&ops_once, ops_build);
     return i < ops_n ? ops_sorted[i] : NULL;
+}
+
+static const OpKernelTable *const ops_kernel_families[] = {
+    &eval_elementwise_kernels, &eval_shape_kernels, &eval_reduce_kernels,
+};
+
+OpEvalFn ops_kernel(const char *domain, const char *type, int64_t opset)
+{
+    if (!ops_lookup(domain, type, opset))
+        return NULL;
+    const OpKernel *best = NULL;
+    for (size_t f = 0; f < sizeof ops_kernel_families / sizeof *ops_kernel_families; f++)
+        for (size_t i = 0; i < ops_kernel_families[f]->n; i++) {
+            const OpKernel *k = &ops_kernel_families[f]->entries[i];
+            if (k->since <= opset && !strcmp(k->type, type) && !strcmp(k->domain, domain) &&
+                (!best || k->since > best->since))
+                best = k;
+        }
+    return best ? best->eval : NULL;
 }

@@ -8,11 +8,17 @@
 #include <stdint.h>
 
 typedef struct OpSchema OpSchema;
+typedef struct EvalCtx EvalCtx;
+typedef int (*OpEvalFn)(EvalCtx *c);
 
 /* NULL when no version of the op is at most opset. */
 const OpSchema *ops_lookup(const char *domain, const char *type, int64_t opset);
 /* Every entry, sorted by domain, type and since-version: for i from 0 until
  * NULL (listings and tests). */
 const OpSchema *ops_at(size_t i);
+/* The kernel (core/eval.h) of the op at opset: the entry with the greatest
+ * since-version not above it, when the op has a rule there too; NULL when
+ * it cannot be evaluated. */
+OpEvalFn ops_kernel(const char *domain, const char *type, int64_t opset);
 
 #endif

@@ -25,11 +25,7 @@ static long shape_in_vals(const InferCtx *c, size_t i, Dim *v)
 /* The ints attribute name: its length, or -1 when absent or too long. */
 static long shape_attr_ints(const Op *op, const char *name, int64_t *v)
 {
-    const Attr *a = op_attr(op, name);
-    if (!a || a->type != ATTR_INTS || a->n > SHAPE_MAX)
-        return -1;
-    memcpy(v, a->ints, a->n * sizeof *v);
-    return (long)a->n;
+    return op_attr_ints(op, name, v, SHAPE_MAX);
 }
 
 /* Axes from the attribute (older versions) or from input i (newer):

@@ -21,16 +21,15 @@
 #include <math.h>
 #include <string.h>
 
+#include "../core/lazy.h"
 #include "params.h"
 #include "passes.h"
 
 /* The folded weight, computed when it is written: w[i] * k[channel(i)]. */
 typedef struct Scaled {
-    TensorGen gen;
     Linear l; /* l.w: the weight being scaled */
     Tensor *out;
     const double *k;
-    const Model *m;
 } Scaled;
 
 /* Elements of one output channel come in runs: a Conv channel's whole
@@ -87,28 +86,13 @@ static void scale_float_columns(const uint8_t *src, uint8_t *dst, size_t first, 
     }
 }
 
-/* Input pages of the weight already scaled are let go (so memory stays
- * flat) a window at a time: madvise per 1 MiB chunk split the input's 2 MiB
- * mappings and flushed the other core's TLB each time, 10% of the CPU time
- * of `make bench`'s external-data model. Windows are aligned in memory, so
- * their edges fall on page boundaries; chunks come in order. */
-enum { FORGET_WINDOW = 32 << 20 };
-
-static void forget_scaled(const Scaled *s, size_t off, size_t n)
-{
-    uintptr_t base = (uintptr_t)s->l.w->data, end = base + off + n;
-    uintptr_t from = (base + off) / FORGET_WINDOW * FORGET_WINDOW;
-    uintptr_t to = off + n == s->l.w->nbytes ? end : end / FORGET_WINDOW * FORGET_WINDOW;
-    from = from < base ? base : from;
-    if (to > from)
-        model_forget_bytes(s->m, (const void *)from, (size_t)(to - from));
-}
-
-static void fill_scaled(const void *ctx, size_t off, uint8_t *buf, size_t n)
+/* Elements [first, first+count) of the folded weight (a LazyFill: the input
+ * pages read are let go behind it, see core/lazy.h). */
+static void fill_scaled(const void *ctx, size_t first, size_t count, uint8_t *buf)
 {
     const Scaled *s = ctx;
     const Tensor *w = s->l.w;
-    size_t size = dtype_size(s->out->dtype), first = off / size, end = first + n / size;
+    size_t off = first * dtype_size(w->dtype), end = first + count;
     size_t run = channel_run(&s->l);
     bool fast = w->dtype == DT_FLOAT && w->data;
     /* Straight from the input's mapping (writing runs on another thread, see
@@ -134,8 +118,6 @@ static void fill_scaled(const void *ctx, size_t off, uint8_t *buf, size_t n)
                 tensor_set_f64(&view, j - first, tensor_get_f64(w, j) * k);
             i = stop;
         }
-    if (w->data) /* read once: let those pages of the input go */
-        forget_scaled(s, off, n);
 }
 
 /* Largest finite |x| of count float32 values (inf and NaN count as 0); four
@@ -232,8 +214,9 @@ int linear_fold(const Linear *l, const double *k, const double *s, Arena *a)
     Tensor *bias = tensor_new(a, w->dtype, 1, &n);
     if (!sc || !bias)
         return -1;
-    *sc = (Scaled){{fill_scaled, sc}, *l, NULL, k, l->op->graph->model};
-    sc->out = tensor_new_lazy(a, w->dtype, w->ndims, w->dims, &sc->gen);
+    *sc = (Scaled){*l, NULL, k};
+    sc->out = lazy_tensor_new(a, w->dtype, w->ndims, w->dims, fill_scaled, sc, w,
+                              l->op->graph->model);
     if (!sc->out)
         return -1;
     sc->out->external = w->external; /* stays where it was */

@@ -10,6 +10,8 @@ static const Pass PASSES[] = {
     {"de-inplace", "rename values written by more than one node (restore SSA)", true,
      pass_de_inplace, FACTS_NONE},
     {"constant", "turn Constant nodes into initializers", true, pass_constant, FACTS_NONE},
+    {"fold", "evaluate nodes whose inputs are all constants into initializers", true, pass_fold,
+     FACTS_ROUND},
     {"split-params", "give every use of a shared initializer its own copy", true,
      pass_split_params, FACTS_NONE},
     {"fuse-bias", "fold Add(constant) after Conv/ConvTranspose/Gemm into the bias", true,

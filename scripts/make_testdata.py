@@ -1775,6 +1775,233 @@ def _(r):
 
 
 # ---------------------------------------------------------------------------
+# fold: nodes whose inputs are all constants become initializers
+# ---------------------------------------------------------------------------
+
+def i64(name, values):
+    return raw_tensor(name, np.array(values, np.int64))
+
+
+@model("fold_shape_chain")
+def _(r):
+    """W [2,3,4] -> Shape -> Gather(0) -> Unsqueeze -> Concat([-1]) -> the
+    shape of Reshape(X); also Size(W) -> Cast(float) -> Mul(Y).
+    Expect: shape0, gather0, unsq0, concat0, size0, cast0 gone; reshape0
+    reads an initializer [2, -1]; mul0 reads 24.0."""
+    w = raw_tensor("W", rand(r, 2, 3, 4))
+    return finish(graph(
+        [node("Shape", ["W"], ["s"], "shape0"),
+         node("Gather", ["s", "zero"], ["s0"], "gather0", axis=0),
+         node("Unsqueeze", ["s0", "axes0"], ["s0u"], "unsq0"),
+         node("Concat", ["s0u", "minus1"], ["shape"], "concat0", axis=0),
+         node("Reshape", ["X", "shape"], ["xr"], "reshape0"),
+         node("Size", ["W"], ["n"], "size0"),
+         node("Cast", ["n"], ["nf"], "cast0", to=TP.FLOAT),
+         node("Mul", ["xr", "nf"], ["Y"], "mul0")],
+        "fold_shape_chain", [fvi("X", [2, 12])], [fvi("Y", [2, 12])],
+        inits=[w, i64("zero", 0), i64("axes0", [0]), i64("minus1", [-1])]))
+
+
+@model("fold_weight_transform")
+def _(r):
+    """W [4,3] -> Transpose -> Mul(scale) -> Cast(float16) -> Cast(float) ->
+    MatMul(X, .); the weight of conv0 is Reshape(Wc flat).
+    Expect: tr0, mul0, cast0, cast1, reshape0 gone; matmul0 reads
+    float32(float16(W.T * s)); conv0 reads Wc reshaped."""
+    wc = raw_tensor("Wc", rand(r, 2 * 3 * 3 * 3))
+    return finish(graph(
+        [node("Transpose", ["W"], ["wt"], "tr0", perm=[1, 0]),
+         node("Mul", ["wt", "s"], ["ws"], "mul0"),
+         node("Cast", ["ws"], ["wh"], "cast0", to=TP.FLOAT16),
+         node("Cast", ["wh"], ["wf"], "cast1", to=TP.FLOAT),
+         node("MatMul", ["X", "wf"], ["Y"], "matmul0"),
+         node("Reshape", ["Wc", "cshape"], ["wcr"], "reshape0"),
+         node("Conv", ["Z", "wcr"], ["C"], "conv0", kernel_shape=[3, 3])],
+        "fold_weight_transform", [fvi("X", [2, 3]), fvi("Z", [1, 3, 5, 5])],
+        [fvi("Y", [2, 4]), fvi("C", [1, 2, 3, 3])],
+        inits=[raw_tensor("W", rand(r, 4, 3)), raw_tensor("s", rand(r, 1, 4)), wc,
+               i64("cshape", [2, 3, 3, 3])]))
+
+
+@model("fold_int_arith")
+def _(r):
+    """int64 and int32 arithmetic on constants: Div (truncates), Mod (sign
+    of the divisor), Pow, Neg, Sub, Abs, Min/Max, then Add(X).
+    Expect: every node but add0 gone; add0 reads the numpy value."""
+    a = i64("a", [7, -7, 9, -9, 100, 3])
+    b = i64("b", [2, 2, -4, -4, 7, 5])
+    return finish(graph(
+        [node("Div", ["a", "b"], ["q"], "div0"),
+         node("Mod", ["a", "b"], ["m"], "mod0"),
+         node("Pow", ["b", "two"], ["p"], "pow0"),
+         node("Neg", ["q"], ["nq"], "neg0"),
+         node("Sub", ["nq", "m"], ["d"], "sub0"),
+         node("Abs", ["d"], ["ad"], "abs0"),
+         node("Max", ["ad", "p", "m"], ["mx"], "max0"),
+         node("Min", ["mx", "hundred"], ["mn"], "min0"),
+         node("Add", ["X", "mn"], ["Y"], "add0")],
+        "fold_int_arith", [vi("X", TP.INT64, [6])], [vi("Y", TP.INT64, [6])],
+        inits=[a, b, i64("two", 2), i64("hundred", [50])]))
+
+
+@model("fold_mask")
+def _(r):
+    """An attention mask: Range(0, 4) -> Unsqueeze -> Less (broadcast) ->
+    Not -> Where(0, -1e4) -> Add(scores X); Trilu and ConstantOfShape of a
+    small shape -> Mul(Y2).
+    Expect: every node but add0 and mul1 gone; add0 reads the numpy mask."""
+    cos = helper.make_tensor("v", TP.FLOAT, [1], [2.0])
+    return finish(graph(
+        [node("Range", ["start", "limit", "delta"], ["rg"], "range0"),
+         node("Unsqueeze", ["rg", "axes1"], ["col"], "unsq0"),
+         node("Less", ["rg", "col"], ["lt"], "less0"),
+         node("Not", ["lt"], ["keep"], "not0"),
+         node("Where", ["keep", "zero_f", "neg_f"], ["mask"], "where0"),
+         node("Add", ["X", "mask"], ["Y"], "add0"),
+         node("ConstantOfShape", ["shape44"], ["twos"], "cos0", value=cos),
+         node("Trilu", ["twos"], ["tri"], "trilu0", upper=0),
+         node("Mul", ["X", "tri"], ["Y2"], "mul1")],
+        "fold_mask", [fvi("X", [4, 4])], [fvi("Y", [4, 4]), fvi("Y2", [4, 4])],
+        inits=[i64("start", 0), i64("limit", 4), i64("delta", 1), i64("axes1", [1]),
+               raw_tensor("zero_f", np.array(0.0, np.float32)),
+               raw_tensor("neg_f", np.array(-1e4, np.float32)), i64("shape44", [4, 4])]),
+        opset=14)
+
+
+@model("fold_reduce_matmul")
+def _(r):
+    """ReduceSum, ReduceMean (keepdims 0), ReduceMax, CumSum and MatMul of
+    small constants, combined with Sqrt/Reciprocal/Exp and added to X.
+    Expect: every node but add0 gone; add0 reads the numpy value."""
+    return finish(graph(
+        [node("ReduceSum", ["A", "ax1"], ["rs"], "rsum0", keepdims=1),
+         node("ReduceMean", ["B"], ["rm"], "rmean0", axes=[0], keepdims=0),
+         node("ReduceMax", ["A"], ["rx"], "rmax0", axes=[1], keepdims=1),
+         node("MatMul", ["A", "B"], ["ab"], "matmul0"),
+         node("CumSum", ["ab", "axis1"], ["cs"], "cumsum0"),
+         node("Add", ["rs", "rx"], ["s1"], "add1"),
+         node("Mul", ["s1", "s1"], ["sq"], "mul0"),
+         node("Sqrt", ["sq"], ["rt"], "sqrt0"),
+         node("Exp", ["rm"], ["e"], "exp0"),
+         node("Reciprocal", ["e"], ["re"], "recip0"),
+         node("Add", ["cs", "rt"], ["t1"], "add2"),
+         node("Add", ["t1", "re"], ["t2"], "add3"),
+         node("Add", ["X", "t2"], ["Y"], "add0")],
+        "fold_reduce_matmul", [fvi("X", [3, 4])], [fvi("Y", [3, 4])],
+        inits=[raw_tensor("A", rand(r, 3, 5)), raw_tensor("B", rand(r, 5, 4)),
+               i64("ax1", [1]), i64("axis1", 1)]))
+
+
+@model("fold_split_gather")
+def _(r):
+    """Split a constant in two, Slice (negative step), Gather, GatherElements,
+    Tile and Expand (small), Concat, Flatten/Squeeze, then Add(X).
+    Expect: every node but add0 gone; add0 reads the numpy value."""
+    c = raw_tensor("C", rand(r, 4, 6))
+    return finish(graph(
+        [node("Split", ["C"], ["c0", "c1"], "split0", axis=1, split=[2, 4]),
+         node("Slice", ["c1", "st", "en", "sax", "sstep"], ["sl"], "slice0"),
+         node("Gather", ["c0", "gidx"], ["g"], "gather0", axis=0),
+         node("GatherElements", ["g", "geidx"], ["ge"], "gathere0", axis=1),
+         node("Tile", ["ge", "reps"], ["ti"], "tile0"),
+         node("Expand", ["ti", "eshape"], ["ex"], "expand0"),
+         node("Concat", ["sl", "ex"], ["cc"], "concat0", axis=1),
+         node("Flatten", ["cc"], ["fl"], "flatten0", axis=1),
+         node("Unsqueeze", ["fl"], ["un"], "unsq0", axes=[0]),
+         node("Squeeze", ["un"], ["sq"], "squeeze0", axes=[0]),
+         node("Add", ["X", "sq"], ["Y"], "add0")],
+        "fold_split_gather", [fvi("X", [4, 4])], [fvi("Y", [4, 4])],
+        inits=[c, i64("st", [-1]), i64("en", [-100]), i64("sax", [1]), i64("sstep", [-2]),
+               i64("gidx", [3, 0, 1, 1]), i64("geidx", [[1], [0], [1], [0]]),
+               i64("reps", [1, 2]), i64("eshape", [4, 2])]), opset=12)
+
+
+@model("fold_in_if")
+def _(r):
+    """Inside the then branch, Transpose(W) reads W of the main graph (an
+    outer-scope constant) and Mul(X) uses the result; the else branch
+    computes Neg(K) of its own initializer K.
+    Expect: then_tr and else_neg gone; then_mul and else_add read
+    initializers of their branch with W.T and -K."""
+    then_g = graph([node("Transpose", ["W"], ["wt"], "then_tr", perm=[1, 0]),
+                    node("Mul", ["X", "wt"], ["then_out"], "then_mul")],
+                   "then_branch", [], [fvi("then_out", [2, 3])])
+    else_g = graph([node("Neg", ["K"], ["nk"], "else_neg"),
+                    node("Add", ["X", "nk"], ["else_out"], "else_add")],
+                   "else_branch", [], [fvi("else_out", [2, 3])],
+                   inits=[raw_tensor("K", rand(r, 2, 3))])
+    return finish(graph(
+        [if_node("if0", "cond", ["Y"], then_g, else_g)],
+        "fold_in_if", [vi("cond", TP.BOOL, []), fvi("X", [2, 3])], [fvi("Y", [2, 3])],
+        inits=[raw_tensor("W", rand(r, 3, 2))]))
+
+
+@model("fold_kept")
+def _(r):
+    """Nodes with constant inputs that must stay: Expand of one value to
+    [64, 64] (more than twice its inputs, above 1 KiB), DequantizeLinear,
+    RandomNormal, an integer Div by zero, and Transpose of an initializer
+    that is also a graph input (a default the caller may override).
+    Expect: expand0, dq0, rnd0, div0 and tr0 kept; warnings for expand0
+    and div0."""
+    return finish(graph(
+        [node("Expand", ["one", "big"], ["ex"], "expand0"),
+         node("Add", ["X", "ex"], ["Y"], "add0"),
+         node("DequantizeLinear", ["q", "qs"], ["dq"], "dq0"),
+         node("RandomNormal", [], ["rn"], "rnd0", shape=[2]),
+         node("Add", ["dq", "rn"], ["Y2"], "add1"),
+         node("Div", ["a", "zero"], ["Y3"], "div0"),
+         node("Transpose", ["D"], ["Y4"], "tr0")],
+        "fold_kept", [fvi("X", [64, 64]), fvi("D", [2, 3])],
+        [fvi("Y", [64, 64]), fvi("Y2", [2]), vi("Y3", TP.INT64, [2]), fvi("Y4", [3, 2])],
+        inits=[raw_tensor("one", np.array([1.5], np.float32)), i64("big", [64, 64]),
+               raw_tensor("q", np.array([3, 200], np.uint8)),
+               raw_tensor("qs", np.array(0.5, np.float32)), i64("a", [4, 5]),
+               i64("zero", [2, 0]), raw_tensor("D", rand(r, 2, 3))]))
+
+
+@model("fold_static_shape")
+def _(r):
+    """X [2,3,4] is static, Z [N,3] has a symbolic batch: Shape(X) -> Gather(2)
+    -> Unsqueeze -> Concat([-1], .) -> Reshape(X); Size(X) -> Cast -> Mul;
+    Shape(Z, start=1) -> Concat([-1], .) -> Reshape(Z); Shape(Z) is output Y3.
+    Expect: every Shape/Size but zshape_all gone (and the chains after them);
+    reshape0 reads [-1, 4], mul0 reads 24.0, reshape1 reads [-1, 3]."""
+    return finish(graph(
+        [node("Shape", ["X"], ["s"], "shape0"),
+         node("Gather", ["s", "two"], ["s2"], "gather0", axis=0),
+         node("Unsqueeze", ["s2", "axes0"], ["s2u"], "unsq0"),
+         node("Concat", ["minus1", "s2u"], ["shape"], "concat0", axis=0),
+         node("Reshape", ["X", "shape"], ["xr"], "reshape0"),
+         node("Size", ["X"], ["n"], "size0"),
+         node("Cast", ["n"], ["nf"], "cast0", to=TP.FLOAT),
+         node("Mul", ["xr", "nf"], ["Y"], "mul0"),
+         node("Shape", ["Z"], ["zs"], "zshape_tail", start=1),
+         node("Concat", ["minus1", "zs"], ["zshape"], "zconcat", axis=0),
+         node("Reshape", ["Z", "zshape"], ["Y2"], "reshape1"),
+         node("Shape", ["Z"], ["Y3"], "zshape_all")],
+        "fold_static_shape", [fvi("X", [2, 3, 4]), fvi("Z", ["N", 3])],
+        [fvi("Y", [6, 4]), fvi("Y2", ["N", 3]), vi("Y3", TP.INT64, [2])],
+        inits=[i64("two", 2), i64("axes0", [0]), i64("minus1", [-1])]), opset=15)
+
+
+@model("fold_large")
+def _(r):
+    """W [256, 1024] float (1 MiB) -> Transpose -> Cast(float16) ->
+    Cast(float) -> MatMul(X, .): the Transpose and the last Cast are results
+    of a writer chunk or more, computed while written.
+    Expect: tr0, cast0, cast1 gone; matmul0 reads float32(float16(W.T))."""
+    w = (np.arange(256 * 1024, dtype=np.float32) % 251 / 251.0 - 0.5).reshape(256, 1024)
+    return finish(graph(
+        [node("Transpose", ["W"], ["wt"], "tr0"),
+         node("Cast", ["wt"], ["wh"], "cast0", to=TP.FLOAT16),
+         node("Cast", ["wh"], ["wf"], "cast1", to=TP.FLOAT),
+         node("MatMul", ["X", "wf"], ["Y"], "matmul0")],
+        "fold_large", [fvi("X", [2, 1024])], [fvi("Y", [2, 256])],
+        inits=[raw_tensor("W", w.astype(np.float32))]))
+
+
+# ---------------------------------------------------------------------------
 # mixed: several rules in one model (default pipeline only)
 # ---------------------------------------------------------------------------
 

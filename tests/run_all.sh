@@ -47,6 +47,7 @@ if [ -n "$SANITIZED" ]; then
     run "$PYTHON" tests/output_digests.py --ppqfmt-args=--verify-ir
     run "$PYTHON" tests/fidelity.py --name=fidelity-rewrite --ppqfmt-args=--rewrite
     run "$PYTHON" tests/infer_oracle.py --no-ort
+    run "$PYTHON" tests/fold_oracle.py
 else
     run "$PYTHON" tests/test_fuzz_diff.py
     run "$PYTHON" tests/fidelity.py
@@ -56,6 +57,7 @@ else
     run "$PYTHON" tests/backend_conformance.py --ppqfmt-args=--verify-ir
     run "$PYTHON" tests/target_opset_suite.py
     run "$PYTHON" tests/infer_oracle.py
+    run "$PYTHON" tests/fold_oracle.py
 fi
 rm -f "$LOG"
 echo "total: $passed passed, $failed failed"

@@ -1168,6 +1168,25 @@ def t_option_without_effect():
     return expect_quiet(["--external-data=w.bin", "--size-threshold=10", SAMPLE, "-o", tmp("ed.onnx")])
 
 
+def t_fold_limit():
+    """--fold-limit=BYTES: a node whose result is larger stays, with a
+    warning naming it and the option; by default (64 MiB) it folds. A
+    limit that is not a byte count is a usage error (exit 1)."""
+    import onnx
+    large = os.path.join(REPO, "testdata", "fold_large.onnx")  # Transpose of a 1 MiB weight
+    for args, folded in (([], True), (["--fold-limit=1000000"], False)):
+        out = tmp("fold_limit.onnx")
+        code, _, err = run(args + [large, "-o", out])
+        kinds = [n.op_type for n in onnx.load(out).graph.node] if code == 0 else []
+        if code != 0 or ("Transpose" not in kinds) == (not folded):
+            return "%s: exit %d, nodes %s" % (args, code, kinds)
+        if not folded and ("tr0" not in err or "--fold-limit" not in err):
+            return "%s: no warning naming tr0 and --fold-limit: %r" % (args, err)
+    code, _, err = run(["--fold-limit=lots", SAMPLE, "-o", tmp("x.onnx")])
+    if code != 1 or "--fold-limit" not in err:
+        return "--fold-limit=lots: exit %d (want 1), %r" % (code, err)
+    return None
+
 def t_terminal_refused_before_loading():
     """stdout a terminal: refused (exit 3) before the input is read, so even an
     input that is not a model gets the terminal message."""

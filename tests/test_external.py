@@ -130,6 +130,38 @@ def test_big_folded_weights(tmp):
                   rc == 3 and err.count('\n') == 1 and 'No space left' in err, (rc, err))
 
 
+def test_folded_external(tmp):
+    """fold of an external weight (Transpose, then Cast to float16 and back:
+    results of a writer chunk or more, computed while written): the result
+    stays external, in OUTPUT.data, equal to numpy's and equivalent."""
+    folder = os.path.join(tmp, 'fold_ext')
+    os.mkdir(folder)
+    w = np.random.default_rng(2).normal(0, 1, (300, 1000)).astype(np.float32)
+    nodes = [helper.make_node('Transpose', ['W'], ['wt'], name='tr'),
+             helper.make_node('Cast', ['wt'], ['wh'], name='c16', to=TensorProto.FLOAT16),
+             helper.make_node('Cast', ['wh'], ['wf'], name='c32', to=TensorProto.FLOAT),
+             helper.make_node('MatMul', ['X', 'wf'], ['Y'], name='mm')]
+    g = helper.make_graph(nodes, 'fold_ext', [helper.make_tensor_value_info('X', TensorProto.FLOAT, [2, 1000])],
+                          [helper.make_tensor_value_info('Y', TensorProto.FLOAT, [2, 300])],
+                          [numpy_helper.from_array(w, 'W')])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid('', 13)])
+    model = os.path.join(folder, 'model.onnx')
+    onnx.save_model(m, model, save_as_external_data=True, location='w.bin', size_threshold=0)
+    out = os.path.join(folder, 'out.onnx')
+    rc, err = run(model, '-o', out)
+    check('fold external: exit 0', rc == 0, err)
+    o = onnx.load(out)
+    check('fold external: only the MatMul left', [n.op_type for n in o.graph.node] == ['MatMul'],
+          [n.op_type for n in o.graph.node])
+    check('fold external: the folded weight is in out.onnx.data', locations(out) == {'out.onnx.data'},
+          locations(out))
+    got = {t.name: numpy_helper.to_array(t) for t in o.graph.initializer}.get(o.graph.node[0].input[1])
+    check('fold external: the weight is float32(float16(W.T))',
+          got is not None and np.array_equal(got, w.T.astype(np.float16).astype(np.float32)))
+    ok, msg = ortcheck.equiv(model, out)
+    check('fold external: equivalent', ok, msg)
+
+
 def test_dotdot_inside(tmp):
     """A location whose '..' stays inside the model's folder (sub/../weights.bin)
     is read; one that leaves it (sub/../../weights.bin) is still refused."""
@@ -309,6 +341,7 @@ def test_link_external(tmp, model, src):
 
 def main():
     with tempfile.TemporaryDirectory() as tmp:
+        test_folded_external(tmp)
         src = os.path.join(tmp, 'in')
         os.mkdir(src)
         model = make_model(src)

@@ -229,6 +229,43 @@ def output_holds(out_name, const_name):
     return ("output %s holds the value of %s" % (out_name, const_name), fn)
 
 
+def param_equal(got, exp):
+    """None if got equals exp: same dtype and shape, integers and bools
+    exactly, floats within 1e-5 relative (numpy computes the expectation
+    in float64 from the input's parameters, ppqfmt rounds each step)."""
+    exp = np.asarray(exp)
+    if got.dtype != exp.dtype or got.shape != exp.shape:
+        return "got %s%s, expected %s%s" % (got.dtype, got.shape, exp.dtype, exp.shape)
+    if got.dtype.kind == "f":
+        ok = np.allclose(got.astype(np.float64), exp.astype(np.float64), rtol=1e-5, atol=1e-6)
+    else:
+        ok = np.array_equal(got, exp)
+    return None if ok else "values differ: %r vs %r" % (got.ravel()[:6], exp.ravel()[:6])
+
+
+def folded_input(consumer, idx, expect):
+    """consumer's input idx is an initializer (its graph's or an enclosing
+    one's) equal to expect(I), I(name) being initializer `name` of the input
+    model as an ndarray: a folded value, computed here with numpy."""
+    def fn(inp, out):
+        chain, n = find_scoped(out, consumer)
+        got = node_param(chain, n, idx)
+        err = param_equal(got, expect(lambda name: input_initializer(inp, name)))
+        return "%s input %d: %s" % (consumer, idx, err) if err else None
+    return ("%s input %d is the folded value" % (consumer, idx), fn)
+
+
+def output_param(out_name, expect):
+    """Main graph output out_name is an initializer equal to expect(I)."""
+    def fn(inp, out):
+        t = initializer(out.graph, out_name)
+        if t is None:
+            return "%s is not an initializer (%s)" % (out_name, describe(out.graph, out_name))
+        err = param_equal(numpy_helper.to_array(t), expect(lambda name: input_initializer(inp, name)))
+        return "%s: %s" % (out_name, err) if err else None
+    return ("output %s is the folded value" % out_name, fn)
+
+
 def node_output(node, idx, name):
     def fn(inp, out):
         _, n = need_node(out, node)
@@ -886,6 +923,37 @@ def _f64(feeds, name):
 #            not run): no checker, no numbers; it must still load (idempotent)
 # ---------------------------------------------------------------------------
 
+# numpy meanings of the fold_* models' folded values (make_testdata.py)
+
+def _int_arith(I):
+    a, b = I("a"), I("b")
+    q = np.array([int(x / y) for x, y in zip(a.tolist(), b.tolist())], np.int64)  # truncates
+    m = np.mod(a, b)  # the sign of the divisor, as Mod with fmod=0
+    mx = np.maximum(np.maximum(np.abs(-q - m), b ** 2), m)
+    return np.minimum(mx, 50)
+
+
+def _mask(I):
+    rg = np.arange(4)
+    return np.where(~(rg < rg[:, None]), 0.0, -1e4).astype(np.float32)
+
+
+def _reduce_matmul(I):
+    a, b = I("A").astype(np.float64), I("B").astype(np.float64)
+    s1 = a.sum(1, keepdims=True) + a.max(1, keepdims=True)
+    t = np.cumsum(a @ b, 1) + np.sqrt(s1 * s1) + 1.0 / np.exp(b.mean(0))
+    return t.astype(np.float32)
+
+
+def _split_gather(I):
+    c = I("C")
+    c0, c1 = c[:, :2], c[:, 2:]
+    g = c0[[3, 0, 1, 1]]
+    ge = np.take_along_axis(g, np.array([[1], [0], [1], [0]]), 1)
+    return np.concatenate([c1[:, [3, 1]], np.tile(ge, (1, 2))], 1)
+
+
+
 NC, NI = no_op("Constant"), no_op("Identity")
 NBN, NADD = no_op("BatchNormalization"), no_op("Add")
 ONCE, SSA = params_used_once(), ssa()
@@ -930,8 +998,9 @@ SPECS = {
     "identity_input_to_output": dict(both=[
         op_count("Identity", 1), kept("id0", "relu0"),
         node_input("id0", 0, "X"), node_output("id0", 0, "Y")]),
-    "identity_initializer_to_output": dict(both=[
-        op_count("Identity", 1), kept("id0", "add0"), init_kept("W")]),
+    "identity_initializer_to_output": dict(
+        single=[op_count("Identity", 1), kept("id0", "add0"), init_kept("W")],
+        default=[NI, kept("add0"), output_param("Y", lambda I: I("W"))]),
     "identity_chain": dict(both=[NI, node_input("sig0", 0, "r")]),
     "identity_chain_output": dict(both=[NI, node_output("relu0", 0, "Y")]),
     "identity_output_input": dict(both=[op_count("Identity", 1), kept("relu0")]),
@@ -1212,6 +1281,42 @@ SPECS = {
         NC, NBN, NADD, op_count("Identity", 1), kept("loop0", "body_conv", "conv_out",
                                                    "body_id_cond"),
         removed("body_id", "body_bn", "body_const", "body_add"), ONCE]),
+    "fold_shape_chain": dict(both=[
+        removed("shape0", "gather0", "unsq0", "concat0", "size0", "cast0"),
+        kept("reshape0", "mul0"),
+        folded_input("reshape0", 1, lambda I: np.array([I("W").shape[0], -1], np.int64)),
+        folded_input("mul0", 1, lambda I: np.float32(I("W").size))]),
+    "fold_weight_transform": dict(both=[
+        removed("tr0", "mul0", "cast0", "cast1", "reshape0"), kept("matmul0", "conv0"),
+        folded_input("matmul0", 1, lambda I: (I("W").T.astype(np.float64) * I("s"))
+                     .astype(np.float16).astype(np.float32)),
+        folded_input("conv0", 1, lambda I: I("Wc").reshape(2, 3, 3, 3))]),
+    "fold_int_arith": dict(both=[
+        op_count("Add", 1), kept("add0"), folded_input("add0", 1, _int_arith)]),
+    "fold_mask": dict(both=[
+        removed("range0", "unsq0", "less0", "not0", "where0", "cos0", "trilu0"),
+        kept("add0", "mul1"), folded_input("add0", 1, _mask),
+        folded_input("mul1", 1, lambda I: np.tril(np.full((4, 4), 2.0, np.float32)))]),
+    "fold_reduce_matmul": dict(both=[
+        op_count("Add", 1), op_count("MatMul", 0), kept("add0"),
+        folded_input("add0", 1, _reduce_matmul)]),
+    "fold_split_gather": dict(both=[
+        op_count("Add", 1), kept("add0"), folded_input("add0", 1, _split_gather)]),
+    "fold_in_if": dict(both=[
+        removed("then_tr", "else_neg"), kept("if0", "then_mul", "else_add"),
+        folded_input("then_mul", 1, lambda I: I("W").T),
+        folded_input("else_add", 1, lambda I: -I("K"))]),
+    "fold_kept": dict(both=[kept("expand0", "dq0", "rnd0", "div0", "tr0")],
+                      warns=["expand0", "div0"], no_numbers="RandomNormal differs from run to run"),
+    "fold_static_shape": dict(both=[
+        removed("shape0", "gather0", "unsq0", "concat0", "size0", "cast0", "zshape_tail", "zconcat"),
+        kept("reshape0", "mul0", "reshape1", "zshape_all"),
+        folded_input("reshape0", 1, lambda I: np.array([-1, 4], np.int64)),
+        folded_input("mul0", 1, lambda I: np.float32(2 * 3 * 4)),
+        folded_input("reshape1", 1, lambda I: np.array([-1, 3], np.int64))]),
+    "fold_large": dict(both=[
+        removed("tr0", "cast0", "cast1"), kept("matmul0"),
+        folded_input("matmul0", 1, lambda I: I("W").T.astype(np.float16).astype(np.float32))]),
     "mixed_conv_add_bn_shared": dict(default=[
         NBN, NADD, op_count("Conv", 2), op_count("Relu", 1),
         node_output("conv0", 0, "b0"), node_input("relu0", 0, "b0"),
@@ -1476,7 +1581,7 @@ SPECS.update(FUSION_SPECS)
 PASS_NAMES = {
     "constant": "constant", "identity": "identity", "isolated": "isolated",
     "splitparams": "split-params", "fusebias": "fuse-bias", "fusebn": "fuse-bn",
-    "bntoconv": "bn-to-conv", "deinplace": "de-inplace",
+    "bntoconv": "bn-to-conv", "deinplace": "de-inplace", "fold": "fold",
     "fusepad": "fuse-pad", "fusescale": "fuse-conv-scale", "fusemm": "fuse-matmul-add",
     "fusemmnd": "fuse-matmul-add-nd",
     "fuseln": "fuse-layernorm", "fusegelu": "fuse-gelu",

@@ -1,0 +1,140 @@
+/* eval.h - kernels: an operation's outputs computed from constant inputs, for
+ * constant folding (formatter/fold.c).
+ *
+ * The registry's kernel column: one OpKernel per (domain, type,
+ * since-version), resolved against the model's opset as ops_lookup()
+ * resolves a rule (ops_kernel() in ops_registry.h). The kernels live in
+ * eval_elementwise.c, eval_shape.c and eval_reduce.c; the helpers they share
+ * in eval_ctx.c, and the element plan behind elementwise and data-movement
+ * kernels in eval_plan.c.
+ *
+ * Arithmetic: float inputs are read as double and each result rounded once
+ * to the output type. For +, -, *, / and Sqrt that is exactly the float32
+ * (or float16, bfloat16) IEEE result onnxruntime computes, because double
+ * carries more than twice their precision plus two bits. Sums of many terms
+ * (ReduceSum/Mean, MatMul) are accumulated in double and rounded once:
+ * onnxruntime's float32 summation order follows its vectorisation, which no
+ * fixed order reproduces, and the double sum is the closest to the exact one.
+ * Integers compute in int64 and wrap to the output type as C++ does;
+ * uint64 is read as its bit pattern and only moved, never computed on. */
+#ifndef PPQ_EVAL_H
+#define PPQ_EVAL_H
+
+#include "graph.h"
+
+enum { EVAL_OK = 0, EVAL_DECLINE = 1, EVAL_OOM = -1 };
+enum { EVAL_MAX_RANK = 16, EVAL_MAX_IN = 8 };
+
+typedef struct EvalCtx {
+    const Op *op;
+    int64_t opset; /* of the op's domain */
+    const Tensor *const *in; /* n_in entries; NULL for an omitted input */
+    size_t n_in;
+    Tensor **out; /* n_out entries, NULL on entry; the kernel sets them */
+    size_t n_out;
+    Arena *arena; /* where results live */
+    const Model *model; /* whose mapped input pages a streamed result may let go */
+    size_t limit; /* largest result in bytes */
+    size_t lazy_from; /* results this large are computed while written, when the kernel can */
+    const char *why; /* set by eval_decline */
+} EvalCtx;
+
+/* EVAL_OK with every output set, EVAL_DECLINE (c->why says why: a dtype or
+ * attribute the kernel does not handle, a result over the limit, a division
+ * by zero) or EVAL_OOM. */
+typedef int (*OpEvalFn)(EvalCtx *c);
+
+typedef struct OpKernel {
+    const char *domain;
+    const char *type;
+    int since;
+    OpEvalFn eval;
+} OpKernel;
+
+typedef struct OpKernelTable {
+    const OpKernel *entries;
+    size_t n;
+} OpKernelTable;
+
+extern const OpKernelTable eval_elementwise_kernels, eval_shape_kernels, eval_reduce_kernels;
+
+/* One element: floats as double, integers and bool as int64 (uint64 as its
+ * bits). */
+typedef union EvalNum {
+    double f;
+    int64_t i;
+} EvalNum;
+
+/* --- shared by the kernels (eval_ctx.c) --- */
+
+/* float, float16, bfloat16, double, int8..int64, uint8..uint64, bool. */
+bool eval_dtype_ok(int32_t dt);
+/* Element p of type dt, and back (integers keep their low bytes). */
+EvalNum eval_load(int32_t dt, const uint8_t *p);
+void eval_store(int32_t dt, uint8_t *p, EvalNum v);
+/* v (of type from) converted to type to, as a C++ static_cast would:
+ * float to integer truncates (saturating; NaN gives 0), anything to bool is
+ * "not zero". */
+EvalNum eval_convert(EvalNum v, int32_t from, int32_t to);
+int eval_decline(EvalCtx *c, const char *why);
+/* Input i, when present with a supported dtype (NULL otherwise). */
+const Tensor *eval_in(const EvalCtx *c, size_t i);
+/* t's element bytes in memory: its data, or a computed tensor's bytes
+ * produced now (when at most c->limit). NULL (c->why set) otherwise. */
+const uint8_t *eval_bytes(EvalCtx *c, const Tensor *t);
+/* Input i's integer elements into v (at most cap): the count, or -1 when it
+ * is absent, not an integer tensor, or larger. */
+long eval_ints(EvalCtx *c, size_t i, int64_t *v, size_t cap);
+/* A new in-memory result as output i (zeroed); NULL when over the limit
+ * (c->why set) or out of memory. */
+Tensor *eval_out(EvalCtx *c, size_t i, int32_t dt, size_t rank, const int64_t *dims);
+/* EVAL_DECLINE or EVAL_OOM after eval_out returned NULL. */
+int eval_out_failed(const EvalCtx *c);
+/* Normalises axis against rank; -1 when out of range. */
+int eval_axis(int64_t axis, int rank);
+/* Numpy broadcast of n tensors' shapes into dims; its rank, or -1. */
+int eval_broadcast(const Tensor *const *ts, size_t n, int64_t *dims);
+/* Row-major strides (in elements) of dims. */
+void eval_strides(const int64_t *dims, size_t rank, int64_t *strides);
+
+/* --- the element plan (eval_plan.c) --- */
+
+/* How output axis a reads input k: coordinate (start + step*j) mod `mod`
+ * (no mod when 0) along an input axis of element stride `stride`. */
+typedef struct EvalAxis {
+    int64_t start, step, mod, stride;
+} EvalAxis;
+
+typedef struct EvalPlan EvalPlan;
+/* An output element from its inputs' elements (in[k] read with input k's
+ * dtype); NULL: output = input 0's element, moved as bytes. */
+typedef EvalNum (*EvalElemFn)(const EvalPlan *p, const EvalNum *in);
+
+struct EvalPlan {
+    int32_t dtype; /* of the output */
+    int rank;
+    int64_t dims[EVAL_MAX_RANK];
+    size_t n_in;
+    const Tensor *in[EVAL_MAX_IN];
+    EvalAxis axes[EVAL_MAX_IN][EVAL_MAX_RANK];
+    EvalElemFn fn;
+    int code;     /* which operation fn computes */
+    int64_t attr; /* an attribute fn reads */
+    double fattr;
+    /* set by eval_plan_run: */
+    const uint8_t *bytes[EVAL_MAX_IN];
+    size_t in_size[EVAL_MAX_IN], out_size; /* bytes per element */
+    bool float0; /* input 0 is a float type */
+};
+
+/* Output dims dims[rank] of dtype, with the inputs not set. */
+void eval_plan_init(EvalPlan *p, int32_t dtype, int rank, const int64_t *dims, EvalElemFn fn);
+/* Adds input t read by numpy broadcasting against the output; -1 when too many. */
+int eval_plan_broadcast(EvalPlan *p, const Tensor *t);
+/* Adds input t with explicit axis maps; axes[a] for output axis a. */
+int eval_plan_mapped(EvalPlan *p, const Tensor *t, const EvalAxis *axes);
+/* Output 0 from the plan: in memory, or computed while written when it is
+ * at least c->lazy_from bytes. */
+int eval_plan_run(EvalCtx *c, const EvalPlan *p);
+
+#endif

@@ -1,0 +1,323 @@
+/* eval_elementwise.c - kernels of elementwise operations: arithmetic,
+ * comparisons, logic, Where, Cast/CastLike and Identity (eval.h). Each
+ * builds an element plan broadcasting its inputs against the output; one
+ * element function computes every operation, switching on the plan's code. */
+#include <math.h>
+#include <string.h>
+
+#include "eval.h"
+
+enum ElemCode {
+    E_ADD, E_SUB, E_MUL, E_DIV, E_POW, E_MOD, E_MIN, E_MAX, E_SUM, E_MEAN,
+    E_NEG, E_ABS, E_SQRT, E_RECIP, E_EXP, E_LOG, E_FLOOR, E_CEIL, E_RELU, E_SIGN,
+    E_EQ, E_LT, E_GT, E_LE, E_GE, E_AND, E_OR, E_XOR, E_NOT, E_WHERE, E_CAST,
+};
+
+/* Integer arithmetic wraps as the machine (and onnxruntime) does: computed
+ * on uint64 so that C sees no signed overflow, stored in the low bytes. */
+static int64_t wrap_add(int64_t a, int64_t b) { return (int64_t)((uint64_t)a + (uint64_t)b); }
+static int64_t wrap_sub(int64_t a, int64_t b) { return (int64_t)((uint64_t)a - (uint64_t)b); }
+static int64_t wrap_mul(int64_t a, int64_t b) { return (int64_t)((uint64_t)a * (uint64_t)b); }
+
+/* Truncating division (C++ semantics); the kernel ruled out b == 0. */
+static int64_t int_div(int64_t a, int64_t b, bool u64)
+{
+    if (u64)
+        return (int64_t)((uint64_t)a / (uint64_t)b);
+    return b == -1 ? wrap_sub(0, a) : a / b;
+}
+
+/* fmod = 0: the remainder takes the divisor's sign (Python's %). */
+static int64_t int_mod(int64_t a, int64_t b, bool fmod_sign, bool u64)
+{
+    if (u64)
+        return (int64_t)((uint64_t)a % (uint64_t)b);
+    int64_t r = b == -1 ? 0 : a % b;
+    if (!fmod_sign && r && ((r < 0) != (b < 0)))
+        r += b;
+    return r;
+}
+
+static int64_t int_pow(int64_t a, int64_t e)
+{
+    if (e < 0) /* onnxruntime: std::pow in double, truncated */
+        return (int64_t)pow((double)a, (double)e);
+    int64_t r = 1;
+    for (; e; e >>= 1, a = wrap_mul(a, a))
+        if (e & 1)
+            r = wrap_mul(r, a);
+    return r;
+}
+
+static int cmp_int(int64_t a, int64_t b, bool u64)
+{
+    if (u64)
+        return ((uint64_t)a > (uint64_t)b) - ((uint64_t)a < (uint64_t)b);
+    return (a > b) - (a < b);
+}
+
+/* Min, Max, Sum, Mean over every input (float: NaN propagates). */
+static EvalNum elem_fold_float(const EvalPlan *p, const EvalNum *in)
+{
+    double r = in[0].f;
+    for (size_t k = 1; k < p->n_in; k++) {
+        double x = in[k].f;
+        if (p->code == E_SUM || p->code == E_MEAN)
+            r += x;
+        else if (x != x || (p->code == E_MIN ? x < r : x > r))
+            r = r != r ? r : x;
+    }
+    return (EvalNum){.f = p->code == E_MEAN ? r / (double)p->n_in : r};
+}
+
+static EvalNum elem_fold_int(const EvalPlan *p, const EvalNum *in, bool u64)
+{
+    int64_t r = in[0].i;
+    for (size_t k = 1; k < p->n_in; k++) {
+        int c = cmp_int(in[k].i, r, u64);
+        if (p->code == E_SUM || p->code == E_MEAN)
+            r = wrap_add(r, in[k].i);
+        else if (p->code == E_MIN ? c < 0 : c > 0)
+            r = in[k].i;
+    }
+    return (EvalNum){.i = p->code == E_MEAN ? r / (int64_t)p->n_in : r};
+}
+
+static double elem_as_double(const EvalPlan *p, size_t k, EvalNum v)
+{
+    return dtype_is_float(p->in[k]->dtype) ? v.f : (double)v.i;
+}
+
+static EvalNum elem_float(const EvalPlan *p, const EvalNum *in)
+{
+    double a = in[0].f, b = p->n_in > 1 ? elem_as_double(p, 1, in[1]) : 0;
+    switch (p->code) {
+    case E_ADD: return (EvalNum){.f = a + b};
+    case E_SUB: return (EvalNum){.f = a - b};
+    case E_MUL: return (EvalNum){.f = a * b};
+    case E_DIV: return (EvalNum){.f = a / b};
+    case E_POW: return (EvalNum){.f = pow(a, b)};
+    case E_MOD: return (EvalNum){.f = fmod(a, b)};
+    case E_NEG: return (EvalNum){.f = -a};
+    case E_ABS: return (EvalNum){.f = fabs(a)};
+    case E_SQRT: return (EvalNum){.f = sqrt(a)};
+    case E_RECIP: return (EvalNum){.f = 1.0 / a};
+    case E_EXP: return (EvalNum){.f = exp(a)};
+    case E_LOG: return (EvalNum){.f = log(a)};
+    case E_FLOOR: return (EvalNum){.f = floor(a)};
+    case E_CEIL: return (EvalNum){.f = ceil(a)};
+    case E_RELU: return (EvalNum){.f = a > 0 ? a : a != a ? a : 0.0};
+    case E_SIGN: return (EvalNum){.f = a > 0 ? 1.0 : a < 0 ? -1.0 : a};
+    case E_EQ: return (EvalNum){.i = a == b};
+    case E_LT: return (EvalNum){.i = a < b};
+    case E_GT: return (EvalNum){.i = a > b};
+    case E_LE: return (EvalNum){.i = a <= b};
+    case E_GE: return (EvalNum){.i = a >= b};
+    default: return elem_fold_float(p, in);
+    }
+}
+
+static EvalNum elem_int(const EvalPlan *p, const EvalNum *in)
+{
+    bool u64 = p->in[0]->dtype == DT_UINT64;
+    int64_t a = in[0].i, b = p->n_in > 1 ? in[1].i : 0;
+    switch (p->code) {
+    case E_ADD: return (EvalNum){.i = wrap_add(a, b)};
+    case E_SUB: return (EvalNum){.i = wrap_sub(a, b)};
+    case E_MUL: return (EvalNum){.i = wrap_mul(a, b)};
+    case E_DIV: return (EvalNum){.i = int_div(a, b, u64)};
+    case E_POW:
+        if (dtype_is_float(p->in[1]->dtype)) /* onnxruntime: std::pow, truncated */
+            return eval_convert((EvalNum){.f = pow((double)a, in[1].f)}, DT_DOUBLE, DT_INT64);
+        return (EvalNum){.i = int_pow(a, b)};
+    case E_MOD: return (EvalNum){.i = int_mod(a, b, p->attr != 0, u64)};
+    case E_NEG: return (EvalNum){.i = wrap_sub(0, a)};
+    case E_ABS: return (EvalNum){.i = a < 0 && !u64 ? wrap_sub(0, a) : a};
+    case E_RELU: return (EvalNum){.i = a > 0 || u64 ? a : 0};
+    case E_SIGN: return (EvalNum){.i = u64 ? a != 0 : (a > 0) - (a < 0)};
+    case E_EQ: return (EvalNum){.i = a == b};
+    case E_LT: return (EvalNum){.i = cmp_int(a, b, u64) < 0};
+    case E_GT: return (EvalNum){.i = cmp_int(a, b, u64) > 0};
+    case E_LE: return (EvalNum){.i = cmp_int(a, b, u64) <= 0};
+    case E_GE: return (EvalNum){.i = cmp_int(a, b, u64) >= 0};
+    case E_AND: return (EvalNum){.i = a && b};
+    case E_OR: return (EvalNum){.i = a || b};
+    case E_XOR: return (EvalNum){.i = !a != !b};
+    case E_NOT: return (EvalNum){.i = !a};
+    default: return elem_fold_int(p, in, u64);
+    }
+}
+
+static EvalNum elem_fn(const EvalPlan *p, const EvalNum *in)
+{
+    if (p->code == E_WHERE)
+        return in[0].i ? in[1] : in[2];
+    if (p->code == E_CAST)
+        return eval_convert(in[0], p->in[0]->dtype, p->dtype);
+    return p->float0 ? elem_float(p, in) : elem_int(p, in);
+}
+
+/* Which element types an operation takes. */
+typedef enum { TAKES_NUMBERS, TAKES_FLOATS, TAKES_BOOLS, TAKES_ANY } ElemTakes;
+
+static bool elem_takes(ElemTakes k, int32_t dt)
+{
+    switch (k) {
+    case TAKES_FLOATS: return dtype_is_float(dt);
+    case TAKES_BOOLS: return dt == DT_BOOL;
+    case TAKES_NUMBERS: return dt != DT_BOOL;
+    default: return true;
+    }
+}
+
+/* Does an integer divisor (input 1) hold a zero? Then the model divides by
+ * zero, which folding must not decide. */
+static int divisor_has_zero(EvalCtx *c, const Tensor *b)
+{
+    if (dtype_is_float(b->dtype))
+        return 0;
+    const uint8_t *bytes = eval_bytes(c, b);
+    if (!bytes)
+        return -1;
+    size_t size = dtype_size(b->dtype), n = (size_t)tensor_numel(b);
+    for (size_t i = 0; i < n; i++)
+        if (!eval_load(b->dtype, bytes + i * size).i)
+            return 1;
+    return 0;
+}
+
+/* The inputs from `first` on, all present and supported, into ins. */
+static int elem_inputs(EvalCtx *c, const Tensor **ins)
+{
+    if (c->n_in > EVAL_MAX_IN || !c->n_in)
+        return eval_decline(c, "too many inputs");
+    for (size_t k = 0; k < c->n_in; k++)
+        if (!(ins[k] = eval_in(c, k)))
+            return eval_decline(c, "an input is absent or of an unsupported type");
+    return EVAL_OK;
+}
+
+/* out_dt 0: the first input's type. Inputs from same_from on share the type
+ * of input same_from (Where's x and y; every input of Add). */
+static int elem_run(EvalCtx *c, int code, ElemTakes takes, int32_t out_dt, size_t same_from)
+{
+    const Tensor *ins[EVAL_MAX_IN];
+    int rc = elem_inputs(c, ins);
+    if (rc)
+        return rc;
+    if (!elem_takes(takes, ins[same_from]->dtype))
+        return eval_decline(c, "the operation does not take this element type");
+    for (size_t k = same_from + 1; k < c->n_in; k++)
+        if (ins[k]->dtype != ins[same_from]->dtype && code != E_POW)
+            return eval_decline(c, "inputs of different element types");
+    if ((code == E_DIV || code == E_MOD) && c->n_in == 2 && (rc = divisor_has_zero(c, ins[1])))
+        return rc < 0 ? eval_out_failed(c) : eval_decline(c, "an integer division by zero");
+    int64_t dims[EVAL_MAX_RANK];
+    int rank = eval_broadcast(ins, c->n_in, dims);
+    if (rank < 0)
+        return eval_decline(c, "the inputs do not broadcast");
+    EvalPlan p;
+    eval_plan_init(&p, out_dt ? out_dt : ins[same_from]->dtype, rank, dims, elem_fn);
+    p.code = code;
+    p.attr = op_attr_int(c->op, "fmod", 0);
+    for (size_t k = 0; k < c->n_in; k++)
+        eval_plan_broadcast(&p, ins[k]);
+    return eval_plan_run(c, &p);
+}
+
+#define ELEM_KERNEL(name, code, takes, out_dt) \
+    static int name(EvalCtx *c) { return elem_run(c, code, takes, out_dt, 0); }
+
+ELEM_KERNEL(eval_add, E_ADD, TAKES_NUMBERS, 0)
+ELEM_KERNEL(eval_sub, E_SUB, TAKES_NUMBERS, 0)
+ELEM_KERNEL(eval_mul, E_MUL, TAKES_NUMBERS, 0)
+ELEM_KERNEL(eval_div, E_DIV, TAKES_NUMBERS, 0)
+ELEM_KERNEL(eval_pow, E_POW, TAKES_NUMBERS, 0)
+ELEM_KERNEL(eval_min, E_MIN, TAKES_NUMBERS, 0)
+ELEM_KERNEL(eval_max, E_MAX, TAKES_NUMBERS, 0)
+ELEM_KERNEL(eval_sum, E_SUM, TAKES_NUMBERS, 0)
+ELEM_KERNEL(eval_mean, E_MEAN, TAKES_FLOATS, 0)
+ELEM_KERNEL(eval_neg, E_NEG, TAKES_NUMBERS, 0)
+ELEM_KERNEL(eval_abs, E_ABS, TAKES_NUMBERS, 0)
+ELEM_KERNEL(eval_sqrt, E_SQRT, TAKES_FLOATS, 0)
+ELEM_KERNEL(eval_reciprocal, E_RECIP, TAKES_FLOATS, 0)
+ELEM_KERNEL(eval_exp, E_EXP, TAKES_FLOATS, 0)
+ELEM_KERNEL(eval_log, E_LOG, TAKES_FLOATS, 0)
+ELEM_KERNEL(eval_floor, E_FLOOR, TAKES_FLOATS, 0)
+ELEM_KERNEL(eval_ceil, E_CEIL, TAKES_FLOATS, 0)
+ELEM_KERNEL(eval_relu, E_RELU, TAKES_NUMBERS, 0)
+ELEM_KERNEL(eval_sign, E_SIGN, TAKES_NUMBERS, 0)
+ELEM_KERNEL(eval_equal, E_EQ, TAKES_ANY, DT_BOOL)
+ELEM_KERNEL(eval_less, E_LT, TAKES_NUMBERS, DT_BOOL)
+ELEM_KERNEL(eval_greater, E_GT, TAKES_NUMBERS, DT_BOOL)
+ELEM_KERNEL(eval_less_equal, E_LE, TAKES_NUMBERS, DT_BOOL)
+ELEM_KERNEL(eval_greater_equal, E_GE, TAKES_NUMBERS, DT_BOOL)
+ELEM_KERNEL(eval_and, E_AND, TAKES_BOOLS, DT_BOOL)
+ELEM_KERNEL(eval_or, E_OR, TAKES_BOOLS, DT_BOOL)
+ELEM_KERNEL(eval_xor, E_XOR, TAKES_BOOLS, DT_BOOL)
+ELEM_KERNEL(eval_not, E_NOT, TAKES_BOOLS, DT_BOOL)
+
+static int eval_mod(EvalCtx *c)
+{
+    const Tensor *a = eval_in(c, 0);
+    if (a && dtype_is_float(a->dtype) && !op_attr_int(c->op, "fmod", 0))
+        return eval_decline(c, "float Mod needs fmod=1");
+    return elem_run(c, E_MOD, TAKES_NUMBERS, 0, 0);
+}
+
+static int eval_where(EvalCtx *c)
+{
+    const Tensor *cond = eval_in(c, 0);
+    if (c->n_in != 3 || !cond || cond->dtype != DT_BOOL)
+        return eval_decline(c, "Where needs a bool condition and two values");
+    return elem_run(c, E_WHERE, TAKES_ANY, 0, 1);
+}
+
+static int cast_to(EvalCtx *c, int32_t to)
+{
+    if (c->n_in != 1 || !eval_dtype_ok(to))
+        return eval_decline(c, "a cast from or to an unsupported element type");
+    return elem_run(c, E_CAST, TAKES_ANY, to, 0);
+}
+
+static int eval_cast(EvalCtx *c)
+{
+    return cast_to(c, (int32_t)op_attr_int(c->op, "to", 0));
+}
+
+static int eval_cast_like(EvalCtx *c)
+{
+    const Tensor *like = eval_in(c, 1);
+    if (!like)
+        return eval_decline(c, "CastLike's target type is not a supported tensor");
+    c->n_in = 1;
+    return cast_to(c, like->dtype);
+}
+
+/* The output is the input: its bytes are written again under the new name. */
+static int eval_identity(EvalCtx *c)
+{
+    const Tensor *x = eval_in(c, 0);
+    if (!x)
+        return eval_decline(c, "the input is absent or of an unsupported type");
+    c->out[0] = tensor_share(c->arena, x);
+    return c->out[0] ? EVAL_OK : EVAL_OOM;
+}
+
+/* Since 7: numpy broadcasting (earlier versions broadcast by attribute). */
+static const OpKernel kernels[] = {
+    {"", "Add", 7, eval_add}, {"", "Sub", 7, eval_sub}, {"", "Mul", 7, eval_mul},
+    {"", "Div", 7, eval_div}, {"", "Pow", 7, eval_pow}, {"", "Mod", 10, eval_mod},
+    {"", "Min", 8, eval_min}, {"", "Max", 8, eval_max}, {"", "Sum", 8, eval_sum},
+    {"", "Mean", 8, eval_mean}, {"", "Neg", 6, eval_neg}, {"", "Abs", 6, eval_abs},
+    {"", "Sqrt", 6, eval_sqrt}, {"", "Reciprocal", 6, eval_reciprocal},
+    {"", "Exp", 6, eval_exp}, {"", "Log", 6, eval_log}, {"", "Floor", 6, eval_floor},
+    {"", "Ceil", 6, eval_ceil}, {"", "Relu", 6, eval_relu}, {"", "Sign", 9, eval_sign},
+    {"", "Equal", 7, eval_equal}, {"", "Less", 7, eval_less}, {"", "Greater", 7, eval_greater},
+    {"", "LessOrEqual", 12, eval_less_equal}, {"", "GreaterOrEqual", 12, eval_greater_equal},
+    {"", "And", 7, eval_and}, {"", "Or", 7, eval_or}, {"", "Xor", 7, eval_xor},
+    {"", "Not", 1, eval_not}, {"", "Where", 9, eval_where}, {"", "Cast", 6, eval_cast},
+    {"", "CastLike", 15, eval_cast_like}, {"", "Identity", 1, eval_identity},
+};
+
+const OpKernelTable eval_elementwise_kernels = {kernels, sizeof kernels / sizeof *kernels};

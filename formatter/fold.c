@@ -1,0 +1,247 @@
+/* fold.c - pass "fold": a node whose inputs are all constants is evaluated
+ * (the op registry's kernels, core/eval.h) and its outputs become
+ * initializers of the same names, so consumers, value_info and graph outputs
+ * stay valid. Nodes are visited in graph order, so a chain of constant
+ * nodes folds in one run; inside If/Loop/Scan bodies an initializer of an
+ * enclosing graph counts as a constant.
+ *
+ * A constant is an initializer that is not also a graph input: from IR
+ * version 4 on, an initializer listed as an input is only a default the
+ * caller may override. Under IR < 4 every initializer is an input, and
+ * counts as a constant (as onnx-simplifier and onnxruntime treat them).
+ * Shape and Size of any value whose shape shape inference knows statically
+ * (declared inputs, --input-shape) become constants too; Shape with
+ * start/end needs only the dims it reads.
+ *
+ * Never folded: random operations (their outputs differ from run to run),
+ * QuantizeLinear/DequantizeLinear (quantizers look for them), results over
+ * --fold-limit, and an Expand, Tile or ConstantOfShape whose result is more
+ * than twice the size of its inputs (and more than 1 KiB): those ops exist
+ * to make a large tensor from a small one at run time, and folding them
+ * would grow the file and the memory a loader needs by that tensor to save
+ * a cheap operation. Results of at least one writer chunk
+ * are computed while written (core/lazy.h) when their kernel can. */
+#include <string.h>
+
+#include "../core/eval.h"
+#include "../core/ops_registry.h"
+#include "params.h"
+#include "passes.h"
+
+enum {
+    FOLD_DEFAULT_LIMIT = 64 << 20,
+    FOLD_LAZY_FROM = 1 << 20, /* a writer chunk */
+    FOLD_MAX_OUT = 64,
+    FOLD_GROWTH = 2,      /* see the file comment */
+    FOLD_SMALL = 1 << 10, /* results this small fold whatever their growth */
+    FOLD_EXTERNAL_FROM = 1 << 10, /* --size-threshold's default */
+};
+
+static bool fold_excluded(const Op *op)
+{
+    static const char *const never[] = {
+        "RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike",
+        "Multinomial", "Bernoulli", "QuantizeLinear", "DequantizeLinear",
+        "DynamicQuantizeLinear", "Constant",
+    };
+    for (size_t i = 0; i < sizeof never / sizeof *never; i++)
+        if (op_is(op, never[i]))
+            return true;
+    return (op->domain && *op->domain) || op->n_outputs > FOLD_MAX_OUT;
+}
+
+/* Ops that make a large tensor from a small one. */
+static bool fold_grows(const Op *op)
+{
+    return op_is(op, "Expand") || op_is(op, "Tile") || op_is(op, "ConstantOfShape");
+}
+
+/* v's constant value, or NULL (see the file comment). */
+static const Tensor *fold_constant(const Var *v)
+{
+    if (!v || !v->param || v->param->sparse)
+        return NULL;
+    if (v->is_input && v->graph->model->ir_version >= 4)
+        return NULL;
+    return v->param;
+}
+
+/* Fills ins[] with op's constant inputs; false unless every present input is one. */
+static bool fold_inputs(const Op *op, const Tensor **ins, size_t *bytes)
+{
+    *bytes = 0;
+    for (size_t i = 0; i < op->n_inputs; i++) {
+        ins[i] = NULL;
+        if (!op->inputs[i])
+            continue;
+        if (!(ins[i] = fold_constant(op->inputs[i])))
+            return false;
+        *bytes += ins[i]->nbytes;
+    }
+    return true;
+}
+
+/* Outputs that are graph inputs or whose name another node writes stay:
+ * rewritten holds the names written by more than one node of the graph (a
+ * model that is not SSA, de-inplace off), and an initializer of such a name
+ * would be written by the other node too, which no model may do (as in
+ * pass constant). */
+static bool fold_outputs_ok(const Op *op, const NameMap *rewritten)
+{
+    for (size_t i = 0; i < op->n_outputs; i++) {
+        const Var *v = op->outputs[i];
+        if (v && (v->is_input || v->shadowed || v->param ||
+                  namemap_get(rewritten, v->name)))
+            return false;
+    }
+    return op->n_outputs > 0;
+}
+
+static size_t fold_limit(const Model *m)
+{
+    return m->fold_limit ? m->fold_limit : FOLD_DEFAULT_LIMIT;
+}
+
+/* Evaluates op into outs: EVAL_OK, EVAL_DECLINE (op stays) or EVAL_OOM. */
+static int fold_eval(Op *op, OpEvalFn eval, Tensor **outs)
+{
+    Model *m = op->graph->model;
+    const Tensor **ins = arena_array(&m->arena, op->n_inputs ? op->n_inputs : 1, sizeof *ins);
+    size_t in_bytes;
+    if (!ins)
+        return EVAL_OOM;
+    if (!fold_inputs(op, ins, &in_bytes))
+        return EVAL_DECLINE;
+    size_t limit = fold_limit(m), growth = m->fold_growth ? m->fold_growth : FOLD_GROWTH;
+    size_t grown = in_bytes > SIZE_MAX / growth ? SIZE_MAX : in_bytes * growth;
+    grown = grown > FOLD_SMALL ? grown : FOLD_SMALL;
+    bool grows = fold_grows(op) && grown < limit;
+    EvalCtx c = {op, model_domain_opset(m, ""), ins, op->n_inputs, outs, op->n_outputs,
+                 &m->arena, m, grows ? grown : limit, FOLD_LAZY_FROM, NULL};
+    int rc = eval(&c);
+    if (rc == EVAL_DECLINE && grows && c.why && strstr(c.why, "fold limit"))
+        model_warn(m, op_label(op), "not folded: the result would be more than twice the "
+                   "size of its inputs");
+    else if (rc == EVAL_DECLINE && c.why && strstr(c.why, "fold limit"))
+        model_warn(m, op_label(op), "not folded: the result is larger than --fold-limit "
+                   "(%zu bytes)", limit);
+    else if (rc == EVAL_DECLINE)
+        model_warn(m, op_label(op), "not folded: %s", c.why ? c.why : "unsupported");
+    for (size_t i = 0; !rc && i < op->n_outputs; i++)
+        if (op->outputs[i] && !outs[i])
+            rc = EVAL_DECLINE; /* a kernel that leaves an output unset declines */
+    return rc;
+}
+
+/* Results computed from external data stay external, as fuse-bn's weights
+ * do: such a model keeps its weights out of the 2 GiB protobuf. Small
+ * results (shapes, scalars) go inline. */
+static void fold_keep_external(const Op *op, Tensor **outs)
+{
+    bool external = false;
+    for (size_t i = 0; i < op->n_inputs; i++)
+        external |= op->inputs[i] && op->inputs[i]->param && op->inputs[i]->param->external;
+    for (size_t i = 0; external && i < op->n_outputs; i++)
+        if (outs[i] && outs[i]->nbytes >= FOLD_EXTERNAL_FROM)
+            outs[i]->external = true;
+}
+
+/* Shape or Size of a value whose shape (the part Shape reads) inference
+ * knows statically: a constant, whatever computes the value. NULL when a
+ * dim it needs is unknown or symbolic (or out of memory: the node stays). */
+static Tensor *fold_static_shape(Op *op)
+{
+    const Var *x = op->n_inputs == 1 ? op->inputs[0] : NULL;
+    int rank = x ? value_rank(x) : -1;
+    if (rank < 0)
+        return NULL;
+    bool size = op_is(op, "Size");
+    int64_t start = size ? 0 : op_attr_int(op, "start", 0);
+    int64_t end = size ? rank : op_attr_int(op, "end", rank);
+    start = start < 0 ? start + rank : start;
+    end = end < 0 ? end + rank : end;
+    start = start < 0 ? 0 : start > rank ? rank : start;
+    end = end < start ? start : end > rank ? rank : end;
+    int64_t n = end - start, prod = 1;
+    Tensor *t = tensor_new(&op->graph->model->arena, DT_INT64, size ? 0 : 1, &n);
+    for (int64_t k = start; t && k < end; k++) {
+        int64_t d = value_dim(x, (int)k);
+        if (d < 0)
+            return NULL;
+        prod = d && prod > INT64_MAX / d ? -1 : prod * d;
+        if (prod < 0)
+            return NULL;
+        if (!size)
+            tensor_set_i64(t, (size_t)(k - start), d);
+    }
+    if (t && size)
+        tensor_set_i64(t, 0, prod);
+    return t;
+}
+
+/* A Shape/Size of a value that is not a constant (see fold_static_shape). */
+static int fold_shape_of(Op *op, Diag *d)
+{
+    Model *m = op->graph->model;
+    Tensor *t = fold_static_shape(op);
+    if (!t)
+        return 0;
+    if (op_outputs_to_params(op, &t))
+        return diag_set(d, PPQ_EINTERNAL, "out of memory in pass fold (node '%s')", op_label(op));
+    model_note(m, "folded static shape", op_label(op));
+    return 0;
+}
+
+static int fold_op(Op *op, const NameMap *rewritten, Diag *d)
+{
+    Model *m = op->graph->model;
+    if (!fold_outputs_ok(op, rewritten))
+        return 0;
+    if ((op_is(op, "Shape") || op_is(op, "Size")) && op->n_outputs == 1 &&
+        op->n_inputs == 1 && op->inputs[0] && !fold_constant(op->inputs[0]))
+        return fold_shape_of(op, d);
+    OpEvalFn eval = ops_kernel("", op->type, model_domain_opset(m, ""));
+    if (!eval || fold_excluded(op))
+        return 0;
+    Tensor **outs = arena_array(&m->arena, op->n_outputs, sizeof *outs);
+    if (!outs)
+        return diag_set(d, PPQ_EINTERNAL, "out of memory in pass fold");
+    memset(outs, 0, op->n_outputs * sizeof *outs);
+    int rc = fold_eval(op, eval, outs);
+    if (rc == EVAL_DECLINE)
+        return 0;
+    const char *label = op_label(op);
+    if (!rc)
+        fold_keep_external(op, outs);
+    if (rc || op_outputs_to_params(op, outs))
+        return diag_set(d, PPQ_EINTERNAL, "out of memory in pass fold (node '%s')", label);
+    model_note(m, "folded", label);
+    return 0;
+}
+
+static int fold_graph(Graph *g, const NameMap *rewritten, Diag *d)
+{
+    for (size_t i = 0; i < g->n_ops; i++) {
+        Op *op = g->ops[i];
+        if (!op->removed && fold_op(op, rewritten, d))
+            return d->code;
+    }
+    return 0;
+}
+
+int pass_fold(Graph *g, Diag *d)
+{
+    if (!graph_takes_new_params(g))
+        return 0;
+    NameMap rewritten = {0};
+    for (size_t i = 0; i < g->n_vars; i++) {
+        Var *v = g->vars[i];
+        if (v->shadowed && !v->dropped && namemap_put(&rewritten, v->name, v)) {
+            namemap_free(&rewritten);
+            return diag_set(d, PPQ_EINTERNAL, "out of memory in pass fold");
+        }
+    }
+    int rc = fold_graph(g, &rewritten, d);
+    namemap_free(&rewritten);
+    return rc;
+}

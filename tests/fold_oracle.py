@@ -1,0 +1,171 @@
+#!/usr/bin/python3
+"""The kernel oracle: every fold kernel against the ONNX backend test suite.
+
+For each node case (/usr/share/libonnx-testdata/data/node/*) whose every node
+has a kernel (the kernel tables in core/eval_*.c, read here from the
+sources), the case's inputs (test_data_set_0/input_N.pb) become
+initializers, ppqfmt runs `--passes=constant,fold`, and each graph output
+must come back as an initializer equal to output_N.pb: exactly for integer
+and bool results, within the suite's tolerance (rtol 1e-3, atol 1e-7) for
+floats (one step for bfloat16, see compare()), NaN where NaN is expected.
+
+A case is skipped (with its reason) when an op has no kernel, its opset is
+older than the kernel's, an input or output has an element type the kernels
+do not take (strings, float8, complex, 4-bit), or the kernel declines the
+node (ppqfmt's "not folded: ..." warning: for example an integer division by
+zero). Each case prints `ok`, `skip` or `FAIL`; the last line is
+`fold_oracle: N passed, M failed` (and the skips by reason before it).
+
+    /usr/bin/python3 tests/fold_oracle.py [SUBSTRING ...]
+"""
+import collections
+import glob
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+
+import testlib  # tests/, beside this file
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PPQFMT = os.environ.get("PPQFMT", os.path.join(REPO, "build", "ppqfmt"))
+SUITE = "/usr/share/libonnx-testdata/data/node"
+RTOL, ATOL = 1e-3, 1e-7
+T = onnx.TensorProto
+SUPPORTED = {T.FLOAT, T.FLOAT16, T.BFLOAT16, T.DOUBLE, T.INT8, T.INT16, T.INT32, T.INT64,
+             T.UINT8, T.UINT16, T.UINT32, T.UINT64, T.BOOL}
+
+tally = testlib.Tally("fold_oracle")
+
+
+def kernels():
+    """{op type: smallest since-version} from the kernel tables."""
+    found = {}
+    for path in glob.glob(os.path.join(REPO, "core", "eval_*.c")):
+        for op, since in re.findall(r'\{"", "(\w+)", (\d+), eval_\w+\}', open(path).read()):
+            found[op] = min(int(since), found.get(op, 1 << 30))
+    return found
+
+
+def opset(m):
+    return next((o.version for o in m.opset_import if o.domain in ("", "ai.onnx")), 1)
+
+
+def why_skip(m, ks):
+    """The reason the case cannot be folded by construction, or None."""
+    for n in m.graph.node:
+        if n.domain not in ("", "ai.onnx") or n.op_type not in ks and n.op_type != "Constant":
+            return "no kernel for %s" % n.op_type
+        if n.op_type in ks and opset(m) < ks[n.op_type]:
+            return "%s kernel starts at opset %d" % (n.op_type, ks[n.op_type])
+    for vi in list(m.graph.input) + list(m.graph.output):
+        if vi.type.WhichOneof("value") != "tensor_type":
+            return "non-tensor value"
+        if vi.type.tensor_type.elem_type not in SUPPORTED:
+            return "element type %s" % T.DataType.Name(vi.type.tensor_type.elem_type)
+    return None
+
+
+def as_constants(m, inputs):
+    """m with every graph input turned into an initializer of its value. The
+    suite stores bfloat16 values as UINT16 tensors of the same bits: they
+    get the declared type back."""
+    for vi, t in zip(list(m.graph.input), inputs):
+        t.name = vi.name
+        if vi.type.tensor_type.elem_type == T.BFLOAT16 and t.data_type == T.UINT16:
+            t.data_type = T.BFLOAT16
+        m.graph.initializer.append(t)
+    del m.graph.input[:]
+    return m
+
+
+def bfloat16_bits(a):
+    """float32 values of bfloat16 bits held as uint16 (the suite's form)."""
+    return (a.astype(np.uint32) << 16).view(np.float32)
+
+
+def compare(got, exp, declared):
+    """None if got matches exp (see the module comment). bfloat16 results
+    may differ by one bfloat16 step (relative 2**-7): this suite (onnx 1.12)
+    made them by truncating float32, onnxruntime and ppqfmt round to
+    nearest even (as onnx's own data does since 1.14)."""
+    rtol = RTOL
+    if declared == T.BFLOAT16 and exp.dtype == np.uint16:
+        exp, rtol = bfloat16_bits(exp), 2.0 ** -7
+    if got.dtype != exp.dtype or got.shape != exp.shape:
+        return "got %s%s, expected %s%s" % (got.dtype, got.shape, exp.dtype, exp.shape)
+    if exp.dtype.kind in "f" or exp.dtype == np.dtype("float16"):
+        nan = np.isnan(exp)
+        if not np.array_equal(nan, np.isnan(got)):
+            return "NaN in different places"
+        g, e = got[~nan].astype(np.float64), exp[~nan].astype(np.float64)
+        bad = ~np.isclose(g, e, rtol=rtol, atol=ATOL) & ~(g == e)
+        return None if not bad.any() else "%d of %d elements differ (first: %r vs %r)" % (
+            bad.sum(), bad.size, g[bad][0], e[bad][0])
+    return None if np.array_equal(got, exp) else "values differ: %r vs %r" % (
+        got.ravel()[:8], exp.ravel()[:8])
+
+
+def run_case(case, ks, tmp):
+    m = onnx.load(os.path.join(case, "model.onnx"))
+    reason = why_skip(m, ks)
+    if reason:
+        return testlib.SKIP + reason
+    data = os.path.join(case, "test_data_set_0")
+    ins = [onnx.load_tensor(p) for p in sorted(glob.glob(os.path.join(data, "input_*.pb")),
+                                                key=lambda p: int(re.findall(r"\d+", p)[-1]))]
+    outs = [onnx.load_tensor(p) for p in sorted(glob.glob(os.path.join(data, "output_*.pb")),
+                                                 key=lambda p: int(re.findall(r"\d+", p)[-1]))]
+    if len(ins) != len(m.graph.input):
+        return testlib.SKIP + "inputs and input files differ in number (optional inputs)"
+    src, dst = os.path.join(tmp, "in.onnx"), os.path.join(tmp, "out.onnx")
+    onnx.save(as_constants(m, ins), src)
+    # --fold-growth (hidden): Expand/Tile/ConstantOfShape fold however much
+    # they grow, so that their kernels are tested too.
+    p = subprocess.run([PPQFMT, "--passes=constant,fold", "--fold-growth=1000000", src, "-o", dst],
+                       capture_output=True, text=True, timeout=60)
+    if p.returncode:
+        return "ppqfmt exit %d: %s" % (p.returncode, p.stderr.strip()[-300:])
+    out = onnx.load(dst)
+    inits = {t.name: t for t in out.graph.initializer}
+    for vi, exp in zip(out.graph.output, outs):
+        if vi.name not in inits:
+            declined = re.search(r"not folded: .*", p.stderr)
+            if declined:
+                return testlib.SKIP + "kernel declined: " + declined.group(0)[12:]
+            return "output %s not folded (%d nodes left)" % (vi.name, len(out.graph.node))
+        err = compare(numpy_helper.to_array(inits[vi.name]), numpy_helper.to_array(exp),
+                      vi.type.tensor_type.elem_type)
+        if err:
+            return "output %s: %s" % (vi.name, err)
+    return None
+
+
+def main(patterns):
+    ks = kernels()
+    skipped = collections.Counter()
+    cases = sorted(c for c in glob.glob(os.path.join(SUITE, "*"))
+                   if not patterns or any(p in os.path.basename(c) for p in patterns))
+    with tempfile.TemporaryDirectory() as tmp:
+        for case in cases:
+            name = os.path.basename(case)
+            try:
+                err = run_case(case, ks, tmp)
+            except Exception as e:  # a broken output fails the case, not the runner
+                err = "%s: %s" % (type(e).__name__, e)
+            if err and err.startswith(testlib.SKIP):
+                reason = err[len(testlib.SKIP):]
+                skipped[re.sub(r"^no kernel for .*", "no kernel", reason)] += 1
+            tally.report(name, err)
+    for reason, n in sorted(skipped.items(), key=lambda x: -x[1]):
+        print("skipped %d: %s" % (n, reason))
+    return tally.summary()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -710,6 +710,41 @@ static const char *check_opset_resolution(Graph *g)
     return NULL;
 }
 
+/* Ops shaped like their first input that take further inputs (Trilu's k,
+ * CumSum's axis, InstanceNormalization's scale and bias, the Scatter
+ * family's indices and updates, ReverseSequence's lengths): a torch
+ * causal mask is Trilu(x, k), so a one-input bound lost the whole mask. */
+static const char *check_like_input0_extra_inputs(Graph *g)
+{
+    in_decl(g, "x", "float:batch,seq,seq");
+    in_decl(g, "n", "float:batch,8,H,W");
+    in_decl(g, "idx", "int64:batch,seq,seq");
+    in_decl(g, "nd", "int64:batch,2");
+    in_decl(g, "upd", "float:batch,seq");
+    in_decl(g, "lens", "int64:seq");
+    ints(g, "k", (int64_t[]){1}, -1);
+    ints(g, "axis", (int64_t[]){2}, -1);
+    floats(g, "scale", (int64_t[]){8}, 1);
+    floats(g, "bias", (int64_t[]){8}, 1);
+    must(op_set_attr_int(nd(g, "Trilu", "triu", "x,k", "t1"), "upper", 1), "attr");
+    nd(g, "Trilu", "tril", "x", "t0");
+    nd(g, "CumSum", "cumsum", "x,axis", "cs");
+    nd(g, "InstanceNormalization", "inorm", "n,scale,bias", "in");
+    nd(g, "ScatterElements", "scat", "x,idx,x", "se");
+    nd(g, "ScatterND", "scatnd", "x,nd,upd", "snd");
+    nd(g, "ReverseSequence", "rev", "x,lens", "rs");
+    EXPECT(!infer());
+    EXPECT_FACT(g, "t1", "float:\\[batch,seq,seq]");
+    EXPECT_FACT(g, "t0", "float:\\[batch,seq,seq]");
+    EXPECT_FACT(g, "cs", "float:\\[batch,seq,seq]");
+    EXPECT_FACT(g, "in", "float:\\[batch,8,H,W]");
+    EXPECT_FACT(g, "se", "float:\\[batch,seq,seq]");
+    EXPECT_FACT(g, "snd", "float:\\[batch,seq,seq]");
+    EXPECT_FACT(g, "rs", "float:\\[batch,seq,seq]");
+    EXPECT(n_issues() == 0);
+    return NULL;
+}
+
 static int dump_model(const char *path)
 {
     Source src;
@@ -780,6 +815,7 @@ int main(int argc, char **argv)
     RUN_DIM(dim_overflow_is_fresh);
     RUN_DIM(dim_fresh_names);
     RUN(conv_pool_static, 13);
+    RUN(like_input0_extra_inputs, 14);
     RUN(conv_symbolic, 13);
     RUN(broadcast, 13);
     RUN(data_propagation, 13);

@@ -1,12 +1,12 @@
 #!/usr/bin/python3
-"""Real networks through ppqfmt: torchvision exports, formatted with the default passes.
+"""Real networks through ppqfmt: torchvision and user-style exports, formatted with the default passes.
 
 Usage: tests/test_models.py [--quick | --legacy] [--models a,b] [--opsets 11,13,17] [--dir DIR]
                             [--keep OUTDIR] [--ppqfmt-args ARGS]
 
 Exports the models with scripts/export_torchvision.py into DIR (default build/models) when
-they are missing or older than that script (torch comes from Debian: run
-scripts/install_model_deps.sh once), then runs ppqfmt (build/ppqfmt, or $PPQFMT) with the
+they are missing or older than it or scripts/export_transformers.py (torch comes from Debian:
+run scripts/install_model_deps.sh once), then runs ppqfmt (build/ppqfmt, or $PPQFMT) with the
 default passes and --report=json on every model and checks:
   run      ppqfmt exits 0 (time recorded);
   checker  onnx.checker.check_model(output, full_check=True) passes (the original is checked
@@ -29,9 +29,24 @@ default passes and --report=json on every model and checks:
            export: the same nodes (op type, inputs, outputs, attributes) in the same order and
            the same initializers (names and values; their order may differ);
   equiv    onnxruntime gives the same outputs on the original and the output
-           (scripts/ortcheck.py: same random inputs, tolerance 1e-5 + 1e-3*max|ref|).
+           (scripts/ortcheck.py: same random inputs, tolerance 1e-5 + 1e-3*max|ref|; the
+           dynamic dims of a user-style export take the sizes its export record gives, other
+           than the traced ones). Detection models (boxes, scores, labels with one row per
+           detection): the same, plus the detection count; if the counts differ, the rows both
+           have are compared and the check fails naming both counts (compare_detections);
+  shape    shape inference (build/tests/test_infer --dump; tests/infer_oracle.py's functions) on
+           the original and on the output: onnxruntime's actual shape of every node output of
+           the main graph (each made a graph output, same inputs as equiv) must match ppqfmt's
+           dims with the symbols bound from those shapes, and wherever onnx's
+           infer_shapes(strict_mode=False, data_prop=True) knows a dtype, rank or static dim,
+           ppqfmt's must not differ: a conflict fails. Facts onnx has and ppqfmt lacks on ops
+           with a rule are listed as notes, not failures.
 A model passes if every check passes. The result is a markdown table (nodes and
-BatchNormalization nodes before -> after, timings), the details of every failure, and the
+BatchNormalization nodes before -> after, timings), a shape-inference coverage table (per model,
+original and output: the share of node outputs with a dtype and rank, and with every dim known
+-- a number or an expression of the graph inputs' symbols -- for ppqfmt and for onnx; the facts
+only one side has; onnxruntime dims checked; the wall time of test_infer --dump, which loads the
+model, against onnx's infer_shapes on the loaded model), the details of every failure, and the
 last line `test_models: N passed, M failed[, K skipped]` (K: model/opset combinations torch
 cannot export; the reason is printed). The exit status is 1 if any model failed.
 
@@ -42,11 +57,18 @@ Upsample-9, Slice-1), and Constant-weight variants (<model>_constw: every initia
 by a Constant node of the same name, as some converters emit) of resnet18 at opset 13 and of
 mobilenet_v2 and legacy_nearest at opset 9.
 
+The user-style set (USER_MODELS, scripts/export_transformers.py; part of the default full run):
+gpt2_tiny, bert_tiny, llama_tiny, lstm_conv, gru_conv, swin_t, maxvit_t, efficientnet_v2_s,
+ssdlite320_mobilenet_v3_large and fasterrcnn_mobilenet_v3_large_320_fpn at opsets 14 and 17,
+exported with dynamic axes and torch's constant folding on.
+
 --quick is the small CI subset: resnet18 and mobilenet_v2 at opset 13, r3d_18 at opset 11,
-resnet18 at opset 9 and mobilenet_v2_constw at opset 9.
-The default run is every model of ALL_MODELS at opsets 11, 13 and 17, plus the legacy set.
---models/--opsets restrict it (a model named with --models is run at every opset given, or
-11, 13 and 17 when none is, plus its legacy-set entries), and restrict --quick and --legacy
+resnet18 at opset 9, mobilenet_v2_constw at opset 9, gpt2_tiny at opset 17 and lstm_conv at
+opset 14.
+The default run is every model of ALL_MODELS at opsets 11, 13 and 17, the user-style set, plus
+the legacy set. --models/--opsets restrict it (a model named with --models is run at every
+opset given, or 11, 13 and 17 when none is -- 14 and 17 for a user-style model -- plus its
+legacy-set entries), and restrict --quick and --legacy
 when given with them. Any <model>_constw name may be given. --keep OUTDIR keeps the formatted
 models.
 Run with Debian's /usr/bin/python3 (python3-onnx, python3-numpy).
@@ -557,7 +579,26 @@ def test_model(name, opset, d, workdir, extra):
 
 
 def compare_detections(ref, got):
-    return ortcheck.compare(ref, got)
+    """The outputs of a detection model (boxes, scores, labels) have one row per detection that
+    survives the score threshold and NMS, a count that depends on the data. With the same count
+    on both sides every output is compared as usual (ortcheck.compare) and the message gives the
+    count. With different counts the rows both sides have are compared (torchvision sorts the
+    detections by descending score, so these are the first min(n) rows) and the result is a
+    failure naming both counts: a detection gained or lost at a threshold is still a numeric
+    difference in the formatted model."""
+    if set(ref) != set(got):
+        return ortcheck.compare(ref, got)
+    n_ref = {len(a) for a in ref.values() if a.ndim}
+    n_got = {len(a) for a in got.values() if a.ndim}
+    if len(n_ref) != 1 or len(n_got) != 1:
+        return ortcheck.compare(ref, got)
+    a, b = n_ref.pop(), n_got.pop()
+    k = min(a, b)
+    ok, msg = ortcheck.compare({n: x[:k] for n, x in ref.items()},
+                               {n: x[:k] for n, x in got.items()})
+    if a == b:
+        return ok, '%s (%d detections)' % (msg, a)
+    return False, '%d detections, the original %d; the first %d: %s' % (b, a, k, msg)
 
 
 def ort_runs(src, dst, orig, out, sizes, workdir):

@@ -197,9 +197,8 @@ static int ew_cast_legacy(InferCtx *c)
 static int ew_castlike(InferCtx *c) { return ew_cast_to(c, infer_in(c, 1)->dtype); }
 
 #define UNARY(name, v) {"", name, v, 1, 1, 1, 1, ew_unary}
-/* Shaped like input 0 but with more inputs (k, axis, scale, indices...):
- * their own bounds, or a model using them would be reported as malformed. */
-#define LIKE_IN0(name, v, min_in, max_in) {"", name, v, min_in, max_in, 1, 1, ew_unary}
+/* The output is shaped like input 0, whatever the other inputs are. */
+#define LIKE_INPUT0(name, v, min_in, max_in) {"", name, v, min_in, max_in, 1, 1, ew_unary}
 #define BINARY(name, v, fn) {"", name, v, 2, 2, 1, 1, fn}
 
 static const OpSchema ops_elementwise[] = {
@@ -213,10 +212,10 @@ static const OpSchema ops_elementwise[] = {
     UNARY("Acos", 7), UNARY("Atan", 7), UNARY("Sinh", 9), UNARY("Cosh", 9), UNARY("Asinh", 9),
     UNARY("Acosh", 9), UNARY("Atanh", 9), UNARY("BitwiseNot", 18), UNARY("Not", 1),
     UNARY("Softmax", 1), UNARY("LogSoftmax", 1), UNARY("Hardmax", 1), UNARY("LRN", 1),
-    LIKE_IN0("InstanceNormalization", 1, 3, 3), UNARY("MeanVarianceNormalization", 9),
-    UNARY("LpNormalization", 1), LIKE_IN0("CumSum", 11, 2, 2), LIKE_IN0("Trilu", 14, 1, 2),
-    LIKE_IN0("ReverseSequence", 10, 2, 2), LIKE_IN0("ScatterElements", 11, 3, 3),
-    LIKE_IN0("Scatter", 9, 3, 3), LIKE_IN0("ScatterND", 11, 3, 3),
+    LIKE_INPUT0("InstanceNormalization", 1, 3, 3), UNARY("MeanVarianceNormalization", 9),
+    UNARY("LpNormalization", 1), LIKE_INPUT0("CumSum", 11, 2, 2), LIKE_INPUT0("Trilu", 14, 1, 2),
+    LIKE_INPUT0("ReverseSequence", 10, 2, 2), LIKE_INPUT0("ScatterElements", 11, 3, 3),
+    LIKE_INPUT0("Scatter", 9, 3, 3), LIKE_INPUT0("ScatterND", 11, 3, 3),
     {"", "Clip", 1, 1, 3, 1, 1, ew_unary},
     {"", "PRelu", 1, 2, 2, 1, 1, ew_unary},
     {"", "Identity", 1, 1, 1, 1, 1, ew_identity},

@@ -110,11 +110,14 @@ test-conformance: all
 # torchvision networks exported at opsets 11, 13 and 17, legacy opset-9 exports
 # and all-Constant-weight variants (into build/models),
 # formatted and checked: full checker, no BN/Constant/Identity/shared
-# parameter/dead node left, onnxruntime-equivalent. -quick: the CI subset.
-test-models: all deps-models
+# parameter/dead node left, onnxruntime-equivalent; also transformer, recurrent
+# and newer torchvision networks exported with dynamic axes (opsets 14, 17), and
+# per model a shape-inference check (test_infer --dump against onnxruntime's
+# shapes and onnx's infer_shapes) with its coverage table. -quick: the CI subset.
+test-models: all deps-models $(B)/tests/test_infer
 	$(PYTHON) tests/test_models.py
 
-test-models-quick: all deps-models
+test-models-quick: all deps-models $(B)/tests/test_infer
 	$(PYTHON) tests/test_models.py --quick
 
 # ppqfmt against cp (wall time) and its peak RSS on a ~600 MB inline and a

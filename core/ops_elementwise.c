@@ -98,11 +98,35 @@ static Dim ew_div_value(DimTable *dt, Dim a, Dim b)
     return dim_is_const(rem) && dim_value(rem) >= 0 && dim_value(rem) < k ? q : NULL;
 }
 
+/* Integer Mod: the remainder takes the divisor's sign (fmod=0, Python's
+ * rule) or the dividend's (fmod=1, C's). Constant operands, or a
+ * non-negative size over a positive constant whose remainder is provable
+ * (swin's window padding computes (7 - W % 7) % 7 from a shape). */
+static Dim ew_mod_value(InferCtx *c, Dim a, Dim b)
+{
+    if (!dim_is_const(b) || dim_value(b) == 0)
+        return NULL;
+    int64_t k = dim_value(b);
+    if (!dim_is_const(a)) {
+        if (k < 0 || !dim_nonneg(a))
+            return NULL;
+        Dim rem = dim_sub(c->dt, a, dim_mul(c->dt, dim_floordiv(c->dt, a, k), b));
+        return dim_is_const(rem) && dim_value(rem) >= 0 && dim_value(rem) < k ? rem : NULL;
+    }
+    if (dim_value(a) == INT64_MIN && k == -1)
+        return dim_const(c->dt, 0);
+    int64_t r = dim_value(a) % k;
+    if (!op_attr_int(c->op, "fmod", 0) && r != 0 && (r < 0) != (k < 0))
+        r += k;
+    return dim_const(c->dt, r);
+}
+
 static Dim ew_apply(InferCtx *c, char op, Dim a, Dim b)
 {
     if (!a || !b)
         return NULL;
     switch (op) {
+    case '%': return ew_mod_value(c, a, b);
     case '+': return dim_add(c->dt, a, b);
     case '-': return dim_sub(c->dt, a, b);
     case '*': return dim_mul(c->dt, a, b);
@@ -139,6 +163,7 @@ static int ew_add(InferCtx *c) { return ew_arith(c, '+'); }
 static int ew_sub(InferCtx *c) { return ew_arith(c, '-'); }
 static int ew_mul(InferCtx *c) { return ew_arith(c, '*'); }
 static int ew_div(InferCtx *c) { return ew_arith(c, '/'); }
+static int ew_mod(InferCtx *c) { return ew_arith(c, '%'); }
 
 static bool ew_int_type(int32_t t) { return t == DT_INT64 || t == DT_INT32; }
 
@@ -216,7 +241,7 @@ static const OpSchema ops_elementwise[] = {
     BINARY("Mul", 1, ew_legacy_binary), BINARY("Mul", 7, ew_mul),
     BINARY("Div", 1, ew_legacy_binary), BINARY("Div", 7, ew_div),
     BINARY("Pow", 1, ew_legacy_binary), BINARY("Pow", 7, ew_binary),
-    BINARY("Mod", 10, ew_binary), BINARY("BitShift", 11, ew_binary),
+    BINARY("Mod", 10, ew_mod), BINARY("BitShift", 11, ew_binary),
     BINARY("BitwiseAnd", 18, ew_binary), BINARY("BitwiseOr", 18, ew_binary),
     BINARY("BitwiseXor", 18, ew_binary),
     BINARY("And", 1, ew_legacy_binary), BINARY("And", 7, ew_compare),

@@ -18,6 +18,13 @@ forms: `legacy_nearest` and `legacy_bilinear` (LegacyNet below: Conv+BN, ReLU6, 
 constant with value 0.5 and reflect, nn.Upsample x2 nearest or bilinear with
 align_corners=False, a slice; at opset 9 that is Clip-6, Pad-2, Upsample-9 and Slice-1).
 
+The names of scripts/export_transformers.py's USER table (gpt2_tiny, bert_tiny, llama_tiny,
+lstm_conv, gru_conv, swin_t, maxvit_t, efficientnet_v2_s, ssdlite320_mobilenet_v3_large,
+fasterrcnn_mobilenet_v3_large_320_fpn) are exported the way users export: with dynamic axes and
+torch's constant folding on (see that file); their record also holds the inputs' symbolic
+shapes and the sizes the tests feed for the dynamic dims. They share the caching below; a
+change to either script redoes every export.
+
 A name `<model>_constw` (any model above, e.g. resnet18_constw) is a Constant-weight variant,
 as some converters emit: the export of <model> at the same opset (made first if needed) with
 every initializer replaced by a Constant node of the same output name and value, placed just
@@ -47,6 +54,11 @@ from collections import defaultdict
 
 SCRIPT = os.path.abspath(__file__)
 DEFAULT_OPSETS = (11, 13, 17)
+sys.path.insert(0, os.path.dirname(SCRIPT))
+import export_transformers  # noqa: E402  (the user-style exports: USER, export())
+from export_transformers import USER  # noqa: E402
+# The exports depend on both scripts: a change to either redoes them.
+SOURCES = (SCRIPT, os.path.abspath(export_transformers.__file__))
 
 # name -> (builder keyword arguments, input shape). Small inputs where the network allows, to
 # keep onnxruntime time low; every spatial size still leaves >= 2x2 before the global pooling.
@@ -82,7 +94,7 @@ def base_of(name):
 
 
 def known(name):
-    return base_of(name) in MODELS
+    return base_of(name) in MODELS or base_of(name) in USER
 
 
 def legacy_net(mode):
@@ -263,7 +275,7 @@ def export_constw(name, opset, outdir, force, tmp):
 
 
 def up_to_date(path):
-    return os.path.exists(path) and os.path.getmtime(path) > os.path.getmtime(SCRIPT)
+    return os.path.exists(path) and os.path.getmtime(path) > max(map(os.path.getmtime, SOURCES))
 
 
 def paths(outdir, name, opset):
@@ -318,13 +330,19 @@ def export_one(name, opset, outdir, force=False):
                 rec['cached'] = True
                 return rec
     rec = {'model': name, 'opset': opset, 'torch': torch.__version__,
-           'input_shape': list(MODELS[base_of(name)][1]), 'file': os.path.basename(onnx_path)}
+           'file': os.path.basename(onnx_path)}
+    if base_of(name) in MODELS:
+        rec['input_shape'] = list(MODELS[base_of(name)][1])
     tmp = os.path.join(outdir, '.%s_op%d.onnx.tmp' % (name, opset))
     t0 = time.time()
     try:
         if variant:
             # force=True redoes the base too; 'variant' (a stale variant) only what is stale
             rec.update(export_constw(name, opset, outdir, force is True, tmp))
+        elif name in USER:
+            with warnings.catch_warnings():
+                warnings.simplefilter('ignore')
+                rec.update(export_transformers.export(name, opset, tmp))
         else:
             model, x = build(name)
             rec['bn_layers'] = sum(isinstance(m, torch.nn.modules.batchnorm._BatchNorm)
@@ -382,13 +400,17 @@ def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('outdir', nargs='?')
     ap.add_argument('--opsets', default=','.join(map(str, DEFAULT_OPSETS)))
-    ap.add_argument('--models', default=','.join(MODELS))
+    ap.add_argument('--models', default=','.join(list(MODELS) + list(USER)))
     ap.add_argument('--force', action='store_true', help='export again even if cached')
     ap.add_argument('--list', action='store_true', help='print the model names and exit')
     args = ap.parse_args(argv)
     if args.list:
         for name, (_, shape) in MODELS.items():
             print('%-30s input %s' % (name, 'x'.join(map(str, shape))))
+        for name, spec in USER.items():
+            print('%-30s dynamic axes %s' % (name, ', '.join(
+                '%s %s' % (k, sorted(v.values())) for k, v in spec['dynamic_axes'].items()
+                if k in spec['inputs'])))
         print('%-30s every initializer made a Constant node' % ('<model>' + CONSTW))
         return 0
     if not args.outdir:
@@ -397,7 +419,7 @@ def main(argv):
     bad = [m for m in models if not known(m)]
     if bad:
         raise SystemExit('unknown model: %s (known: %s; and <model>%s for each)' % (
-            ', '.join(bad), ', '.join(MODELS), CONSTW))
+            ', '.join(bad), ', '.join(list(MODELS) + list(USER)), CONSTW))
     try:
         opsets = parse_list(args.opsets, 'opset', conv=int)
     except ValueError:

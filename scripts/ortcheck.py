@@ -4,7 +4,9 @@
 Library use (tests do `sys.path.insert(0, 'scripts'); import ortcheck`):
     run_models(jobs)            jobs: [{'model': path, 'inputs': {name: ndarray}}]
                                 -> [ {output name: ndarray} (in model output order) or error str ]
-    random_inputs(model_path)   -> {input name: ndarray} for every real graph input
+    random_inputs(model_path, seed=0, sizes=None)
+                                -> {input name: ndarray} for every real graph input; a symbolic
+                                   dim takes its size from sizes {dim_param: n}, else 1
     compare(ref, got)           -> (ok, message)   tolerance 1e-5 + 1e-3*max|ref| per output
     equiv(a, b, seed=0)         -> (ok, message)   same random inputs, outputs compared
 CLI:
@@ -169,7 +171,7 @@ def real_inputs(model):
     return [i for i in model.graph.input if i.name not in inits]
 
 
-def random_inputs(model_path, seed=0):
+def random_inputs(model_path, seed=0, sizes=None):
     model = onnx.load(model_path, load_external_data=False)
     rng = np.random.default_rng(seed)
     feeds = {}
@@ -180,8 +182,9 @@ def random_inputs(model_path, seed=0):
         dtype = ONNX_DTYPES.get(tt.elem_type)
         if dtype is None:
             raise ValueError('input %s has unsupported element type %d' % (vi.name, tt.elem_type))
-        # Unknown or symbolic dims become 1: deterministic, and valid for any broadcast.
-        shape = tuple(d.dim_value if d.HasField('dim_value') else 1 for d in tt.shape.dim)
+        # Unknown or symbolic dims become 1 unless sized: deterministic, valid for any broadcast.
+        shape = tuple(d.dim_value if d.HasField('dim_value') else
+                      (sizes or {}).get(d.dim_param, 1) for d in tt.shape.dim)
         if dtype == 'string':
             arr = rng.choice(np.array(['a', 'bb', 'ccc', 'monday'], dtype=object), size=shape)
         elif dtype == 'bool':

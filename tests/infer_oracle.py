@@ -79,9 +79,9 @@ def run_dump(tool, model):
     return facts, unknown, issues
 
 
-def onnx_facts(model):
+def onnx_facts(model, symbolic=False):
     """onnx's inferred types of the main graph: {name: (dtype or None, dims or None)};
-    a dim is an int (static) or None."""
+    a dim is an int (static) or None (with symbolic, its dim_param when it has one)."""
     try:
         inferred = shape_inference.infer_shapes(model, strict_mode=False, data_prop=True)
     except Exception as e:  # onnx refuses some suite models outright: nothing to compare
@@ -95,7 +95,8 @@ def onnx_facts(model):
         dt = DTYPE_NAME.get(tt.elem_type) if tt.elem_type else None
         dims = None
         if tt.HasField('shape'):
-            dims = [d.dim_value if d.HasField('dim_value') else None for d in tt.shape.dim]
+            dims = [d.dim_value if d.HasField('dim_value') else
+                    (d.dim_param or None) if symbolic else None for d in tt.shape.dim]
         out[vi.name] = (dt, dims)
     return out
 
@@ -112,8 +113,11 @@ class Tally:
         self.unruled = collections.Counter()      # ops without a rule (models that have them)
 
 
-def compare_onnx(name, ours, theirs, prod, ruled, t, problems):
-    """Counts typed/static facts; appends conflict and miss messages to problems."""
+def compare_onnx(name, ours, theirs, prod, ruled, t, problems, misses=None):
+    """Counts typed/static facts; appends conflict and miss messages to problems (the miss
+    messages to misses instead when it is a list)."""
+    if misses is None:
+        misses = problems
     for v, op in prod.items():
         od, odims = ours.get(v, (None, None))
         xd, xdims = theirs.get(v, (None, None))
@@ -127,7 +131,7 @@ def compare_onnx(name, ours, theirs, prod, ruled, t, problems):
             t.c['onnx_only'] += 1
             if op in ruled:
                 t.miss_ops[op] += 1
-                problems.append('%s (%s): onnx types it %s %s, ppqfmt does not' % (v, op, xd, xdims))
+                misses.append('%s (%s): onnx types it %s %s, ppqfmt does not' % (v, op, xd, xdims))
             continue
         if xd and od and xd != od:
             problems.append('%s (%s): dtype %s, onnx %s' % (v, op, od, xd))
@@ -147,7 +151,7 @@ def compare_onnx(name, ours, theirs, prod, ruled, t, problems):
                 t.c['static_missed'] += 1
                 if op in ruled:
                     t.miss_ops[op] += 1
-                    problems.append('%s (%s): dims %s, onnx %s' % (v, op, odims, xdims))
+                    misses.append('%s (%s): dims %s, onnx %s' % (v, op, odims, xdims))
             elif int(a) != b:
                 t.c['conflicts'] += 1
                 problems.append('%s (%s): dims %s, onnx %s' % (v, op, odims, xdims))

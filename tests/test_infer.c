@@ -738,6 +738,74 @@ static const char *check_contrib_ops(Graph *g)
     return NULL;
 }
 
+/* Ops shaped like their first input that take further inputs (Trilu's k,
+ * CumSum's axis, InstanceNormalization's scale and bias, the Scatter
+ * family's indices and updates, ReverseSequence's lengths): a torch
+ * causal mask is Trilu(x, k), so a one-input bound lost the whole mask. */
+static const char *check_like_input0_extra_inputs(Graph *g)
+{
+    in_decl(g, "x", "float:batch,seq,seq");
+    in_decl(g, "n", "float:batch,8,H,W");
+    in_decl(g, "idx", "int64:batch,seq,seq");
+    in_decl(g, "nd", "int64:batch,2");
+    in_decl(g, "upd", "float:batch,seq");
+    in_decl(g, "lens", "int64:seq");
+    ints(g, "k", (int64_t[]){1}, -1);
+    ints(g, "axis", (int64_t[]){2}, -1);
+    floats(g, "scale", (int64_t[]){8}, 1);
+    floats(g, "bias", (int64_t[]){8}, 1);
+    must(op_set_attr_int(nd(g, "Trilu", "triu", "x,k", "t1"), "upper", 1), "attr");
+    nd(g, "Trilu", "tril", "x", "t0");
+    nd(g, "CumSum", "cumsum", "x,axis", "cs");
+    nd(g, "InstanceNormalization", "inorm", "n,scale,bias", "in");
+    nd(g, "ScatterElements", "scat", "x,idx,x", "se");
+    nd(g, "ScatterND", "scatnd", "x,nd,upd", "snd");
+    nd(g, "ReverseSequence", "rev", "x,lens", "rs");
+    EXPECT(!infer());
+    static const char *const like_x[] = {"t1", "t0", "cs", "se", "snd", "rs"};
+    for (size_t i = 0; i < sizeof like_x / sizeof *like_x; i++)
+        EXPECT_FACT(g, like_x[i], "float:\\[batch,seq,seq]");
+    EXPECT_FACT(g, "in", "float:\\[batch,8,H,W]");
+    EXPECT(n_issues() == 0);
+    return NULL;
+}
+
+/* The value of an integer Mod, as n_value == 1 entry text, or "?" */
+static const char *value_text(Graph *g, const char *name)
+{
+    const InferFact *f = infer_fact(R, find(g, name));
+    return f && f->value && f->n_value == 1 && f->value[0] ? str_of(f->value[0]) : "?";
+}
+
+/* Mod's integer contents: the divisor's sign with fmod=0 (10 % -7 = -4,
+ * -10 % 7 = 4), the dividend's with fmod=1 (-10 fmod 7 = -3); a symbolic
+ * dividend stays unknown, and a size read from a shape is reduced. */
+static const char *check_mod_value(Graph *g)
+{
+    in_decl(g, "x", "float:batch,10");
+    ints(g, "i0", (int64_t[]){0}, -1);
+    ints(g, "i1", (int64_t[]){1}, -1);
+    ints(g, "seven", (int64_t[]){7}, -1);
+    ints(g, "mseven", (int64_t[]){-7}, -1);
+    ints(g, "mten", (int64_t[]){-10}, -1);
+    nd(g, "Shape", "shape", "x", "sh");
+    nd(g, "Gather", "gw", "sh,i1", "w");
+    nd(g, "Gather", "gb", "sh,i0", "b");
+    nd(g, "Mod", "m1", "w,seven", "r1");
+    nd(g, "Mod", "m2", "w,mseven", "r2");
+    nd(g, "Mod", "m3", "mten,seven", "r3");
+    must(op_set_attr_int(nd(g, "Mod", "m4", "mten,seven", "r4"), "fmod", 1), "attr");
+    nd(g, "Mod", "m5", "b,seven", "r5");
+    EXPECT(!infer());
+    EXPECT(!strcmp(value_text(g, "r1"), "3"));
+    EXPECT(!strcmp(value_text(g, "r2"), "-4"));
+    EXPECT(!strcmp(value_text(g, "r3"), "4"));
+    EXPECT(!strcmp(value_text(g, "r4"), "-3"));
+    EXPECT(!strcmp(value_text(g, "r5"), "?"));
+    EXPECT_FACT(g, "r5", "int64:\\[]");
+    return NULL;
+}
+
 static int dump_model(const char *path)
 {
     Source src;
@@ -807,6 +875,8 @@ int main(int argc, char **argv)
     RUN_DIM(dim_overflow_is_fresh);
     RUN_DIM(dim_fresh_names);
     RUN(conv_pool_static, 13);
+    RUN(like_input0_extra_inputs, 14);
+    RUN(mod_value, 13);
     RUN(conv_symbolic, 13);
     RUN(broadcast, 13);
     RUN(data_propagation, 13);

@@ -1,12 +1,12 @@
 #!/usr/bin/python3
-"""Real networks through ppqfmt: torchvision exports, formatted with the default passes.
+"""Real networks through ppqfmt: torchvision and user-style exports, formatted with the default passes.
 
 Usage: tests/test_models.py [--quick | --legacy] [--models a,b] [--opsets 11,13,17] [--dir DIR]
                             [--keep OUTDIR] [--ppqfmt-args ARGS]
 
 Exports the models with scripts/export_torchvision.py into DIR (default build/models) when
-they are missing or older than that script (torch comes from Debian: run
-scripts/install_model_deps.sh once), then runs ppqfmt (build/ppqfmt, or $PPQFMT) with the
+they are missing or older than it or scripts/export_transformers.py (torch comes from Debian:
+run scripts/install_model_deps.sh once), then runs ppqfmt (build/ppqfmt, or $PPQFMT) with the
 default passes and --report=json on every model and checks:
   run      ppqfmt exits 0 (time recorded);
   checker  onnx.checker.check_model(output, full_check=True) passes (the original is checked
@@ -29,9 +29,24 @@ default passes and --report=json on every model and checks:
            export: the same nodes (op type, inputs, outputs, attributes) in the same order and
            the same initializers (names and values; their order may differ);
   equiv    onnxruntime gives the same outputs on the original and the output
-           (scripts/ortcheck.py: same random inputs, tolerance 1e-5 + 1e-3*max|ref|).
+           (scripts/ortcheck.py: same random inputs, tolerance 1e-5 + 1e-3*max|ref|; the
+           dynamic dims of a user-style export take the sizes its export record gives, other
+           than the traced ones). Detection models (boxes, scores, labels with one row per
+           detection): the same, plus the detection count; if the counts differ, the rows both
+           have are compared and the check fails naming both counts (compare_detections);
+  shape    shape inference (build/tests/test_infer --dump; tests/infer_oracle.py's functions) on
+           the original and on the output: onnxruntime's actual shape of every node output of
+           the main graph (each made a graph output, same inputs as equiv) must match ppqfmt's
+           dims with the symbols bound from those shapes, and wherever onnx's
+           infer_shapes(strict_mode=False, data_prop=True) knows a dtype, rank or static dim,
+           ppqfmt's must not differ: a conflict fails. Facts onnx has and ppqfmt lacks on ops
+           with a rule are listed as notes, not failures.
 A model passes if every check passes. The result is a markdown table (nodes and
-BatchNormalization nodes before -> after, timings), the details of every failure, and the
+BatchNormalization nodes before -> after, timings), a shape-inference coverage table (per model,
+original and output: the share of node outputs with a dtype and rank, and with every dim known
+-- a number or an expression of the graph inputs' symbols -- for ppqfmt and for onnx; the facts
+only one side has; onnxruntime dims checked; the wall time of test_infer --dump, which loads the
+model, against onnx's infer_shapes on the loaded model), the details of every failure, and the
 last line `test_models: N passed, M failed[, K skipped]` (K: model/opset combinations torch
 cannot export; the reason is printed). The exit status is 1 if any model failed.
 
@@ -42,11 +57,18 @@ Upsample-9, Slice-1), and Constant-weight variants (<model>_constw: every initia
 by a Constant node of the same name, as some converters emit) of resnet18 at opset 13 and of
 mobilenet_v2 and legacy_nearest at opset 9.
 
+The user-style set (USER_MODELS, scripts/export_transformers.py; part of the default full run):
+gpt2_tiny, bert_tiny, llama_tiny, lstm_conv, gru_conv, swin_t, maxvit_t, efficientnet_v2_s,
+ssdlite320_mobilenet_v3_large and fasterrcnn_mobilenet_v3_large_320_fpn at opsets 14 and 17,
+exported with dynamic axes and torch's constant folding on.
+
 --quick is the small CI subset: resnet18 and mobilenet_v2 at opset 13, r3d_18 at opset 11,
-resnet18 at opset 9 and mobilenet_v2_constw at opset 9.
-The default run is every model of ALL_MODELS at opsets 11, 13 and 17, plus the legacy set.
---models/--opsets restrict it (a model named with --models is run at every opset given, or
-11, 13 and 17 when none is, plus its legacy-set entries), and restrict --quick and --legacy
+resnet18 at opset 9, mobilenet_v2_constw at opset 9, gpt2_tiny at opset 17 and lstm_conv at
+opset 14.
+The default run is every model of ALL_MODELS at opsets 11, 13 and 17, the user-style set, plus
+the legacy set. --models/--opsets restrict it (a model named with --models is run at every
+opset given, or 11, 13 and 17 when none is -- 14 and 17 for a user-style model -- plus its
+legacy-set entries), and restrict --quick and --legacy
 when given with them. Any <model>_constw name may be given. --keep OUTDIR keeps the formatted
 models.
 Run with Debian's /usr/bin/python3 (python3-onnx, python3-numpy).
@@ -67,25 +89,32 @@ import onnx
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(REPO, 'scripts'))
+import export_torchvision as exporter  # noqa: E402  (imports no torch itself)
+import infer_oracle  # noqa: E402  (tests/, beside this file)
 import ortcheck  # noqa: E402
-import testlib  # noqa: E402  (tests/, beside this file)
+import testlib  # noqa: E402
 
-EXPORT = os.path.join(REPO, 'scripts', 'export_torchvision.py')
+EXPORT = exporter.SCRIPT
 PPQFMT = os.environ.get('PPQFMT', os.path.join(REPO, 'build', 'ppqfmt'))
+TEST_INFER = os.path.join(REPO, os.environ.get('BUILD', 'build'), 'tests', 'test_infer')
 PPQFMT_TIMEOUT = 600
 
 ALL_MODELS = ['resnet18', 'resnet50', 'mobilenet_v2', 'mobilenet_v3_large', 'efficientnet_b0',
               'densenet121', 'shufflenet_v2_x1_0', 'regnet_y_400mf', 'convnext_tiny', 'r3d_18',
               'deeplabv3_mobilenet_v3_large', 'vit_b_16']
 ALL_OPSETS = [11, 13, 17]
+# exported as users do (scripts/export_transformers.py): dynamic axes, constant folding on
+USER_MODELS = list(exporter.USER)
+USER_OPSETS = list(exporter.export_transformers.DEFAULT_OPSETS)
+DETECTION = ('ssdlite320_mobilenet_v3_large', 'fasterrcnn_mobilenet_v3_large_320_fpn')
 LEGACY = [('resnet18', 9), ('mobilenet_v2', 9), ('squeezenet1_1', 9), ('legacy_nearest', 9),
           ('legacy_bilinear', 9), ('resnet18_constw', 13), ('mobilenet_v2_constw', 9),
           ('legacy_nearest_constw', 9)]
 QUICK = [('resnet18', 13), ('mobilenet_v2', 13), ('r3d_18', 11), ('resnet18', 9),
-         ('mobilenet_v2_constw', 9)]
+         ('mobilenet_v2_constw', 9), ('gpt2_tiny', 17), ('lstm_conv', 14)]
 CONSTW = '_constw'   # scripts/export_torchvision.py: the Constant-weight variant of a model
-KNOWN_MODELS = ALL_MODELS + [m for m, _ in LEGACY if m not in ALL_MODELS and
-                             not m.endswith(CONSTW)]
+KNOWN_MODELS = ALL_MODELS + USER_MODELS + [m for m, _ in LEGACY if m not in ALL_MODELS and
+                                            not m.endswith(CONSTW)]
 LEFTOVER_OPS = ('BatchNormalization', 'Constant', 'Identity')
 
 
@@ -275,8 +304,7 @@ def model_paths(d, name, opset):
     return base + '.onnx', base + '.json'
 
 
-def fresh(path):
-    return os.path.exists(path) and os.path.getmtime(path) > os.path.getmtime(EXPORT)
+fresh = exporter.up_to_date   # newer than both export scripts
 
 
 def needs_export(d, name, opset):
@@ -405,7 +433,8 @@ def test_model(name, opset, d, workdir, extra):
     r['warnings'] = all_warnings(report)
     if err:
         fail('run', err)
-        for k in ('checker', 'left', 'shared', 'dead', 'legacy', 'idempotent', 'opset', 'equiv'):
+        for k in ('checker', 'left', 'shared', 'dead', 'legacy', 'idempotent', 'opset', 'equiv',
+                  'shape'):
             r['checks'][k] = '-'
         if name.endswith(CONSTW):
             r['checks']['as-base'] = '-'
@@ -511,16 +540,150 @@ def test_model(name, opset, d, workdir, extra):
 
     t0 = time.time()
     try:
-        ok, msg = ortcheck.equiv(src, dst, seed=0)
+        feeds, runs = ort_runs(src, dst, orig, out, meta.get('test_sizes'), workdir)
     except Exception as e:  # the oracle must not take the runner down
-        ok, msg = False, '%s: %s' % (type(e).__name__, e)
+        feeds, runs = {}, ['%s: %s' % (type(e).__name__, e)] * 4
     r['ort_s'] = time.time() - t0
-    r['check_s'] = time.time() - t_model - r['ort_s'] - r['ppqfmt_s']
+    if isinstance(runs[0], str):
+        ok, msg = False, 'onnxruntime failed on the original: %s' % runs[0]
+    elif isinstance(runs[1], str):
+        ok, msg = False, 'onnxruntime failed on the output: %s' % runs[1]
+    else:
+        ok, msg = (compare_detections if name in DETECTION else ortcheck.compare)(
+            runs[0], runs[1])
     if ok:
         r['checks']['equiv'] = 'ok'
+        if msg != '%d outputs match' % len(runs[0]):
+            r['notes'].append('equiv: %s' % msg)
     else:
         fail('equiv', msg)
+
+    ruled = infer_oracle.ruled_ops(TEST_INFER)
+    r['shape'] = {'orig': shape_side(src, orig, runs[2], feeds, ruled),
+                  'out': shape_side(dst, out, runs[3], feeds, ruled)}
+    bad = ['%s: %s' % (side, m) for side, sd in r['shape'].items() for m in sd['conflicts']]
+    if bad:
+        fail('shape', '%d conflicts: %s' % (len(bad), '; '.join(bad[:10])))
+    else:
+        r['checks']['shape'] = 'ok'
+    for side, sd in r['shape'].items():
+        if sd['misses']:
+            r['notes'].append('shape (%s): onnx knows %d facts ppqfmt does not, on ops with a '
+                              'rule: %s' % (side, len(sd['misses']), short(sd['misses'], 6)))
+        if sd.get('unknown_ops'):
+            r['notes'].append('shape (%s): ops without a rule: %s' % (
+                side, ', '.join(sd['unknown_ops'])))
+        r['notes'] += ['shape (%s): %s' % (side, n) for n in sd['notes']]
+    r['check_s'] = time.time() - t_model - r['ort_s'] - r['ppqfmt_s']
     return r
+
+
+def compare_detections(ref, got):
+    """The outputs of a detection model (boxes, scores, labels) have one row per detection that
+    survives the score threshold and NMS, a count that depends on the data. With the same count
+    on both sides every output is compared as usual (ortcheck.compare) and the message gives the
+    count. With different counts the rows both sides have are compared (torchvision sorts the
+    detections by descending score, so these are the first min(n) rows) and the result is a
+    failure naming both counts: a detection gained or lost at a threshold is still a numeric
+    difference in the formatted model."""
+    if set(ref) != set(got):
+        return ortcheck.compare(ref, got)
+    n_ref = {len(a) for a in ref.values() if a.ndim}
+    n_got = {len(a) for a in got.values() if a.ndim}
+    if len(n_ref) != 1 or len(n_got) != 1:
+        return ortcheck.compare(ref, got)
+    a, b = n_ref.pop(), n_got.pop()
+    k = min(a, b)
+    ok, msg = ortcheck.compare({n: x[:k] for n, x in ref.items()},
+                               {n: x[:k] for n, x in got.items()})
+    if a == b:
+        return ok, '%s (%d detections)' % (msg, a)
+    return False, '%d detections, the original %d; the first %d: %s' % (b, a, k, msg)
+
+
+def ort_runs(src, dst, orig, out, sizes, workdir):
+    """onnxruntime on the original and the output as they are, then on copies with every node
+    output of the main graph made a graph output, all on the same random inputs (dynamic dims
+    sized by sizes, the export record's test_sizes). Returns (feeds, [4 results]), each a dict
+    {output name: array} or an error string."""
+    feeds = ortcheck.random_inputs(src, 0, sizes)
+    paths = [src, dst]
+    try:
+        for tag, m in (('orig', orig), ('out', out)):
+            paths.append(os.path.join(workdir, '%s.%s.all.onnx' % (
+                os.path.basename(src)[:-5], tag)))
+            infer_oracle.with_all_outputs(m, list(infer_oracle.producers(m)), paths[-1])
+        return feeds, ortcheck.run_models([{'model': p, 'inputs': feeds} for p in paths])
+    finally:
+        for p in paths[2:]:
+            if os.path.exists(p):
+                os.remove(p)
+
+
+def input_sizes(model, feeds):
+    """{dim_param: size} for the symbolic dims of the graph inputs, from the fed arrays."""
+    env = {}
+    for vi in ortcheck.real_inputs(model):
+        for k, d in enumerate(vi.type.tensor_type.shape.dim):
+            if d.dim_param and vi.name in feeds:
+                env[d.dim_param] = int(feeds[vi.name].shape[k])
+    return env
+
+
+def dims_known(dims, env):
+    """True when every dim is a number or an expression of the input symbols in env."""
+    for d in dims:
+        if isinstance(d, int):
+            continue
+        try:
+            if d is None or infer_oracle.eval_dim(d, env) is None:
+                return False
+        except Exception:  # noqa: BLE001 - a form eval_dim does not read counts as unknown
+            return False
+    return True
+
+
+def shape_side(path, model, actual, feeds, ruled):
+    """ppqfmt's facts for one model file (test_infer --dump) against onnxruntime's shapes of every
+    node output (actual; an error string if that run failed) and onnx's infer_shapes. Returns
+    {'conflicts': [...], 'misses': [...] (static facts onnx has and ppqfmt lacks, on ops with a
+    rule), 'notes', 'unknown_ops', 'cov': counts, 'ours_s', 'onnx_s'}."""
+    side = {'conflicts': [], 'misses': [], 'notes': [], 'cov': Counter()}
+    t0 = time.time()
+    dump = infer_oracle.run_dump(TEST_INFER, path)
+    side['ours_s'] = time.time() - t0
+    if isinstance(dump, str):
+        side['conflicts'].append(dump)
+        return side
+    ours, unknown, _ = dump
+    side['unknown_ops'] = sorted(set(unknown))
+    t0 = time.time()
+    theirs = infer_oracle.onnx_facts(model, symbolic=True)
+    side['onnx_s'] = time.time() - t0
+    if isinstance(theirs, str):
+        side['notes'].append(theirs)
+        theirs = {}
+    static = {v: (dt, None if dims is None else [d if isinstance(d, int) else None for d in dims])
+              for v, (dt, dims) in theirs.items()}
+    prod = infer_oracle.producers(model)
+    t = infer_oracle.Tally()
+    infer_oracle.compare_onnx(path, ours, static, prod, ruled, t, side['conflicts'],
+                              side['misses'])
+    if isinstance(actual, str):
+        side['conflicts'].append('onnxruntime with every node output: %s' % actual)
+    else:
+        infer_oracle.compare_ort(ours, {v: a for v, a in actual.items() if v in prod}, t,
+                                 side['conflicts'])
+    env = input_sizes(model, feeds)
+    c = side['cov']
+    c.update(t.c)
+    for v in prod:
+        for who, facts in (('ours', ours), ('onnx', theirs)):
+            dt, dims = facts.get(v, (None, None))
+            if dt and dims is not None:
+                c[who + '_rank'] += 1
+                c[who + '_full'] += dims_known(dims, env)
+    return side
 
 
 # ---------------------------------------------------------------------------
@@ -541,11 +704,11 @@ def legacy_counts(d):
 def table(results):
     lines = ['| model | opset | nodes before→after | BN before→after | opset/IR before→after '
              '| legacy forms before→after | checker | leftovers | shared params | dead | as base '
-             '| equiv | export s | ppqfmt s | ORT s |',
-             '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|']
+             '| equiv | shape | export s | ppqfmt s | ORT s |',
+             '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|']
     for r in results:
         if r.get('skipped'):
-            lines.append('| %s | %d | skipped: %s | | | | | | | | | | | | |' % (
+            lines.append('| %s | %d | skipped: %s | | | | | | | | | | | | | |' % (
                 r['model'], r['opset'], r['skipped'][:120].replace('|', '/')))
             continue
         n, bn, c = r.get('nodes', [None, None]), r.get('bn', [None, None]), r['checks']
@@ -568,11 +731,36 @@ def table(results):
         legacy_s = '%s→%s' % tuple(legacy_counts(v) for v in lv)
         if c.get('legacy') == 'FAIL':
             legacy_s += ' FAIL'
-        lines.append('| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |'
+        lines.append('| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s '
+                     '| %s |'
                      % (r['model'], r['opset'], arrow(n), arrow(bn), opset_s, legacy_s, checker_s,
                         left_s, shared_s, dead_s, c.get('as-base', ''), c.get('equiv', '-'),
-                        fmt_s(r.get('export_s')), fmt_s(r.get('ppqfmt_s')),
+                        c.get('shape', '-'), fmt_s(r.get('export_s')), fmt_s(r.get('ppqfmt_s')),
                         fmt_s(r.get('ort_s'))))
+    return '\n'.join(lines)
+
+
+def coverage_table(results):
+    """Shape inference per model, on the original export and on ppqfmt's output: the share of
+    node outputs (main graph) with a dtype and rank, and with every dim known (a number or an
+    expression of the graph inputs' symbols), for ppqfmt and for onnx's infer_shapes."""
+    def pct(a, n):
+        return '%.1f%%' % (100.0 * a / n) if n else '-'
+    lines = ['| model | opset | file | node outputs | ppqfmt dtype+rank | ppqfmt all dims '
+             '| onnx dtype+rank | onnx all dims | ppqfmt-only | onnx-only | ORT dims checked '
+             '| ORT unchecked values | conflicts | ppqfmt dump s | onnx infer_shapes s |',
+             '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|']
+    for r in results:
+        for side, sd in sorted((r.get('shape') or {}).items(), reverse=True):
+            c, n = sd['cov'], sd['cov']['outputs']
+            lines.append('| %s | %d | %s | %d | %s | %s | %s | %s | %d | %d | %d | %d | %d | %s '
+                         '| %s |' % (
+                             r['model'], r['opset'], side, n, pct(c['ours_rank'], n),
+                             pct(c['ours_full'], n), pct(c['onnx_rank'], n),
+                             pct(c['onnx_full'], n), c['ours_only'], c['onnx_only'],
+                             c['ort_dims'], c['ort_unchecked'], len(sd['conflicts']),
+                             '%.3f' % sd['ours_s'], '%.3f' % sd['onnx_s']
+                             if 'onnx_s' in sd else '-'))
     return '\n'.join(lines)
 
 
@@ -617,7 +805,8 @@ def main(argv):
     elif args.legacy:
         pairs = [(m, o) for m, o in LEGACY if chosen(m, o)]
     else:
-        pairs = [(m, o) for m in (models or ALL_MODELS) for o in (opsets or ALL_OPSETS)]
+        pairs = [(m, o) for m in (models or ALL_MODELS + USER_MODELS)
+                 for o in (opsets or (USER_OPSETS if m in USER_MODELS else ALL_OPSETS))]
         pairs += [(m, o) for m, o in LEGACY if chosen(m, o) and (m, o) not in pairs]
     if not pairs:
         raise SystemExit('nothing to test')
@@ -668,6 +857,8 @@ def main(argv):
 
     print()
     print(table(results))
+    print()
+    print(coverage_table(results))
     print()
     for r in results:
         label = '%s_op%d' % (r['model'], r['opset'])

@@ -36,7 +36,11 @@ struct DimTable {
     size_t n_names, cap_names;
     bool *fresh; /* symbol id -> made by dim_fresh */
     size_t cap_fresh;
-    NameMap by_name; /* name -> id + 1 */
+    NameMap by_name; /* name -> id + 1, for the model's symbols */
+    /* The same for fresh symbols, kept apart: a fresh symbol's name is unique
+     * among fresh ones but may equal a declared name (one an earlier run
+     * wrote for the same size), and dim_sym never returns a fresh symbol. */
+    NameMap fresh_names;
     Dim *slots;      /* open-addressing set of every DimExpr made */
     size_t cap, len;
     const char *origin;
@@ -67,6 +71,7 @@ void dim_table_free(DimTable *t)
     if (!t)
         return;
     namemap_free(&t->by_name);
+    namemap_free(&t->fresh_names);
     free(t->slots);
     arena_free(&t->arena);
     free(t);
@@ -286,7 +291,8 @@ static Dim sym_new(DimTable *t, const char *name, bool fresh)
     t->fresh[t->n_names] = fresh;
     const char *copy = arena_strdup(&t->arena, name);
     uint32_t id = (uint32_t)t->n_names;
-    if (!copy || namemap_put(&t->by_name, copy, (void *)(uintptr_t)(id + 1)))
+    NameMap *map = fresh ? &t->fresh_names : &t->by_name;
+    if (!copy || namemap_put(map, copy, (void *)(uintptr_t)(id + 1)))
         return oom(t);
     t->names[t->n_names++] = copy;
     return sym_by_id(t, id);
@@ -318,7 +324,7 @@ Dim dim_fresh(DimTable *t)
     put_ident(origin, sizeof origin, t->origin);
     for (;;) {
         snprintf(name, sizeof name, "unk_%s_%u", origin, t->next_fresh++);
-        if (!namemap_get(&t->by_name, name))
+        if (!namemap_get(&t->fresh_names, name))
             return sym_new(t, name, true);
     }
 }

@@ -35,7 +35,11 @@ bool dim_table_oom(const DimTable *t);
 Dim dim_const(DimTable *t, int64_t v);
 /* The symbol called name (the same handle for the same name). */
 Dim dim_sym(DimTable *t, const char *name);
-/* A symbol distinct from every other, named after the current origin. */
+/* A symbol distinct from every other, named after the current origin:
+ * unk_<origin>_<i>, unique among fresh symbols but not against the model's
+ * names, so that the same node gives the same name on every run (a
+ * declaration an earlier run wrote may hold it: dim_sym(name) still means
+ * that declared symbol, not this one). */
 Dim dim_fresh(DimTable *t);
 
 bool dim_is_const(Dim d);

@@ -87,11 +87,12 @@ static bool shapes_conflict(const InferFact *f, const InferFact *d)
 
 /* Reports a declaration the inferred fact contradicts, then lets the
  * declaration fill in what inference left unknown: a whole type or shape,
- * or a dim that involves a fresh symbol, by a constant or a named symbol
- * (a dim computed from named ones, such as seq or 2*seq, is knowledge a
- * declaration must not overwrite). A declared name for a size inference
- * cannot tell links it to the other values declared with that name, and is
- * how a second run reproduces the symbols the first one wrote. */
+ * or a dim that involves a fresh symbol, by a constant (a dim computed from
+ * named ones, such as seq or 2*seq, is knowledge a declaration must not
+ * overwrite). A declared symbol does not replace a fresh one: the fresh one
+ * carries inference's own knowledge of which values share the size, and a
+ * second run names it as the first did (fresh names depend on the node
+ * only, dim.h), which keeps formatting idempotent. */
 static void fact_merge_decl(InferRun *r, const Var *v, InferFact *f, const InferFact *d)
 {
     char msg[1024], a[480], b[480];
@@ -115,7 +116,7 @@ static void fact_merge_decl(InferRun *r, const Var *v, InferFact *f, const Infer
         return;
     }
     for (int i = 0; i < f->rank && d->rank == f->rank; i++)
-        if (dim_has_fresh(r->dt, f->dims[i]) && !dim_has_fresh(r->dt, d->dims[i]))
+        if (dim_has_fresh(r->dt, f->dims[i]) && dim_is_const(d->dims[i]))
             f->dims[i] = d->dims[i];
 }
 

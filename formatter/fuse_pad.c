@@ -104,7 +104,24 @@ static const char *consumer_obstacle(const Op *next, double value, bool *include
     return NULL;
 }
 
-/* next's pads plus the Pad's spatial pads (rank - 2 begins, then ends). */
+/* A pool's padding must stay below its kernel on every axis (onnxruntime
+ * refuses the model otherwise); Conv has no such limit. */
+static bool pool_pads_fit(const Op *next, const int64_t *sum, size_t k)
+{
+    if (op_is(next, "Conv"))
+        return true;
+    const Attr *ks = op_attr(next, "kernel_shape");
+    if (!ks || ks->type != ATTR_INTS || ks->n != k)
+        return false;
+    for (size_t i = 0; i < k; i++)
+        if (sum[i] >= ks->ints[i] || sum[k + i] >= ks->ints[i])
+            return false;
+    return true;
+}
+
+/* next's pads plus the Pad's spatial pads (rank - 2 begins, then ends).
+ * 1: not folded, its pads attribute has the wrong length; 2: not folded, a
+ * pool's padding would reach its kernel size. */
 static int fold(Op *pad, Op *next, const int64_t *pads, size_t rank, bool include)
 {
     size_t k = rank - 2;
@@ -116,6 +133,8 @@ static int fold(Op *pad, Op *next, const int64_t *pads, size_t rank, bool includ
         sum[i] = pads[2 + i] + (own ? own->ints[i] : 0);
         sum[k + i] = pads[rank + 2 + i] + (own ? own->ints[k + i] : 0);
     }
+    if (!pool_pads_fit(next, sum, k))
+        return 2;
     if (!op_set_attr_ints(next, "pads", sum, 2 * k) ||
         (include && !op_set_attr_int(next, "count_include_pad", 1)))
         return -1;
@@ -147,8 +166,9 @@ int pass_fuse_pad(Graph *g, Diag *d)
         const char *label = op_label(pad);
         int rc = fold(pad, next, pads, n / 2, include);
         if (rc > 0) {
-            model_warn(m, label, "not folded into '%s': its pads attribute does not have "
-                       "2 values per spatial axis", op_label(next));
+            model_warn(m, label, "not folded into '%s': %s", op_label(next),
+                       rc == 1 ? "its pads attribute does not have 2 values per spatial axis"
+                               : "the pool's padding would reach its kernel size");
             continue;
         }
         if (rc)

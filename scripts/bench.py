@@ -283,15 +283,16 @@ def inference_models():
 
 
 def bench_inference():
-    """ppqfmt's shape inference (infer-shapes alone) against --passes=none on the same model,
-    and against python3-onnx's load + infer_shapes + save, measured in the same run."""
-    rows = [('model', 'none s', 'infer-shapes s', '+ms', 'onnx s', 'onnx/ppqfmt', 'RSS MiB',
+    """The default run against the default run without infer-shapes on the same model (the
+    cost of inferring and writing value_info), and the whole default run against python3-onnx's
+    load + infer_shapes + save, measured in the same run."""
+    rows = [('model', 'no-infer s', 'default s', '+ms', 'onnx s', 'onnx/ppqfmt', 'RSS MiB',
              'onnx RSS MiB', 'typed ppqfmt', 'typed onnx')]
     d = fresh('inference')
     for src in inference_models():
         out, ref = os.path.join(d, 'ppqfmt.onnx'), os.path.join(d, 'onnx.onnx')
-        base = timed([PPQFMT, '-q', '--passes=none', src, '-o', out])
-        ours = timed([PPQFMT, '-q', '--passes=infer-shapes', src, '-o', out])
+        base = timed([PPQFMT, '-q', '--no-infer-shapes', src, '-o', out])
+        ours = timed([PPQFMT, '-q', src, '-o', out])
         theirs = timed([sys.executable, '-c', PY_INFER, src, ref])
         if ours[2] or base[2]:
             log('  %s: ppqfmt exited %d: %s' % (src, ours[2] or base[2], (ours[3] or base[3]).strip()[-200:]))
@@ -303,7 +304,7 @@ def bench_inference():
                      '%.0f' % (ours[1] / MiB), '%.0f' % (theirs[1] / MiB) if ok else '-',
                      '%.1f%%' % (100 * typed_share(out)), '%.1f%%' % (100 * typed_share(ref)) if ok else '-'))
     shutil.rmtree(d, ignore_errors=True)
-    print('\nshape inference: ppqfmt --passes=infer-shapes against --passes=none (+ms: the cost of\n'
+    print('\nshape inference: ppqfmt default passes against --no-infer-shapes (+ms: the cost of\n'
           'inferring and writing value_info) and python3-onnx load+infer_shapes+save, same run;\n'
           'typed: share of node outputs (main graph) declared with a type and shape afterwards.\n'
           'Targets: +ms <= 20 on the 330 MB ViT-B/16, onnx/ppqfmt >= 50, typed never below onnx.\n')

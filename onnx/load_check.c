@@ -65,7 +65,7 @@ static size_t check_probe(const CopyCheck *c, Bytes b, uint64_t hash)
         if ((s ^ hash) >> 32)
             continue;
         const CheckName *e = &c->names[(uint32_t)s - 1];
-        if (e->len == b.len && memcmp(e->p, b.ptr, b.len) == 0)
+        if (e->len == b.len && (!b.len || memcmp(e->p, b.ptr, b.len) == 0))
             break;
     }
     return i;
@@ -248,7 +248,7 @@ static bool check_conv_record(CopyCheck *c, const uint32_t in[3])
 static bool check_node_input(CopyCheck *c, Bytes name, uint32_t *k)
 {
     *k = NO_NAME;
-    if (memchr(name.ptr, 0, name.len))
+    if (name.len && memchr(name.ptr, 0, name.len))
         return false;
     return !name.len || (*k = check_find(c, name)) != NO_NAME;
 }
@@ -257,7 +257,9 @@ static bool check_node_input(CopyCheck *c, Bytes name, uint32_t *k)
 static bool check_node_output(CopyCheck *c, Bytes name)
 {
     bool added = false;
-    return !memchr(name.ptr, 0, name.len) && (!name.len || (check_define(c, name, &added), added));
+    if (!name.len)
+        return true;
+    return !memchr(name.ptr, 0, name.len) && (check_define(c, name, &added), added);
 }
 
 static bool check_node(CopyCheck *c, Bytes wire)
@@ -327,8 +329,9 @@ static bool check_graph_fields(CopyCheck *c, Bytes graph)
     while ((rc = wire_next(&r, &f)) == 1) {
         if (f.num == G_SPARSE_INITIALIZER)
             return false;
-        if (f.num == G_NAME && memchr(f.data.ptr, 0, f.data.len))
-            return false;
+        if (f.num == G_NAME &&
+            (f.wt != WT_LEN || (f.data.len && memchr(f.data.ptr, 0, f.data.len))))
+            return false; /* the full load says what is wrong */
     }
     (void)c;
     return rc == 0 && !r.bad;

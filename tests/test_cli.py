@@ -800,6 +800,8 @@ def t_passes_none_copy_memory():
     model = os.path.join(folder, make_bench_models.MODEL)
     size_kb = os.path.getsize(model) // 1024
     code, rss = peak_rss_kb(["--passes=none", model, "-o", tmp("copy-memory.onnx")])
+    if os.environ.get("SANITIZED") and code == 0 and read(model) == read(tmp("copy-memory.onnx")):
+        return SKIP + "a memory bound means nothing under AddressSanitizer (make check-asan)"
     if code or read(model) != read(tmp("copy-memory.onnx")):
         return "exit %d or the copy differs from the input" % code
     limit = 3 * size_kb + 16 * 1024

@@ -30,11 +30,11 @@ int value_rank(const Var *v)
 int64_t value_dim(const Var *v, int axis)
 {
     const InferFact *f = value_fact(v);
+    if (!v || axis < 0)
+        return -1;
     if (f && f->rank >= 0)
-        return axis >= 0 && axis < f->rank && dim_is_const(f->dims[axis]) ? dim_value(f->dims[axis])
-                                                                           : -1;
-    const TypeInfo *t = v && !v->param ? &v->type : NULL;
-    if (v && v->param)
-        return axis >= 0 && (size_t)axis < v->param->ndims ? v->param->dims[axis] : -1;
-    return t && axis >= 0 && axis < t->rank ? t->dims[axis] : -1;
+        return axis < f->rank && dim_is_const(f->dims[axis]) ? dim_value(f->dims[axis]) : -1;
+    if (v->param)
+        return (size_t)axis < v->param->ndims ? v->param->dims[axis] : -1;
+    return axis < v->type.rank ? v->type.dims[axis] : -1;
 }

@@ -1985,6 +1985,30 @@ def _(r):
         inits=[i64("two", 2), i64("axes0", [0]), i64("minus1", [-1])]), opset=15)
 
 
+@model("fold_partial_shape")
+def _(r):
+    """X [N,3,H,W] has symbolic N, H, W; of Shape(X) only dim 1 is static.
+    Gather(., 1) -> Unsqueeze and Slice(., 1:2) -> Cast(float) read only that
+    dim; Gather(., 0) reads N. Concat(N, 3, -1) -> Reshape(X); Mul(., 3.0).
+    Expect: gather1, unsq1, slice0 and cast0 gone (inference knows their
+    values); shape0, gather0, unsq0, concat0, reshape0, mul0 kept; concat0
+    reads [3] as its second input, mul0 reads [3.0]."""
+    return finish(graph(
+        [node("Shape", ["X"], ["s"], "shape0"),
+         node("Gather", ["s", "zero"], ["n"], "gather0", axis=0),
+         node("Unsqueeze", ["n", "axes0"], ["nu"], "unsq0"),
+         node("Gather", ["s", "one"], ["c"], "gather1", axis=0),
+         node("Unsqueeze", ["c", "axes0"], ["cu"], "unsq1"),
+         node("Concat", ["nu", "cu", "minus1"], ["target"], "concat0", axis=0),
+         node("Reshape", ["X", "target"], ["xr"], "reshape0"),
+         node("Slice", ["s", "one1", "two1"], ["sl"], "slice0"),
+         node("Cast", ["sl"], ["slf"], "cast0", to=FLOAT),
+         node("Mul", ["xr", "slf"], ["Y"], "mul0")],
+        "fold_partial_shape", [fvi("X", ["N", 3, "H", "W"])], [fvi("Y", ["N", 3, None])],
+        inits=[i64("zero", 0), i64("one", 1), i64("axes0", [0]), i64("minus1", [-1]),
+               i64("one1", [1]), i64("two1", [2])]), opset=15)
+
+
 @model("fold_large")
 def _(r):
     """W [256, 1024] float (1 MiB) -> Transpose -> Cast(float16) ->

@@ -1314,6 +1314,11 @@ SPECS = {
         folded_input("reshape0", 1, lambda I: np.array([-1, 4], np.int64)),
         folded_input("mul0", 1, lambda I: np.float32(2 * 3 * 4)),
         folded_input("reshape1", 1, lambda I: np.array([-1, 3], np.int64))]),
+    "fold_partial_shape": dict(both=[
+        removed("gather1", "unsq1", "slice0", "cast0"),
+        kept("shape0", "gather0", "unsq0", "concat0", "reshape0", "mul0"),
+        folded_input("concat0", 1, lambda I: np.array([3], np.int64)),
+        folded_input("mul0", 1, lambda I: np.array([3.0], np.float32))]),
     "fold_large": dict(both=[
         removed("tr0", "cast0", "cast1"), kept("matmul0"),
         folded_input("matmul0", 1, lambda I: I("W").T.astype(np.float16).astype(np.float32))]),

@@ -215,7 +215,7 @@ int linear_fold(const Linear *l, const double *k, const double *s, Arena *a)
     if (!sc || !bias)
         return -1;
     *sc = (Scaled){*l, NULL, k};
-    sc->out = lazy_tensor_new(a, w->dtype, w->ndims, w->dims, fill_scaled, sc, w,
+    sc->out = lazy_tensor_new(a, w->dtype, w->ndims, w->dims, fill_scaled, sc, w, true,
                               l->op->graph->model);
     if (!sc->out)
         return -1;

@@ -2025,6 +2025,26 @@ def _(r):
         inits=[raw_tensor("W", w.astype(np.float32))]))
 
 
+@model("fold_transpose_tiled")
+def _(r):
+    """W [3, 517, 347] float (2.1 MB, three writer chunks whose edges cut
+    output rows) -> Transpose(perm 2,0,1) -> Add(X, .); H [5, 7, 9] float16
+    -> Transpose(perm 1,2,0) -> Add(Z, .) (in memory). Both read their last
+    output axis with a stride: the tiled copy, partial rows at chunk edges.
+    Expect: tr0, tr1 gone; add0 reads W.transpose(2,0,1), add1 reads
+    H.transpose(1,2,0)."""
+    w = (np.arange(3 * 517 * 347, dtype=np.float32) % 1009 / 1009.0).reshape(3, 517, 347)
+    h = (np.arange(5 * 7 * 9) % 17 / 17.0).astype(np.float16).reshape(5, 7, 9)
+    return finish(graph(
+        [node("Transpose", ["W"], ["wt"], "tr0", perm=[2, 0, 1]),
+         node("Add", ["X", "wt"], ["Y"], "add0"),
+         node("Transpose", ["H"], ["ht"], "tr1", perm=[1, 2, 0]),
+         node("Add", ["Z", "ht"], ["Y2"], "add1")],
+        "fold_transpose_tiled", [fvi("X", [347, 3, 517]), vi("Z", TP.FLOAT16, [7, 9, 5])],
+        [fvi("Y", [347, 3, 517]), vi("Y2", TP.FLOAT16, [7, 9, 5])],
+        inits=[raw_tensor("W", w), raw_tensor("H", h)]))
+
+
 # ---------------------------------------------------------------------------
 # mixed: several rules in one model (default pipeline only)
 # ---------------------------------------------------------------------------

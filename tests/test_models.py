@@ -153,11 +153,28 @@ def op_counts(m):
     return Counter(n.op_type for _, n in all_nodes(m))
 
 
+def outer_copies(g, path):
+    """Identity nodes of a subgraph that copy a value the subgraph does not make (an outer
+    value) to one of its outputs: onnxruntime refuses a subgraph output that is an outer-scope
+    value (microsoft/onnxruntime#5991, #11536), so exporters write these and they must stay."""
+    if path == 'main':
+        return set()
+    made = {o for n in g.node for o in n.output} | {i.name for i in g.input} | \
+        {t.name for t in g.initializer}
+    outs = {o.name for o in g.output}
+    return {(path, n.output[0]) for n in g.node if n.op_type == 'Identity' and
+            n.output[0] in outs and n.input[0] not in made}
+
+
 def leftovers(m):
-    """{op type: [node names]} for the op types no default-pipeline output may contain."""
+    """{op type: [node names]} for the op types no default-pipeline output may contain (an
+    Identity that outer_copies() requires excepted)."""
     left = defaultdict(list)
+    required = set()
+    for p, g in graphs(m.graph):
+        required |= outer_copies(g, p)
     for p, n in all_nodes(m):
-        if n.op_type in LEFTOVER_OPS:
+        if n.op_type in LEFTOVER_OPS and (p, n.output[0] if n.output else '') not in required:
             left[n.op_type].append(n.name if p == 'main' else '%s/%s' % (p, n.name))
     return dict(left)
 

@@ -184,7 +184,7 @@ static int infer_node(InferRun *r, Op *op)
     for (size_t i = 0; i < op->n_outputs; i++) {
         Var *v = op->outputs[i];
         const InferFact *d = v ? facts_map_get(&r->decls, v) : NULL;
-        if (d)
+        if (d && out[i].kind == FACT_TENSOR) /* declarations are tensor types */
             fact_merge_decl(r, v, &out[i], d);
         facts_store(r, v, &out[i]);
     }
@@ -233,7 +233,7 @@ static void check_outputs(InferRun *r, const Graph *g)
         Var *v = g->outputs[i].var;
         const InferFact *f = v ? infer_fact(r, v) : NULL;
         const InferFact *d = v && !v->producer ? facts_map_get(&r->decls, v) : NULL;
-        if (f && d) { /* produced outputs were checked at their node */
+        if (f && d && f->kind == FACT_TENSOR) { /* produced outputs were checked at their node */
             InferFact tmp = *f;
             fact_merge_decl(r, v, &tmp, d);
         }

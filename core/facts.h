@@ -21,7 +21,12 @@
  * an optional sequence. For the others, dtype, rank and dims describe the
  * tensors inside (every element of a sequence); a dim of a sequence's
  * elements may be NULL where the elements differ. */
-enum { FACT_TENSOR = 0, FACT_SEQUENCE = 1, FACT_OPTIONAL = 2, FACT_OPTIONAL_SEQUENCE = 3 };
+enum {
+    FACT_TENSOR = TYPE_TENSOR,
+    FACT_SEQUENCE = TYPE_SEQUENCE,
+    FACT_OPTIONAL = TYPE_OPTIONAL,
+    FACT_OPTIONAL_SEQUENCE = TYPE_OPTIONAL_SEQUENCE
+};
 
 /* What inference knows about one value. */
 typedef struct InferFact {

@@ -118,6 +118,12 @@ def onnx_facts(model, symbolic=False):
     return out
 
 
+# Values where onnx's inference is wrong, checked against the case's expected outputs: not
+# counted as misses. test_loop13_seq: onnx keeps the rank-0 element shape declared for the empty
+# initial sequence, while the body inserts slices of rank 1 (output_0.pb holds shapes (1,) ... (5,)).
+ONNX_WRONG = {('node/test_loop13_seq', 'seq_res')}
+
+
 def producers(model):
     return {o: n.op_type for n in model.graph.node for o in n.output if o}
 
@@ -144,6 +150,9 @@ def compare_onnx(name, ours, theirs, prod, ruled, t, problems, misses=None):
         if od and odims is not None and not (xd and xdims is not None):
             t.c['ours_only'] += 1
             t.more_ops[op] += 1
+        if (name, v) in ONNX_WRONG:
+            t.c['onnx_wrong'] += 1
+            continue
         if xd and xdims is not None and not (od and odims is not None):
             t.c['onnx_only'] += 1
             if op in ruled:

@@ -861,6 +861,28 @@ static const char *check_sequence_ops(Graph *g)
     return NULL;
 }
 
+/* A graph input declared as a sequence (the loader's HeldDecl) seeds its
+ * fact; a declared optional fills in an output no rule typed. */
+static const char *check_held_declarations(Graph *g)
+{
+    Var *s = in_decl(g, "s", "float:?");
+    s->type = (TypeInfo){0, -1, NULL, NULL}; /* what the loader leaves for a sequence */
+    Var *x = in_decl(g, "x", "float:2,3");
+    ints(g, "pos", (int64_t[]){0}, -1);
+    if (graph_add_held_decl(g, s, TYPE_SEQUENCE, x->type))
+        return "graph_add_held_decl";
+    nd(g, "SequenceAt", "at", "s,pos", "e");
+    Op *foo = nd(g, "FooOp", "foo", "x", "o");
+    foo->domain = "com.example";
+    if (graph_add_held_decl(g, find(g, "o"), TYPE_OPTIONAL, x->type))
+        return "graph_add_held_decl";
+    EXPECT(!infer());
+    EXPECT_FACT(g, "s", "seq(float):\\[2,3]");
+    EXPECT_FACT(g, "e", "float:\\[2,3]");
+    EXPECT_FACT(g, "o", "opt(float):\\[2,3]");
+    return NULL;
+}
+
 /* SplitToSequence: pieces of 1 (axis kept or dropped), a chunk size (the
  * last piece may be shorter), or listed sizes. */
 static const char *check_split_to_sequence(Graph *g)
@@ -1087,6 +1109,7 @@ int main(int argc, char **argv)
     RUN(contrib_ops, 13);
     RUN(sequence_ops, 13);
     RUN(split_to_sequence, 13);
+    RUN(held_declarations, 13);
     RUN(optional_ops, 16);
     RUN(signal_ops, 17);
     RUN(text_training, 17);

@@ -1,6 +1,7 @@
 /* ops_sequence.c - rules for sequence and optional operators:
  * SequenceEmpty/Construct/At/Insert/Erase/Length, SplitToSequence,
- * ConcatFromSequence, Optional, OptionalHasElement, OptionalGetElement.
+ * ConcatFromSequence, SequenceMap, Optional, OptionalHasElement,
+ * OptionalGetElement.
  * (Identity passes sequences and optionals on: the elementwise family.)
  *
  * A sequence's fact describes every element (facts.h): a dim on which the
@@ -10,7 +11,7 @@
  * empty sequence (SequenceEmpty) has an element type but no shape. */
 #include "ops.h"
 
-enum { SEQ_MAX_RANK = 64 };
+enum { SEQ_MAX_RANK = 64, SEQ_MAX_IO = 64 };
 
 /* The fact of the elements of a sequence made of a and b (out's dims in the
  * run's arena): dtype and rank when both agree, each dim where both agree
@@ -36,16 +37,24 @@ static const InferFact *seq_in(const InferCtx *c, size_t i)
     return f->kind == FACT_SEQUENCE ? f : &facts_unknown;
 }
 
-/* Output i: a tensor with the elements' type and shape, differing dims as
- * fresh symbols. */
+/* One element of sequence s as a tensor fact (dims in the run's arena),
+ * differing dims as fresh symbols. */
+static int seq_element(InferCtx *c, const InferFact *s, InferFact *out)
+{
+    *out = (InferFact){s->dtype, s->rank, NULL, NULL, 0, FACT_TENSOR};
+    if (s->rank < 0)
+        return 0;
+    if (!(out->dims = infer_dims_new(c, s->rank)))
+        return -1;
+    for (int k = 0; k < s->rank; k++)
+        out->dims[k] = s->dims[k] ? s->dims[k] : dim_fresh(c->dt);
+    return 0;
+}
+
 static int seq_set_element(InferCtx *c, size_t i, const InferFact *s)
 {
-    if (s->rank < 0 || s->rank > SEQ_MAX_RANK)
-        return infer_set_dtype(c, i, s->dtype);
-    Dim d[SEQ_MAX_RANK];
-    for (int k = 0; k < s->rank; k++)
-        d[k] = s->dims[k] ? s->dims[k] : dim_fresh(c->dt);
-    return infer_set(c, i, s->dtype, s->rank, d);
+    InferFact e;
+    return seq_element(c, s, &e) ? -1 : infer_set_fact(c, i, &e);
 }
 
 static int seq_set(InferCtx *c, size_t i, const InferFact *f, int kind)
@@ -190,6 +199,44 @@ static int opt_get(InferCtx *c)
     return x->kind == FACT_OPTIONAL_SEQUENCE ? seq_set(c, 0, x, FACT_SEQUENCE) : 0;
 }
 
+/* SequenceMap-17: the body runs once per position, on the elements of the
+ * sequence inputs and on the tensor inputs whole; output i is the sequence
+ * of what the body's output i is. A dim involving a fresh symbol (an
+ * element's differing size, or a size the body finds at run time) may
+ * differ between positions: NULL in the output's elements. */
+static int seq_map(InferCtx *c)
+{
+    const Attr *a = op_attr(c->op, "body");
+    Graph *body = a && a->type == ATTR_GRAPH && a->graphs ? a->graphs[0] : NULL;
+    if (!body || body->n_inputs != c->n_in || body->n_outputs != c->n_out || c->n_in > SEQ_MAX_IO)
+        return infer_bad(c, "SequenceMap body does not match the node's inputs and outputs");
+    InferFact elems[SEQ_MAX_IO];
+    const InferFact *ins[SEQ_MAX_IO];
+    for (size_t i = 0; i < c->n_in; i++) {
+        const InferFact *x = infer_in_any(c, i);
+        ins[i] = x->kind == FACT_TENSOR ? x : &facts_unknown;
+        if (x->kind == FACT_SEQUENCE && seq_element(c, x, &elems[i]))
+            return -1;
+        if (x->kind == FACT_SEQUENCE)
+            ins[i] = &elems[i];
+    }
+    if (infer_subgraph(c, body, ins, c->n_in))
+        return -1;
+    for (size_t i = 0; i < c->n_out; i++) {
+        const InferFact *o = infer_fact_of(c, body->outputs[i].var);
+        InferFact s = {o->dtype, o->rank, NULL, NULL, 0, FACT_SEQUENCE};
+        if (o->kind != FACT_TENSOR || !facts_known(o))
+            continue;
+        if (o->rank >= 0 && !(s.dims = infer_dims_new(c, o->rank)))
+            return -1;
+        for (int k = 0; k < o->rank; k++)
+            s.dims[k] = dim_has_fresh(c->dt, o->dims[k]) ? NULL : o->dims[k];
+        if (infer_set_fact(c, i, &s))
+            return -1;
+    }
+    return 0;
+}
+
 static const OpSchema ops_sequence[] = {
     {"", "SequenceEmpty", 11, 0, 0, 1, 1, seq_empty},
     {"", "SequenceConstruct", 11, 1, OPS_VARIADIC, 1, 1, seq_construct},
@@ -202,6 +249,7 @@ static const OpSchema ops_sequence[] = {
     {"", "Optional", 15, 0, 1, 1, 1, opt_wrap},
     {"", "OptionalHasElement", 15, 1, 1, 1, 1, opt_has},
     {"", "OptionalGetElement", 15, 1, 1, 1, 1, opt_get},
+    {"", "SequenceMap", 17, 1, OPS_VARIADIC, 1, OPS_VARIADIC, seq_map},
 };
 
 const OpTable ops_sequence_table = {ops_sequence, sizeof ops_sequence / sizeof ops_sequence[0]};

@@ -883,6 +883,35 @@ static const char *check_held_declarations(Graph *g)
     return NULL;
 }
 
+/* SequenceMap: the body sees one element (differing dims as a fresh
+ * symbol) and the tensor inputs whole; an output dim the body derives from
+ * a fresh symbol may differ between positions. */
+static const char *check_sequence_map(Graph *g)
+{
+    in_decl(g, "x", "float:2,3");
+    in_decl(g, "y", "float:4,3");
+    in_decl(g, "b", "float:3");
+    nd(g, "SequenceConstruct", "mixed", "x,y", "s");
+    Op *map = nd(g, "SequenceMap", "map", "s,b", "sums,nz,shapes");
+    Graph *body = attach_graph(map, "body");
+    in_decl(body, "e", "float:?");
+    in_decl(body, "bias", "float:?");
+    nd(body, "Add", "add", "e,bias", "sum");
+    nd(body, "NonZero", "nonzero", "e", "where");
+    nd(body, "Shape", "shape", "e", "shape_of");
+    const char *outs[] = {"sum", "where", "shape_of"};
+    for (int i = 0; i < 3; i++)
+        if (graph_add_output(body, find(body, outs[i]), (Bytes){0}))
+            return "graph_add_output";
+    EXPECT(!infer());
+    EXPECT_FACT(body, "e", "float:\\[unk_map_*,3]");
+    EXPECT_FACT(body, "bias", "float:\\[3]");
+    EXPECT_FACT(g, "sums", "seq(float):\\[\\?,3]");
+    EXPECT_FACT(g, "nz", "seq(int64):\\[2,\\?]");
+    EXPECT_FACT(g, "shapes", "seq(int64):\\[2]");
+    return NULL;
+}
+
 /* SplitToSequence: pieces of 1 (axis kept or dropped), a chunk size (the
  * last piece may be shorter), or listed sizes. */
 static const char *check_split_to_sequence(Graph *g)
@@ -1110,6 +1139,7 @@ int main(int argc, char **argv)
     RUN(sequence_ops, 13);
     RUN(split_to_sequence, 13);
     RUN(held_declarations, 13);
+    RUN(sequence_map, 17);
     RUN(optional_ops, 16);
     RUN(signal_ops, 17);
     RUN(text_training, 17);

@@ -133,7 +133,8 @@ static int control_loop(InferCtx *c)
     if (!body || n_carried > CONTROL_MAX || body->n_inputs != 2 + n_carried ||
         body->n_outputs < 1 + n_carried || c->n_out != body->n_outputs - 1)
         return infer_bad(c, "Loop body does not match the node's inputs and outputs");
-    InferFact iter = {DT_INT64, 0, NULL, NULL, 0, FACT_TENSOR}, cond = {DT_BOOL, 0, NULL, NULL, 0, FACT_TENSOR};
+    InferFact iter = {DT_INT64, 0, NULL, NULL, 0, FACT_TENSOR};
+    InferFact cond = {DT_BOOL, 0, NULL, NULL, 0, FACT_TENSOR};
     InferFact store[CONTROL_MAX];
     const InferFact *ins[2 + CONTROL_MAX] = {&iter, &cond};
     for (size_t k = 0; k < n_carried; k++)

@@ -51,7 +51,9 @@ static void decl_load(InferRun *r, const ValueInfo *vi, bool parse_exprs)
 }
 
 /* A declared sequence or optional type: the kind, and the tensors it
- * holds as the fact's dtype and shape. */
+ * holds as the fact's dtype and shape. In a sequence's declared elements only
+ * static dims are facts: a dim_param there (seq(float)[H,W,C]) names each
+ * element's own size, which differ from element to element. */
 static void held_load(InferRun *r, const HeldDecl *h)
 {
     if (!h->var || h->var->dropped || facts_map_get(&r->decls, h->var))
@@ -60,6 +62,10 @@ static void held_load(InferRun *r, const HeldDecl *h)
     InferFact f;
     fact_from_decl(r, &h->type, false, &f);
     f.kind = h->kind;
+    bool elements = h->kind == FACT_SEQUENCE || h->kind == FACT_OPTIONAL_SEQUENCE;
+    for (int i = 0; elements && i < f.rank; i++)
+        if (!dim_is_const(f.dims[i]))
+            f.dims[i] = NULL;
     InferFact *n = facts_dup(r, &f);
     if (!n || facts_map_put(&r->decls, h->var, n))
         r->oom = true;

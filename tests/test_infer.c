@@ -883,6 +883,26 @@ static const char *check_held_declarations(Graph *g)
     return NULL;
 }
 
+/* A dim_param in a declared sequence's elements names each element's own
+ * size: two elements taken out are not claimed the same size. */
+static const char *check_held_sequence_symbols(Graph *g)
+{
+    Var *s = in_decl(g, "s", "float:?");
+    s->type = (TypeInfo){0, -1, NULL, NULL};
+    Var *proto = in_decl(g, "proto", "float:H,3");
+    ints(g, "p0", (int64_t[]){0}, -1);
+    ints(g, "p1", (int64_t[]){1}, -1);
+    if (graph_add_held_decl(g, s, TYPE_SEQUENCE, proto->type))
+        return "graph_add_held_decl";
+    nd(g, "SequenceAt", "at0", "s,p0", "e0");
+    nd(g, "SequenceAt", "at1", "s,p1", "e1");
+    EXPECT(!infer());
+    EXPECT_FACT(g, "s", "seq(float):\\[\\?,3]");
+    EXPECT_FACT(g, "e0", "float:\\[unk_at0_*,3]");
+    EXPECT_FACT(g, "e1", "float:\\[unk_at1_*,3]");
+    return NULL;
+}
+
 /* SequenceMap: the body sees one element (differing dims as a fresh
  * symbol) and the tensor inputs whole; an output dim the body derives from
  * a fresh symbol may differ between positions. */
@@ -1139,6 +1159,7 @@ int main(int argc, char **argv)
     RUN(sequence_ops, 13);
     RUN(split_to_sequence, 13);
     RUN(held_declarations, 13);
+    RUN(held_sequence_symbols, 13);
     RUN(sequence_map, 17);
     RUN(optional_ops, 16);
     RUN(signal_ops, 17);

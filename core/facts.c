@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const InferFact facts_unknown = {0, -1, NULL, NULL, 0};
+const InferFact facts_unknown = {0, -1, NULL, NULL, 0, FACT_TENSOR};
 
 /* --- pointer map (open addressing) --- */
 

@@ -17,15 +17,27 @@
 #include "dim.h"
 #include "graph.h"
 
+/* What a value is: a tensor, a sequence of tensors, an optional tensor or
+ * an optional sequence. For the others, dtype, rank and dims describe the
+ * tensors inside (every element of a sequence); a dim of a sequence's
+ * elements may be NULL where the elements differ. */
+enum {
+    FACT_TENSOR = TYPE_TENSOR,
+    FACT_SEQUENCE = TYPE_SEQUENCE,
+    FACT_OPTIONAL = TYPE_OPTIONAL,
+    FACT_OPTIONAL_SEQUENCE = TYPE_OPTIONAL_SEQUENCE
+};
+
 /* What inference knows about one value. */
 typedef struct InferFact {
     int32_t dtype; /* ONNX element type; 0 unknown */
     int rank;      /* -1 unknown */
-    Dim *dims;     /* rank entries, never NULL entries */
+    Dim *dims;     /* rank entries, never NULL entries for a tensor */
     /* Integer contents, row-major, when known (small int tensors); entries
      * may be NULL where one element is unknown. NULL: contents unknown. */
     Dim *value;
     size_t n_value;
+    int kind; /* FACT_TENSOR, ... */
 } InferFact;
 
 /* A declared type the inferred one contradicts, or an operation whose

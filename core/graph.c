@@ -366,6 +366,15 @@ int graph_add_value_info(Graph *g, Var *v, Bytes wire)
     return add_value_info(g, &g->value_info, &g->n_value_info, &g->cap_value_info, v, wire);
 }
 
+int graph_add_held_decl(Graph *g, Var *v, int kind, TypeInfo type)
+{
+    if (arena_grow(&g->model->arena, (void **)&g->held, &g->cap_held, g->n_held + 1,
+                   sizeof *g->held))
+        return -1;
+    g->held[g->n_held++] = (HeldDecl){v, kind, type};
+    return 0;
+}
+
 bool op_is(const Op *op, const char *type)
 {
     return !op->removed && strcmp(op->type, type) == 0 &&

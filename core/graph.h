@@ -130,6 +130,19 @@ typedef struct ValueInfo {
     Bytes wire;
 } ValueInfo;
 
+/* What a declared type that is not a tensor type holds: the kinds of
+ * shape inference's facts (facts.h). */
+enum { TYPE_TENSOR = 0, TYPE_SEQUENCE = 1, TYPE_OPTIONAL = 2, TYPE_OPTIONAL_SEQUENCE = 3 };
+
+/* A value declared (graph input, value_info or output) as a sequence of
+ * tensors, an optional tensor or an optional sequence: type describes the
+ * tensors inside. Var.type stays without element type for these. */
+typedef struct HeldDecl {
+    Var *var;
+    int kind; /* TYPE_SEQUENCE, TYPE_OPTIONAL or TYPE_OPTIONAL_SEQUENCE */
+    TypeInfo type;
+} HeldDecl;
+
 struct Graph {
     struct Model *model;
     Graph *parent; /* NULL for the main graph */
@@ -147,6 +160,8 @@ struct Graph {
     ValueInfo *inputs, *outputs, *value_info;
     size_t n_inputs, n_outputs, n_value_info;
     size_t cap_inputs, cap_outputs, cap_value_info;
+    HeldDecl *held; /* declared sequence and optional types, in file order */
+    size_t n_held, cap_held;
     bool changed;
     Bytes wire; /* encoded GraphProto */
 };
@@ -242,6 +257,8 @@ Attr *op_add_attr(Op *op, const char *name, AttrType type);
 int graph_add_input(Graph *g, Var *v, Bytes wire);
 int graph_add_output(Graph *g, Var *v, Bytes wire);
 int graph_add_value_info(Graph *g, Var *v, Bytes wire);
+/* Records v's declared sequence or optional type (kind TYPE_*). */
+int graph_add_held_decl(Graph *g, Var *v, int kind, TypeInfo type);
 
 /* Records a mapping (see MappedFile); fd stays owned by the caller. */
 int model_add_mapping(Model *m, const void *base, size_t len, int fd);

@@ -50,8 +50,31 @@ static void decl_load(InferRun *r, const ValueInfo *vi, bool parse_exprs)
         r->oom = true;
 }
 
+/* A declared sequence or optional type: the kind, and the tensors it
+ * holds as the fact's dtype and shape. In a sequence's declared elements only
+ * static dims are facts: a dim_param there (seq(float)[H,W,C]) names each
+ * element's own size, which differ from element to element. */
+static void held_load(InferRun *r, const HeldDecl *h)
+{
+    if (!h->var || h->var->dropped || facts_map_get(&r->decls, h->var))
+        return;
+    dim_table_set_origin(r->dt, h->var->name);
+    InferFact f;
+    fact_from_decl(r, &h->type, false, &f);
+    f.kind = h->kind;
+    bool elements = h->kind == FACT_SEQUENCE || h->kind == FACT_OPTIONAL_SEQUENCE;
+    for (int i = 0; elements && i < f.rank; i++)
+        if (!dim_is_const(f.dims[i]))
+            f.dims[i] = NULL;
+    InferFact *n = facts_dup(r, &f);
+    if (!n || facts_map_put(&r->decls, h->var, n))
+        r->oom = true;
+}
+
 static void decls_load(InferRun *r, const Graph *g)
 {
+    for (size_t i = 0; i < g->n_held; i++)
+        held_load(r, &g->held[i]);
     for (size_t i = 0; i < g->n_inputs; i++)
         decl_load(r, &g->inputs[i], false);
     for (size_t i = 0; i < g->n_value_info; i++)
@@ -120,6 +143,25 @@ static void fact_merge_decl(InferRun *r, const Var *v, InferFact *f, const Infer
             f->dims[i] = d->dims[i];
 }
 
+/* A declared sequence or optional type fills in what inference left
+ * unknown of a value of that kind (no conflict is checked: the oracles
+ * compare tensor types). */
+static void fact_merge_held(InferFact *f, const InferFact *d)
+{
+    if (!facts_known(f)) {
+        *f = *d; /* copied when stored */
+        return;
+    }
+    if (f->kind != d->kind)
+        return;
+    if (!f->dtype)
+        f->dtype = d->dtype;
+    if (f->rank < 0 && d->rank >= 0) {
+        f->rank = d->rank;
+        f->dims = d->dims;
+    }
+}
+
 /* --- the walk --- */
 
 static int walk_graph(InferRun *r, Graph *g, const InferFact *const *ins, size_t n);
@@ -184,7 +226,9 @@ static int infer_node(InferRun *r, Op *op)
     for (size_t i = 0; i < op->n_outputs; i++) {
         Var *v = op->outputs[i];
         const InferFact *d = v ? facts_map_get(&r->decls, v) : NULL;
-        if (d)
+        if (d && d->kind != FACT_TENSOR)
+            fact_merge_held(&out[i], d);
+        else if (d && out[i].kind == FACT_TENSOR)
             fact_merge_decl(r, v, &out[i], d);
         facts_store(r, v, &out[i]);
     }
@@ -210,7 +254,8 @@ static void seed_params(InferRun *r, const Graph *g)
             f.value = NULL;
             f.n_value = 0;
         }
-        if (d && d->rank >= 0 && !shapes_conflict(&f, d)) /* keep declared symbols */
+        if (d && d->kind == FACT_TENSOR && d->rank >= 0 && !shapes_conflict(&f, d))
+            /* keep declared symbols */
             f.dims = d->dims;
         facts_store(r, v, &f);
     }
@@ -233,7 +278,8 @@ static void check_outputs(InferRun *r, const Graph *g)
         Var *v = g->outputs[i].var;
         const InferFact *f = v ? infer_fact(r, v) : NULL;
         const InferFact *d = v && !v->producer ? facts_map_get(&r->decls, v) : NULL;
-        if (f && d) { /* produced outputs were checked at their node */
+        if (f && d && f->kind == FACT_TENSOR && d->kind == FACT_TENSOR) {
+            /* produced outputs were checked at their node */
             InferFact tmp = *f;
             fact_merge_decl(r, v, &tmp, d);
         }

@@ -38,7 +38,8 @@ typedef struct OpTable {
 /* The families (one file each). */
 extern const OpTable ops_elementwise_table, ops_conv_table, ops_shape_table,
     ops_reduce_table, ops_resize_table, ops_control_table, ops_quant_rnn_table,
-    ops_generate_table, ops_select_table;
+    ops_generate_table, ops_select_table, ops_sequence_table, ops_signal_table,
+    ops_text_train_table;
 
 
 /* --- the context a rule sees --- */
@@ -53,8 +54,12 @@ struct InferCtx {
     size_t n_out;
 };
 
-/* Input i's fact; an absent input or unknown value reads as unknown. */
+/* Input i's fact; an absent input, an unknown value or one that is not a
+ * tensor (a sequence, an optional) reads as unknown. */
 const InferFact *infer_in(const InferCtx *c, size_t i);
+/* Input i's fact whatever its kind (facts.h), for the rules of sequence
+ * and optional operators. */
+const InferFact *infer_in_any(const InferCtx *c, size_t i);
 bool infer_has_in(const InferCtx *c, size_t i);
 /* Input i's rank, or -1. */
 int infer_in_rank(const InferCtx *c, size_t i);
@@ -70,8 +75,10 @@ Dim *infer_dims_new(InferCtx *c, int rank);
  * (copied; NULL with rank >= 0 gives fresh symbols). */
 int infer_set(InferCtx *c, size_t i, int32_t dtype, int rank, const Dim *dims);
 int infer_set_dtype(InferCtx *c, size_t i, int32_t dtype);
-/* Output i gets input j's type and shape. */
+/* Output i gets input j's type and shape (a tensor's). */
 int infer_copy(InferCtx *c, size_t i, size_t j);
+/* Output i gets f: its kind, dtype, rank and dims (copied; no contents). */
+int infer_set_fact(InferCtx *c, size_t i, const InferFact *f);
 /* Output i gets constant tensor t's type, shape and (small integer)
  * contents. */
 int infer_set_tensor(InferCtx *c, size_t i, const Tensor *t);

@@ -6,7 +6,9 @@
  * carried values may change shape from one iteration to the next, so the
  * body is inferred with the initial values first; every dim the body
  * changes is generalised to a fresh symbol and the body inferred again,
- * which makes its facts hold for every iteration. */
+ * which makes its facts hold for every iteration. Scan-8 differs from
+ * Scan-9 by a batch axis in front of every input and output and an
+ * optional sequence_lens input. */
 #include <string.h>
 
 #include "ops.h"
@@ -24,10 +26,17 @@ static const InferFact *control_out(const InferCtx *c, const Graph *g, size_t i)
     return infer_fact_of(c, i < g->n_outputs ? g->outputs[i].var : NULL);
 }
 
-/* The fact true of both a and b (into out, dims in the run's arena). */
+/* The fact true of both a and b (into out, dims in the run's arena). A dim
+ * that differs is a fresh symbol, or in a sequence's elements (which may
+ * differ among themselves) NULL. */
 static int control_merge(InferCtx *c, const InferFact *a, const InferFact *b, InferFact *out)
 {
-    *out = (InferFact){a->dtype ? a->dtype : b->dtype, -1, NULL, NULL, 0};
+    *out = (InferFact){a->dtype ? a->dtype : b->dtype, -1, NULL, NULL, 0,
+                       facts_known(a) ? a->kind : b->kind};
+    if (facts_known(a) && facts_known(b) && a->kind != b->kind) {
+        *out = facts_unknown;
+        return 0;
+    }
     if (a->dtype && b->dtype && a->dtype != b->dtype)
         out->dtype = 0;
     if (a->rank < 0 || a->rank != b->rank)
@@ -36,13 +45,15 @@ static int control_merge(InferCtx *c, const InferFact *a, const InferFact *b, In
         return -1;
     out->rank = a->rank;
     for (int i = 0; i < a->rank; i++)
-        out->dims[i] = a->dims[i] == b->dims[i] ? a->dims[i] : dim_fresh(c->dt);
+        out->dims[i] = a->dims[i] == b->dims[i]    ? a->dims[i]
+                       : out->kind == FACT_TENSOR ? dim_fresh(c->dt)
+                                                  : NULL;
     return 0;
 }
 
 static bool control_same(const InferFact *a, const InferFact *b)
 {
-    if (a->dtype != b->dtype || a->rank != b->rank)
+    if (a->dtype != b->dtype || a->rank != b->rank || a->kind != b->kind)
         return false;
     for (int i = 0; i < a->rank; i++)
         if (a->dims[i] != b->dims[i])
@@ -52,7 +63,7 @@ static bool control_same(const InferFact *a, const InferFact *b)
 
 static int control_set(InferCtx *c, size_t i, const InferFact *f)
 {
-    return infer_set(c, i, f->dtype, f->rank, f->dims);
+    return infer_set_fact(c, i, f);
 }
 
 static int control_if(InferCtx *c)
@@ -105,6 +116,8 @@ static int loop_generalise(InferCtx *c, Graph *body, const InferFact **ins, Infe
  * iteration count (unknown) in front. */
 static int loop_scan_output(InferCtx *c, size_t i, const InferFact *o)
 {
+    if (o->kind != FACT_TENSOR)
+        return 0;
     if (o->rank < 0 || o->rank >= CONTROL_MAX)
         return infer_set_dtype(c, i, o->dtype);
     Dim d[CONTROL_MAX];
@@ -120,11 +133,12 @@ static int control_loop(InferCtx *c)
     if (!body || n_carried > CONTROL_MAX || body->n_inputs != 2 + n_carried ||
         body->n_outputs < 1 + n_carried || c->n_out != body->n_outputs - 1)
         return infer_bad(c, "Loop body does not match the node's inputs and outputs");
-    InferFact iter = {DT_INT64, 0, NULL, NULL, 0}, cond = {DT_BOOL, 0, NULL, NULL, 0};
+    InferFact iter = {DT_INT64, 0, NULL, NULL, 0, FACT_TENSOR};
+    InferFact cond = {DT_BOOL, 0, NULL, NULL, 0, FACT_TENSOR};
     InferFact store[CONTROL_MAX];
     const InferFact *ins[2 + CONTROL_MAX] = {&iter, &cond};
     for (size_t k = 0; k < n_carried; k++)
-        ins[2 + k] = infer_in(c, 2 + k);
+        ins[2 + k] = infer_in_any(c, 2 + k);
     bool stable;
     if (loop_pass(c, body, ins, n_carried, &stable))
         return -1;
@@ -145,7 +159,7 @@ static int control_loop(InferCtx *c)
 /* One slice of scan input x along axis: x without that axis. */
 static int scan_slice(InferCtx *c, const InferFact *x, int64_t axis, InferFact *out)
 {
-    *out = (InferFact){x->dtype, -1, NULL, NULL, 0};
+    *out = (InferFact){x->dtype, -1, NULL, NULL, 0, FACT_TENSOR};
     int a = x->rank > 0 ? infer_axis(axis, x->rank) : -1;
     if (x->rank < 0 || a < 0)
         return x->rank < 0 ? 0 : infer_bad(c, "scan axis out of range");
@@ -167,6 +181,8 @@ static int64_t scan_axis(const Op *op, const char *name, size_t i)
 /* Scan output j: the body's value with the sequence length inserted. */
 static int scan_output(InferCtx *c, size_t i, size_t j, const InferFact *o, Dim len)
 {
+    if (o->kind != FACT_TENSOR)
+        return 0;
     if (o->rank < 0 || o->rank >= CONTROL_MAX)
         return infer_set_dtype(c, i, o->dtype);
     int a = infer_axis(scan_axis(c->op, "scan_output_axes", j), o->rank + 1);
@@ -214,9 +230,68 @@ static int control_scan(InferCtx *c)
     return 0;
 }
 
+/* x without its leading `drop` axes (Scan-8's batch and sequence axes). */
+static int scan8_strip(InferCtx *c, const InferFact *x, int drop, InferFact *out)
+{
+    *out = (InferFact){x->dtype, -1, NULL, NULL, 0, FACT_TENSOR};
+    if (x->rank < 0)
+        return 0;
+    if (x->rank < drop)
+        return infer_bad(c, "Scan-8 inputs need batch%s axes", drop > 1 ? " and sequence" : "");
+    out->rank = x->rank - drop;
+    out->dims = x->dims + drop; /* copied when bound */
+    return 0;
+}
+
+/* Output i of Scan-8: the body's value o behind the leading dims lead. */
+static int scan8_output(InferCtx *c, size_t i, const InferFact *o, const Dim *lead, int n_lead)
+{
+    if (o->kind != FACT_TENSOR || o->rank < 0 || o->rank + n_lead > CONTROL_MAX)
+        return o->kind == FACT_TENSOR ? infer_set_dtype(c, i, o->dtype) : 0;
+    Dim d[CONTROL_MAX];
+    memcpy(d, lead, (size_t)n_lead * sizeof *d);
+    memcpy(d + n_lead, o->dims, (size_t)o->rank * sizeof *d);
+    return infer_set(c, i, o->dtype, o->rank + n_lead, d);
+}
+
+/* Scan-8: (sequence_lens?, states..., scan inputs...), every input with a
+ * batch axis first, scan inputs a sequence axis next; the body sees both
+ * stripped. State outputs get the batch axis back, scan outputs both. */
+static int control_scan8(InferCtx *c)
+{
+    Graph *body = control_graph(c->op, "body");
+    int64_t m = op_attr_int(c->op, "num_scan_inputs", 0);
+    size_t n_body = c->n_in - 1;
+    if (!body || m <= 0 || (size_t)m > n_body || n_body > CONTROL_MAX ||
+        body->n_inputs != n_body || body->n_outputs != c->n_out || c->n_out < n_body - (size_t)m)
+        return infer_bad(c, "Scan body does not match the node's inputs and outputs");
+    size_t n_state = n_body - (size_t)m;
+    InferFact bound[CONTROL_MAX];
+    const InferFact *ins[CONTROL_MAX];
+    Dim lead[2] = {NULL, NULL}; /* batch, sequence length */
+    for (size_t i = 0; i < n_body; i++) {
+        const InferFact *x = infer_in(c, 1 + i);
+        int drop = i < n_state ? 1 : 2;
+        if (scan8_strip(c, x, drop, &bound[i]))
+            return -1;
+        for (int k = 0; k < drop && x->rank >= drop; k++)
+            lead[k] = lead[k] ? lead[k] : x->dims[k];
+        ins[i] = &bound[i];
+    }
+    for (int k = 0; k < 2; k++)
+        lead[k] = lead[k] ? lead[k] : dim_fresh(c->dt);
+    if (infer_subgraph(c, body, ins, n_body))
+        return -1;
+    for (size_t i = 0; i < c->n_out; i++)
+        if (scan8_output(c, i, control_out(c, body, i), lead, i < n_state ? 1 : 2))
+            return -1;
+    return 0;
+}
+
 static const OpSchema ops_control[] = {
     {"", "If", 1, 1, 1, 0, OPS_VARIADIC, control_if},
     {"", "Loop", 1, 2, OPS_VARIADIC, 0, OPS_VARIADIC, control_loop},
+    {"", "Scan", 8, 2, OPS_VARIADIC, 1, OPS_VARIADIC, control_scan8},
     {"", "Scan", 9, 1, OPS_VARIADIC, 1, OPS_VARIADIC, control_scan},
 };
 

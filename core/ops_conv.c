@@ -301,7 +301,8 @@ static int conv_matmul_shape(InferCtx *c, int32_t dtype)
     if (a->rank == 0 || b->rank == 0)
         return infer_bad(c, "MatMul operands must not be scalars");
     int ba = a->rank > 2 ? a->rank - 2 : 0, bb = b->rank > 2 ? b->rank - 2 : 0;
-    InferFact fa = {0, ba, a->dims, NULL, 0}, fb = {0, bb, b->dims, NULL, 0}, batch;
+    InferFact fa = {0, ba, a->dims, NULL, 0, FACT_TENSOR};
+    InferFact fb = {0, bb, b->dims, NULL, 0, FACT_TENSOR}, batch;
     const InferFact *both[2] = {&fa, &fb};
     if (infer_broadcast(c, both, 2, &batch))
         return -1;
@@ -357,7 +358,8 @@ static int einsum_term(Einsum *e, const char *term, size_t len, const InferFact 
         e->n_ell == EINSUM_MAX)
         return -1;
     int n_ell = x->rank - (int)letters, axis = 0;
-    e->ell[e->n_ell++] = (InferFact){0, n_ell, x->dims + (dots ? dots - term : 0), NULL, 0};
+    e->ell[e->n_ell++] =
+        (InferFact){0, n_ell, x->dims + (dots ? dots - term : 0), NULL, 0, FACT_TENSOR};
     for (size_t i = 0; i < len; i++) {
         if (term[i] == '.') {
             axis += n_ell;

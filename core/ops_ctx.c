@@ -9,6 +9,12 @@
 
 const InferFact *infer_in(const InferCtx *c, size_t i)
 {
+    const InferFact *f = infer_in_any(c, i);
+    return f->kind == FACT_TENSOR ? f : &facts_unknown;
+}
+
+const InferFact *infer_in_any(const InferCtx *c, size_t i)
+{
     return i < c->n_in && c->in[i] ? c->in[i] : &facts_unknown;
 }
 
@@ -90,6 +96,16 @@ int infer_copy(InferCtx *c, size_t i, size_t j)
 {
     const InferFact *f = infer_in(c, j);
     return infer_set(c, i, f->dtype, f->rank, f->dims);
+}
+
+int infer_set_fact(InferCtx *c, size_t i, const InferFact *f)
+{
+    if (i >= c->n_out)
+        return 0;
+    if (infer_set(c, i, f->dtype, f->rank, f->dims))
+        return -1;
+    c->out[i].kind = f->kind;
+    return 0;
 }
 
 int infer_set_tensor(InferCtx *c, size_t i, const Tensor *t)

@@ -19,10 +19,11 @@ static int ew_unary(InferCtx *c)
     return 0;
 }
 
+/* Identity: also of a sequence or an optional (opsets 14 and 16). */
 static int ew_identity(InferCtx *c)
 {
-    const InferFact *x = infer_in(c, 0);
-    if (infer_copy(c, 0, 0))
+    const InferFact *x = infer_in_any(c, 0);
+    if (infer_set_fact(c, 0, x))
         return -1;
     return x->value ? infer_set_value(c, 0, x->value, x->n_value) : 0;
 }
@@ -68,7 +69,7 @@ static int ew_broadcast(InferCtx *c, size_t first, size_t typed, int32_t dtype)
             return 0; /* more inputs than the rule holds: leave unknown */
         ins[n++] = infer_in(c, i);
     }
-    InferFact shape = {0, -1, NULL, NULL, 0};
+    InferFact shape = {0, -1, NULL, NULL, 0, FACT_TENSOR};
     if (infer_broadcast(c, ins, n, &shape))
         return -1;
     return infer_set(c, 0, dtype ? dtype : infer_in(c, typed)->dtype, shape.rank, shape.dims);

@@ -533,7 +533,7 @@ static int shape_expand(InferCtx *c)
     int n = shape_from_input(c, 1, d);
     if (n < 0 || x->rank < 0)
         return infer_set_dtype(c, 0, x->dtype);
-    InferFact target = {0, n, d, NULL, 0}, out;
+    InferFact target = {0, n, d, NULL, 0, FACT_TENSOR}, out;
     const InferFact *both[2] = {x, &target};
     if (infer_broadcast(c, both, 2, &out))
         return -1;

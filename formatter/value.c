@@ -9,7 +9,7 @@ const InferFact *value_fact(const Var *v)
 {
     const InferRun *r = v ? v->graph->model->facts : NULL;
     const InferFact *f = r ? infer_fact(r, v) : NULL;
-    return f && facts_known(f) ? f : NULL;
+    return f && facts_known(f) && f->kind == FACT_TENSOR ? f : NULL;
 }
 
 int32_t value_dtype(const Var *v)

@@ -424,6 +424,19 @@ static int link_graph(Loader *L, Graph *g, NameMap *latest)
     return 0;
 }
 
+/* A sequence or optional type declared for v is kept for inference
+ * (tensor types are v->type; other types hold nothing inference reads). */
+static int load_held_decl(Loader *L, Graph *g, Var *v, const TypeInfo *type, Bytes wire)
+{
+    if (!v || type->elem_type || type->rank >= 0)
+        return 0;
+    TypeInfo inner;
+    int kind = proto_value_info_held(&L->m->arena, wire, &inner);
+    if (kind == TYPE_TENSOR)
+        return 0;
+    return graph_add_held_decl(g, v, kind, inner) ? loader_oom(L) : 0;
+}
+
 static int load_input(Loader *L, Graph *g, Bytes wire)
 {
     const char *name;
@@ -434,6 +447,8 @@ static int load_input(Loader *L, Graph *g, Bytes wire)
     if (!v)
         return loader_error(L, "graph '%s': input '%s' is listed twice", g->name, name);
     v->type = type;
+    if (load_held_decl(L, g, v, &type, wire))
+        return -1;
     return graph_add_input(g, v, wire) ? loader_oom(L) : 0;
 }
 
@@ -478,6 +493,8 @@ static int load_output(Loader *L, Graph *g, Bytes wire, bool is_output)
         Var *v = namemap_get(&g->by_name, name);
         if (v && !v->type.elem_type)
             v->type = type;
+        if (load_held_decl(L, g, v, &type, wire))
+            return -1;
         return graph_add_value_info(g, v, wire) ? loader_oom(L) : 0;
     }
     Var *v = scope_find(L->scope, name);
@@ -486,6 +503,8 @@ static int load_output(Loader *L, Graph *g, Bytes wire, bool is_output)
                                "input or initializer", g->name, name);
     if (!v->type.elem_type)
         v->type = type;
+    if (load_held_decl(L, g, v, &type, wire))
+        return -1;
     return graph_add_output(g, v, wire) ? loader_oom(L) : 0;
 }
 

@@ -92,6 +92,38 @@ int proto_value_info(Arena *a, Bytes wire, const char **name, TypeInfo *type)
     return *name ? 0 : -1;
 }
 
+/* The kind (TYPE_*) of a sequence or optional type holding tensors, with
+ * the tensors' type in *inner; TYPE_TENSOR for any other type. */
+static int read_held_type(Arena *a, const Onnx__TypeProto *tp, TypeInfo *inner)
+{
+    int kind = TYPE_TENSOR;
+    if (tp && tp->value_case == ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE && tp->optional_type) {
+        kind = TYPE_OPTIONAL;
+        tp = tp->optional_type->elem_type;
+    }
+    if (tp && tp->value_case == ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE && tp->sequence_type) {
+        kind = kind == TYPE_OPTIONAL ? TYPE_OPTIONAL_SEQUENCE : TYPE_SEQUENCE;
+        tp = tp->sequence_type->elem_type;
+    }
+    read_tensor_type(a, tp, inner);
+    return kind != TYPE_TENSOR && tp && tp->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE
+               ? kind
+               : TYPE_TENSOR;
+}
+
+int proto_value_info_held(Arena *a, Bytes wire, TypeInfo *inner)
+{
+    *inner = (TypeInfo){0, -1, NULL, NULL};
+    if (!value_info_depth_ok(wire))
+        return TYPE_TENSOR;
+    Onnx__ValueInfoProto *vi = onnx__value_info_proto__unpack(NULL, wire.len, wire.ptr);
+    if (!vi)
+        return TYPE_TENSOR;
+    int kind = read_held_type(a, vi->type, inner);
+    onnx__value_info_proto__free_unpacked(vi, NULL);
+    return kind;
+}
+
 int proto_opset(Arena *a, Bytes wire, Opset *out)
 {
     Onnx__OperatorSetIdProto *os = onnx__operator_set_id_proto__unpack(NULL, wire.len, wire.ptr);

@@ -11,6 +11,10 @@
 
 /* Decodes a ValueInfoProto: its name (arena copy) and tensor type, if any. */
 int proto_value_info(Arena *a, Bytes wire, const char **name, TypeInfo *type);
+/* When a ValueInfoProto's type is a sequence or optional of tensors, its
+ * kind (TYPE_SEQUENCE, ...) and the tensors' type into inner; else
+ * TYPE_TENSOR (also for a malformed one, which proto_value_info reports). */
+int proto_value_info_held(Arena *a, Bytes wire, TypeInfo *inner);
 /* Decodes an OperatorSetIdProto. */
 int proto_opset(Arena *a, Bytes wire, Opset *out);
 /* Encodes a ValueInfoProto for v (name, tensor type and shape) as field num. */

@@ -1584,18 +1584,17 @@ def _(r):
 
 @model("bntoconv_unknown_dtype")
 def _(r):
-    """Opset 15: float X [1,3,4,4] -> SequenceConstruct -> SequenceAt(0) (ops
-    shape inference has no rule for, no value_info) -> u -> BN with float16 statistics
-    (BatchNormalization-15 allows them to differ from the data) -> Y float.
-    The data's type is not known to ppqfmt.
+    """Opset 15: float X [1,3,4,4] -> com.example:Opaque (an op of a domain
+    shape inference has no rule for, no value_info) -> u -> BN with float16
+    statistics (BatchNormalization-15 allows them to differ from the data) -> Y
+    float. The data's type is not known to ppqfmt.
     Expect: bn0 kept, with a warning naming it and saying that the element
     type is unknown: a Conv's weight must have the data's type, and guessing
     the statistics' float16 would be invalid."""
     return finish_with(graph(
-        [node("SequenceConstruct", ["X"], ["s"], "seq0"), node("SequenceAt", ["s", "zero"], ["u"], "at0"),
-         bn("u", "Y", "bn0", "bn0")],
+        [node("Opaque", ["X"], ["u"], "opaque0", domain="com.example"), bn("u", "Y", "bn0", "bn0")],
         "bntoconv_unknown_dtype", [fvi("X", [1, 3, 4, 4])], [fvi("Y", [1, 3, 4, 4])],
-        inits=[raw_tensor("zero", np.array(0, np.int64))] + bn_inits(r, "bn0", 3, np.float16)), [("", 15)])
+        inits=bn_inits(r, "bn0", 3, np.float16)), [("", 15), ("com.example", 1)])
 
 
 @model("bntoconv_float16_overflow")

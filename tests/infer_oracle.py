@@ -79,6 +79,29 @@ def run_dump(tool, model):
     return facts, unknown, issues
 
 
+def type_fact(tp, symbolic):
+    """(dtype or None, dims or None) of a TypeProto; a sequence or an optional wraps the dtype
+    of the tensors it holds, as test_infer --dump writes it ('seq(float)', 'opt(seq(float))');
+    None for other types."""
+    kind = tp.WhichOneof('value')
+    if kind in ('sequence_type', 'optional_type'):
+        inner = type_fact(tp.sequence_type.elem_type if kind == 'sequence_type'
+                          else tp.optional_type.elem_type, symbolic)
+        if inner is None:
+            return None
+        tag = 'seq' if kind == 'sequence_type' else 'opt'
+        return (('%s(%s)' % (tag, inner[0])) if inner[0] else None, inner[1])
+    if kind != 'tensor_type':
+        return None
+    tt = tp.tensor_type
+    dt = DTYPE_NAME.get(tt.elem_type) if tt.elem_type else None
+    dims = None
+    if tt.HasField('shape'):
+        dims = [d.dim_value if d.HasField('dim_value') else
+                (d.dim_param or None) if symbolic else None for d in tt.shape.dim]
+    return dt, dims
+
+
 def onnx_facts(model, symbolic=False):
     """onnx's inferred types of the main graph: {name: (dtype or None, dims or None)};
     a dim is an int (static) or None (with symbolic, its dim_param when it has one)."""
@@ -89,16 +112,16 @@ def onnx_facts(model, symbolic=False):
     out = {}
     g = inferred.graph
     for vi in list(g.input) + list(g.value_info) + list(g.output):
-        tt = vi.type.tensor_type if vi.type.WhichOneof('value') == 'tensor_type' else None
-        if tt is None:
-            continue
-        dt = DTYPE_NAME.get(tt.elem_type) if tt.elem_type else None
-        dims = None
-        if tt.HasField('shape'):
-            dims = [d.dim_value if d.HasField('dim_value') else
-                    (d.dim_param or None) if symbolic else None for d in tt.shape.dim]
-        out[vi.name] = (dt, dims)
+        fact = type_fact(vi.type, symbolic)
+        if fact is not None:
+            out[vi.name] = fact
     return out
+
+
+# Values where onnx's inference is wrong, checked against the case's expected outputs: not
+# counted as misses. test_loop13_seq: onnx keeps the rank-0 element shape declared for the empty
+# initial sequence, while the body inserts slices of rank 1 (output_0.pb holds shapes (1,) ... (5,)).
+ONNX_WRONG = {('node/test_loop13_seq', 'seq_res')}
 
 
 def producers(model):
@@ -127,6 +150,9 @@ def compare_onnx(name, ours, theirs, prod, ruled, t, problems, misses=None):
         if od and odims is not None and not (xd and xdims is not None):
             t.c['ours_only'] += 1
             t.more_ops[op] += 1
+        if (name, v) in ONNX_WRONG:
+            t.c['onnx_wrong'] += 1
+            continue
         if xd and xdims is not None and not (od and odims is not None):
             t.c['onnx_only'] += 1
             if op in ruled:
@@ -169,7 +195,10 @@ def compare_ort(ours, actual, t, problems, tag=''):
     """Binds symbols from the actual shapes, then checks every dim (counters prefixed by tag)."""
     env, pending = {}, []
     for v, arr in actual.items():
-        dims = ours.get(v, (None, None))[1]
+        dtype, dims = ours.get(v, (None, None))
+        if dtype and '(' in dtype:  # a sequence or an optional: not an array
+            t.c[tag + 'ort_wrapped'] += 1
+            continue
         if dims is None:
             t.c[tag + 'ort_unchecked'] += 1
             continue

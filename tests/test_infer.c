@@ -291,18 +291,24 @@ static const char *infer(void)
 }
 
 /* "float:[batch,64,112,112]" for v, "?" parts where unknown. */
+/* "float:[2,seq]"; a sequence "seq(float):[2,?]" (? where its elements
+ * differ), an optional "opt(float):[2]" or "opt(seq(float)):?". */
 static const char *fact_text(const Var *v, char *buf, size_t size)
 {
+    static const char *const kind_open[] = {"", "seq(", "opt(", "opt(seq("};
+    static const char *const kind_close[] = {"", ")", ")", "))"};
     const InferFact *f = R ? infer_fact(R, v) : NULL;
     if (!f)
         return snprintf(buf, size, "?:?"), buf;
-    size_t k = (size_t)snprintf(buf, size, "%s:", f->dtype ? dtype_name(f->dtype) : "?");
+    size_t k = (size_t)snprintf(buf, size, "%s%s%s:", kind_open[f->kind],
+                                f->dtype ? dtype_name(f->dtype) : "?", kind_close[f->kind]);
     if (f->rank < 0)
         return snprintf(buf + k, size - k, "?"), buf;
     k += (size_t)snprintf(buf + k, size - k, "[");
     for (int i = 0; i < f->rank && k < size; i++) {
         char d[256];
-        k += (size_t)snprintf(buf + k, size - k, "%s%s", i ? "," : "", dim_str(infer_dims(R), f->dims[i], d, sizeof d));
+        const char *text = f->dims[i] ? dim_str(infer_dims(R), f->dims[i], d, sizeof d) : "?";
+        k += (size_t)snprintf(buf + k, size - k, "%s%s", i ? "," : "", text);
     }
     if (k < size)
         snprintf(buf + k, size - k, "]");
@@ -813,6 +819,256 @@ static const char *check_mod_value(Graph *g)
     return NULL;
 }
 
+/* Sequences: an element's shape holds where every element agrees, a dim
+ * where they differ is a fresh symbol per tensor taken out (two elements are
+ * never claimed the same size), and the kind never leaks into tensor rules. */
+static const char *check_sequence_ops(Graph *g)
+{
+    in_decl(g, "x", "float:2,3");
+    in_decl(g, "y", "float:4,3");
+    in_decl(g, "z", "float:6,4");
+    in_decl(g, "t", "int64:3");
+    ints(g, "pos", (int64_t[]){0}, -1);
+    nd(g, "SequenceConstruct", "same", "x,x", "s_same");
+    nd(g, "SequenceConstruct", "mixed", "x,y", "s_mixed");
+    nd(g, "SequenceAt", "at_same", "s_same,pos", "e_same");
+    nd(g, "SequenceAt", "at1", "s_mixed,pos", "e1");
+    nd(g, "SequenceAt", "at2", "s_mixed,pos", "e2");
+    nd(g, "SequenceLength", "len", "s_mixed", "n");
+    nd(g, "SequenceInsert", "ins", "s_same,y", "s_ins");
+    nd(g, "SequenceErase", "erase", "s_same", "s_erased");
+    must(op_set_attr_int(nd(g, "SequenceEmpty", "empty", "", "s_empty"), "dtype", DT_INT64), "attr");
+    nd(g, "SequenceInsert", "ins_empty", "s_empty,t", "s_one");
+    nd(g, "ConcatFromSequence", "cat", "s_mixed", "cat0");
+    Op *stack = nd(g, "ConcatFromSequence", "stack", "s_same", "stacked");
+    must(op_set_attr_int(stack, "new_axis", 1), "attr");
+    must(op_set_attr_int(stack, "axis", -1), "attr");
+    nd(g, "Relu", "relu_seq", "s_same", "not_a_tensor");
+    EXPECT(!infer());
+    EXPECT_FACT(g, "s_same", "seq(float):\\[2,3]");
+    EXPECT_FACT(g, "s_mixed", "seq(float):\\[\\?,3]");
+    EXPECT_FACT(g, "e_same", "float:\\[2,3]");
+    EXPECT_FACT(g, "e1", "float:\\[unk_at1_*,3]");
+    EXPECT(infer_fact(R, find(g, "e1"))->dims[0] != infer_fact(R, find(g, "e2"))->dims[0]);
+    EXPECT_FACT(g, "n", "int64:\\[]");
+    EXPECT_FACT(g, "s_ins", "seq(float):\\[\\?,3]");
+    EXPECT_FACT(g, "s_erased", "seq(float):\\[2,3]");
+    EXPECT_FACT(g, "s_empty", "seq(int64):\\?");
+    EXPECT_FACT(g, "s_one", "seq(int64):\\?"); /* the empty sequence's elements are unknown */
+    EXPECT_FACT(g, "cat0", "float:\\[unk_cat_*,3]");
+    EXPECT_FACT(g, "stacked", "float:\\[2,3,unk_stack_*]");
+    EXPECT_FACT(g, "not_a_tensor", "?:?");
+    return NULL;
+}
+
+/* A graph input declared as a sequence (the loader's HeldDecl) seeds its
+ * fact; a declared optional fills in an output no rule typed. */
+static const char *check_held_declarations(Graph *g)
+{
+    Var *s = in_decl(g, "s", "float:?");
+    s->type = (TypeInfo){0, -1, NULL, NULL}; /* what the loader leaves for a sequence */
+    Var *x = in_decl(g, "x", "float:2,3");
+    ints(g, "pos", (int64_t[]){0}, -1);
+    if (graph_add_held_decl(g, s, TYPE_SEQUENCE, x->type))
+        return "graph_add_held_decl";
+    nd(g, "SequenceAt", "at", "s,pos", "e");
+    Op *foo = nd(g, "FooOp", "foo", "x", "o");
+    foo->domain = "com.example";
+    if (graph_add_held_decl(g, find(g, "o"), TYPE_OPTIONAL, x->type))
+        return "graph_add_held_decl";
+    EXPECT(!infer());
+    EXPECT_FACT(g, "s", "seq(float):\\[2,3]");
+    EXPECT_FACT(g, "e", "float:\\[2,3]");
+    EXPECT_FACT(g, "o", "opt(float):\\[2,3]");
+    return NULL;
+}
+
+/* A dim_param in a declared sequence's elements names each element's own
+ * size: two elements taken out are not claimed the same size. */
+static const char *check_held_sequence_symbols(Graph *g)
+{
+    Var *s = in_decl(g, "s", "float:?");
+    s->type = (TypeInfo){0, -1, NULL, NULL};
+    Var *proto = in_decl(g, "proto", "float:H,3");
+    ints(g, "p0", (int64_t[]){0}, -1);
+    ints(g, "p1", (int64_t[]){1}, -1);
+    if (graph_add_held_decl(g, s, TYPE_SEQUENCE, proto->type))
+        return "graph_add_held_decl";
+    nd(g, "SequenceAt", "at0", "s,p0", "e0");
+    nd(g, "SequenceAt", "at1", "s,p1", "e1");
+    EXPECT(!infer());
+    EXPECT_FACT(g, "s", "seq(float):\\[\\?,3]");
+    EXPECT_FACT(g, "e0", "float:\\[unk_at0_*,3]");
+    EXPECT_FACT(g, "e1", "float:\\[unk_at1_*,3]");
+    return NULL;
+}
+
+/* SequenceMap: the body sees one element (differing dims as a fresh
+ * symbol) and the tensor inputs whole; an output dim the body derives from
+ * a fresh symbol may differ between positions. */
+static const char *check_sequence_map(Graph *g)
+{
+    in_decl(g, "x", "float:2,3");
+    in_decl(g, "y", "float:4,3");
+    in_decl(g, "b", "float:3");
+    nd(g, "SequenceConstruct", "mixed", "x,y", "s");
+    Op *map = nd(g, "SequenceMap", "map", "s,b", "sums,nz,shapes");
+    Graph *body = attach_graph(map, "body");
+    in_decl(body, "e", "float:?");
+    in_decl(body, "bias", "float:?");
+    nd(body, "Add", "add", "e,bias", "sum");
+    nd(body, "NonZero", "nonzero", "e", "where");
+    nd(body, "Shape", "shape", "e", "shape_of");
+    const char *outs[] = {"sum", "where", "shape_of"};
+    for (int i = 0; i < 3; i++)
+        if (graph_add_output(body, find(body, outs[i]), (Bytes){0}))
+            return "graph_add_output";
+    EXPECT(!infer());
+    EXPECT_FACT(body, "e", "float:\\[unk_map_*,3]");
+    EXPECT_FACT(body, "bias", "float:\\[3]");
+    EXPECT_FACT(g, "sums", "seq(float):\\[\\?,3]");
+    EXPECT_FACT(g, "nz", "seq(int64):\\[2,\\?]");
+    EXPECT_FACT(g, "shapes", "seq(int64):\\[2]");
+    return NULL;
+}
+
+/* SplitToSequence: pieces of 1 (axis kept or dropped), a chunk size (the
+ * last piece may be shorter), or listed sizes. */
+static const char *check_split_to_sequence(Graph *g)
+{
+    in_decl(g, "z", "float:6,4");
+    ints(g, "four", (int64_t[]){4}, -1);
+    ints(g, "three", (int64_t[]){3}, -1);
+    ints(g, "even", (int64_t[]){2, 2, 2}, 3);
+    ints(g, "uneven", (int64_t[]){1, 5}, 2);
+    Op *ones = nd(g, "SplitToSequence", "ones", "z", "s_ones");
+    must(op_set_attr_int(ones, "axis", 1), "attr");
+    must(op_set_attr_int(ones, "keepdims", 0), "attr");
+    nd(g, "SplitToSequence", "kept", "z", "s_kept");
+    nd(g, "SplitToSequence", "chunk4", "z,four", "s_chunk4");
+    nd(g, "SplitToSequence", "chunk3", "z,three", "s_chunk3");
+    nd(g, "SplitToSequence", "even", "z,even", "s_even");
+    nd(g, "SplitToSequence", "uneven", "z,uneven", "s_uneven");
+    EXPECT(!infer());
+    EXPECT_FACT(g, "s_ones", "seq(float):\\[6]");
+    EXPECT_FACT(g, "s_kept", "seq(float):\\[1,4]");
+    EXPECT_FACT(g, "s_chunk4", "seq(float):\\[\\?,4]"); /* 4 then 2 */
+    EXPECT_FACT(g, "s_chunk3", "seq(float):\\[3,4]");
+    EXPECT_FACT(g, "s_even", "seq(float):\\[2,4]");
+    EXPECT_FACT(g, "s_uneven", "seq(float):\\[\\?,4]");
+    return NULL;
+}
+
+static const char *check_optional_ops(Graph *g)
+{
+    in_decl(g, "x", "float:2,3");
+    nd(g, "Optional", "wrap", "x", "o");
+    nd(g, "OptionalHasElement", "has", "o", "h");
+    nd(g, "OptionalGetElement", "get", "o", "e");
+    nd(g, "Identity", "same", "o", "o2");
+    nd(g, "SequenceConstruct", "seq", "x", "s");
+    nd(g, "Optional", "wrap_seq", "s", "os");
+    nd(g, "OptionalGetElement", "get_seq", "os", "s2");
+    nd(g, "Optional", "none", "", "o_none");
+    EXPECT(!infer());
+    EXPECT_FACT(g, "o", "opt(float):\\[2,3]");
+    EXPECT_FACT(g, "h", "bool:\\[]");
+    EXPECT_FACT(g, "e", "float:\\[2,3]");
+    EXPECT_FACT(g, "o2", "opt(float):\\[2,3]");
+    EXPECT_FACT(g, "os", "opt(seq(float)):\\[2,3]");
+    EXPECT_FACT(g, "s2", "seq(float):\\[2,3]");
+    EXPECT_FACT(g, "o_none", "?:?"); /* its type attribute is not read */
+    return NULL;
+}
+
+/* DFT-17, STFT-17 and MelWeightMatrix-17 sizes from the spec's formulas:
+ * bins = n/2 + 1 one-sided, frames = (length - frame) / step + 1. */
+static const char *check_signal_ops(Graph *g)
+{
+    in_decl(g, "x", "float:1,10,1");
+    in_decl(g, "sig", "float:2,128,1");
+    in_decl(g, "sig_n", "float:2,L,1");
+    ints(g, "n16", (int64_t[]){16}, -1);
+    ints(g, "step", (int64_t[]){8}, -1);
+    ints(g, "bins", (int64_t[]){8}, -1);
+    floats(g, "win", (int64_t[]){16}, 1);
+    nd(g, "DFT", "dft", "x", "d_plain");
+    must(op_set_attr_int(nd(g, "DFT", "dft1", "x,n16", "d_one"), "onesided", 1), "attr");
+    nd(g, "STFT", "stft", "sig,step,win", "st");
+    must(op_set_attr_int(nd(g, "STFT", "stft2", "sig,step,,n16", "st_two"), "onesided", 0), "attr");
+    nd(g, "STFT", "stft_n", "sig_n,step,win", "st_n");
+    nd(g, "MelWeightMatrix", "mel", "bins,n16,n16,n16,n16", "mel");
+    EXPECT(!infer());
+    EXPECT_FACT(g, "d_plain", "float:\\[1,10,2]");
+    EXPECT_FACT(g, "d_one", "float:\\[1,9,2]");
+    EXPECT_FACT(g, "st", "float:\\[2,15,9,2]");
+    EXPECT_FACT(g, "st_two", "float:\\[2,15,16,2]");
+    EXPECT_FACT(g, "st_n", "float:\\[2,unk_stft_n_*,9,2]");
+    EXPECT_FACT(g, "mel", "float:\\[9,8]");
+    return NULL;
+}
+
+/* StringNormalizer, TfIdfVectorizer, and the preview training optimizers:
+ * each new tensor has the shape of the one it replaces. */
+static const char *check_text_training(Graph *g)
+{
+    M->opsets = must(arena_array(&M->arena, 2, sizeof *M->opsets), "opsets");
+    M->opsets[0] = (Opset){"", 17};
+    M->opsets[1] = (Opset){"ai.onnx.preview.training", 1};
+    M->n_opsets = 2;
+    in_decl(g, "words", "8:1,5");
+    in_decl(g, "tokens", "int64:2,7");
+    in_decl(g, "r", "float:");
+    in_decl(g, "it", "int64:");
+    const char *vars[] = {"x1", "x2", "g1", "g2", "v1", "v2", "h1", "h2"};
+    for (int i = 0; i < 8; i++)
+        in_decl(g, vars[i], i % 2 ? "float:3,4" : "float:5");
+    nd(g, "StringNormalizer", "norm", "words", "clean");
+    Op *tf = nd(g, "TfIdfVectorizer", "tfidf", "tokens", "freq");
+    ints_attr(tf, "ngram_indexes", (int64_t[]){0, 4, 1}, 3);
+    const char *train[][3] = {{"Adam", "r,it,x1,x2,g1,g2,v1,v2,h1,h2", "ax1,ax2,av1,av2,ah1,ah2"},
+                              {"Adagrad", "r,it,x1,x2,g1,g2,h1,h2", "gx1,gx2,gh1,gh2"},
+                              {"Momentum", "r,it,x1,x2,g1,g2,v1,v2", "mx1,mx2,mv1,mv2"},
+                              {"Gradient", "x1,x2", "dx1,dx2"}};
+    for (int i = 0; i < 4; i++)
+        nd(g, train[i][0], train[i][0], train[i][1], train[i][2])->domain =
+            "ai.onnx.preview.training";
+    EXPECT(!infer());
+    EXPECT_FACT(g, "clean", "string:\\[1,unk_norm_*]");
+    EXPECT_FACT(g, "freq", "float:\\[2,5]");
+    const char *even[] = {"ax1", "av1", "ah1", "gx1", "gh1", "mx1", "mv1", "dx1"};
+    const char *odd[] = {"ax2", "av2", "ah2", "gx2", "gh2", "mx2", "mv2", "dx2"};
+    for (int i = 0; i < 8; i++) {
+        EXPECT_FACT(g, even[i], "float:\\[5]");
+        EXPECT_FACT(g, odd[i], "float:\\[3,4]");
+    }
+    return NULL;
+}
+
+/* Scan-8: a batch axis in front of everything, the sequence axis second in
+ * scan inputs and outputs; the body sees neither. */
+static const char *check_scan8(Graph *g)
+{
+    in_decl(g, "init", "float:2,4");
+    in_decl(g, "xs", "float:2,S,4");
+    Op *scan = nd(g, "Scan", "scan", ",init,xs", "final,ys");
+    must(op_set_attr_int(scan, "num_scan_inputs", 1), "attr");
+    Graph *body = attach_graph(scan, "body");
+    in_decl(body, "acc", "float:?");
+    in_decl(body, "x_t", "float:?");
+    nd(body, "Add", "sum", "acc,x_t", "acc_next");
+    nd(body, "Neg", "emit", "x_t", "y_t");
+    if (graph_add_output(body, find(body, "acc_next"), (Bytes){0}) ||
+        graph_add_output(body, find(body, "y_t"), (Bytes){0}))
+        return "graph_add_output";
+    EXPECT(!infer());
+    EXPECT_FACT(body, "acc", "float:\\[4]");
+    EXPECT_FACT(body, "x_t", "float:\\[4]");
+    EXPECT_FACT(g, "final", "float:\\[2,4]");
+    EXPECT_FACT(g, "ys", "float:\\[2,S,4]");
+    return NULL;
+}
+
 static int dump_model(const char *path)
 {
     Source src;
@@ -900,6 +1156,15 @@ int main(int argc, char **argv)
     RUN(declared_dims_fill_fresh_only, 13);
     RUN(opset_resolution, 13);
     RUN(contrib_ops, 13);
+    RUN(sequence_ops, 13);
+    RUN(split_to_sequence, 13);
+    RUN(held_declarations, 13);
+    RUN(held_sequence_symbols, 13);
+    RUN(sequence_map, 17);
+    RUN(optional_ops, 16);
+    RUN(signal_ops, 17);
+    RUN(text_training, 17);
+    RUN(scan8, 8);
     printf("test_infer: %d passed, %d failed\n", n_passed, n_failed);
     return n_failed ? 1 : 0;
 }

@@ -281,10 +281,45 @@ def check_input_shape_errors():
     return None
 
 
+def sequence_model():
+    """x[2,3] -> SequenceConstruct(x, x) -> s (declared a sequence in value_info) -> SequenceAt
+    -> e -> Relu -> y; SplitToSequence(x) -> parts -> ConcatFromSequence -> c."""
+    pos = numpy_helper.from_array(np.array(1, dtype=np.int64), "pos")
+    nodes = [helper.make_node("SequenceConstruct", ["x", "x"], ["s"], "construct"),
+             helper.make_node("SequenceAt", ["s", "pos"], ["e"], "at"),
+             helper.make_node("Relu", ["e"], ["y"], "relu"),
+             helper.make_node("SplitToSequence", ["x"], ["parts"], "split", axis=1),
+             helper.make_node("ConcatFromSequence", ["parts"], ["c"], "cat", axis=0)]
+    seq_vi = helper.make_tensor_sequence_value_info("s", TensorProto.FLOAT, [2, 3])
+    g = helper.make_graph(nodes, "seq", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [None, None]),
+                           helper.make_tensor_value_info("c", TensorProto.FLOAT, [None, None])], [pos],
+                          value_info=[seq_vi])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+
+
+def check_sequences():
+    """Tensors taken out of a sequence are typed; a sequence value never gets a tensor
+    value_info, and its own declaration is kept byte for byte."""
+    src = save(sequence_model(), "seq.onnx")
+    out, _ = fmt(src)
+    m = onnx.load(out)
+    onnx.checker.check_model(m, full_check=True)
+    kinds = {v.name: v.type.WhichOneof("value") for v in m.graph.value_info}
+    if kinds.get("s") != "sequence_type" or "parts" in kinds:
+        return "value_info kinds %s" % kinds
+    if [v.SerializeToString() for v in m.graph.value_info if v.name == "s"] != \
+            [v.SerializeToString() for v in onnx.load(src).graph.value_info]:
+        return "the sequence's declaration changed"
+    d = declared(m)
+    return None if d.get("e") == (TensorProto.FLOAT, [2, 3]) else "e declared %s" % (d.get("e"),)
+
+
 def main():
     t = testlib.Tally("test_infer_shapes")
     t.check("written", check_written)
     t.check("if-body", check_if_body)
+    t.check("sequences", check_sequences)
     t.check("shapes", check_shapes)
     t.check("expression", check_expression)
     t.check("conflict", check_conflict)

@@ -1214,7 +1214,8 @@ SPECS = {
         both=[NBN, op_count("Conv", 1), bn_as_conv("bn0", 4, np.float16)],
         default=[init_count(2)]),
     "bntoconv_unknown_dtype": dict(
-        both=[op_count("Conv", 0), unchanged("bn0")], warns=["bn0", "element type"]),
+        both=[op_count("Conv", 0), unchanged("bn0")], warns=["bn0", "element type"],
+        no_numbers="onnxruntime has no com.example:Opaque"),
     # a factor of 1e5 is inf as a float16 weight
     "bntoconv_float16_overflow": dict(
         both=[op_count("Conv", 0), unchanged("bn0", "mul0")], warns=["bn0"]),

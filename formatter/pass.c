@@ -18,6 +18,8 @@ static const Pass PASSES[] = {
      pass_fuse_bias, FACTS_NONE},
     {"fuse-bn", "fold BatchNormalization into the Conv/ConvTranspose/Gemm before it", true,
      pass_fuse_bn, FACTS_NONE},
+    {"fuse-bn-forward", "fold BatchNormalization into the unpadded Conv after it", true,
+     pass_fuse_bn_forward, FACTS_NONE},
     {"bn-to-conv", "turn a remaining BatchNormalization into a depthwise 1x1 Conv", true,
      pass_bn_to_conv, FACTS_ROUND},
     {"slice", "Slice-1 (attributes) to the input form; raises the opset to 10", true, pass_slice,

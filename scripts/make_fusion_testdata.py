@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Generate the testdata/ models of the pattern fusions (fuse-pad,
-fuse-conv-scale, fuse-matmul-add, fuse-layernorm, fuse-gelu) that
+fuse-conv-scale, fuse-bn-forward, fuse-matmul-add, fuse-layernorm,
+fuse-gelu) that
 tests/test_passes.py uses, in the style of scripts/make_testdata.py (whose
 helpers it imports): one model per pattern, variant and reason not to fuse,
 named <pass>_<case>.onnx, the builder's docstring saying what ppqfmt must
@@ -20,8 +21,8 @@ from onnx import helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import make_testdata as mt  # noqa: E402
-from make_testdata import (finish, finish_with, fvi, graph, if_node, node, rand,  # noqa: E402
-                           raw_tensor, vi)
+from make_testdata import (bn, bn_inits, finish, finish_with, fvi, graph, if_node,  # noqa: E402
+                           node, rand, raw_tensor, vi)
 
 # Builders register with make_testdata's list; main() below writes only ours.
 FIRST = len(mt.BUILDERS)
@@ -279,6 +280,134 @@ def _(r):
     return finish(graph(
         [if_node("if0", "cond", ["Y"], then_g, else_g)], "fusescale_in_if",
         [vi("cond", TP.BOOL, []), fvi("X", [1, 3, 5, 5])], [fvi("Y", None)]))
+
+
+# ---------------------------------------------------------------------------
+# fuse-bn-forward: BatchNormalization -> unpadded Conv
+# ---------------------------------------------------------------------------
+
+def bn_conv(name, w, b=None, xshape=(1, 3, 6, 6), extra=False, op="Conv", stats=None,
+            dtype=TP.FLOAT, **attrs):
+    """X -> BN (bn0) -> op (conv0, weight W, bias B when given) -> Y."""
+    r = mt.rng(name)
+    c = xshape[1]
+    inits = [raw_tensor("W", w)] + (stats or bn_inits(r, "bn0", c))
+    cin = ["y", "W"]
+    if b is not None:
+        inits.append(raw_tensor("B", b))
+        cin.append("B")
+    attrs.setdefault("kernel_shape", list(w.shape[2:]))
+    nodes = [bn("X", "y", "bn0", "bn0"), node(op, cin, ["Y"], "conv0", **attrs)]
+    nodes += [node("Relu", ["y"], ["Z"], "relu0")] if extra else []
+    outs = [vi("Y", dtype, None)] + ([vi("Z", dtype, None)] if extra else [])
+    return finish(graph(nodes, name, [vi("X", dtype, list(xshape))], outs, inits=inits))
+
+
+@model("fusebnfwd_conv")
+def _(r):
+    """X [1,3,6,6] -> BN -> Conv 3x3 (bias, no pads). Expect: bn0 removed;
+    conv0 reads X with W[o,c] * s[c] and B[o] + sum W[o,c,k] * shift[c]."""
+    return bn_conv("fusebnfwd_conv", rand(r, 4, 3, 3, 3), rand(r, 4))
+
+
+@model("fusebnfwd_conv_nobias")
+def _(r):
+    """BN -> Conv 3x3 without bias, strides 2, explicit pads [0,0,0,0].
+    Expect: bn0 removed; conv0 gets a bias input (the shift's sums)."""
+    return bn_conv("fusebnfwd_conv_nobias", rand(r, 4, 3, 3, 3), xshape=(1, 3, 7, 7),
+                   strides=[2, 2], pads=[0, 0, 0, 0])
+
+
+@model("fusebnfwd_grouped")
+def _(r):
+    """BN (4 channels) -> Conv group 2 (W [6,2,3,3], bias), dilations 2.
+    Expect: bn0 removed; output o's weights scaled by the factors of the
+    input channels of its group (group(o) * 2 + j)."""
+    return bn_conv("fusebnfwd_grouped", rand(r, 6, 2, 3, 3), rand(r, 6), xshape=(1, 4, 8, 8),
+                   group=2, dilations=[2, 2])
+
+
+@model("fusebnfwd_valid_1d")
+def _(r):
+    """BN -> Conv1d kernel 3, auto_pad VALID. Expect: bn0 removed, folded."""
+    return bn_conv("fusebnfwd_valid_1d", rand(r, 2, 3, 3), rand(r, 2), xshape=(1, 3, 9),
+                   auto_pad="VALID")
+
+
+@model("fusebnfwd_padded")
+def _(r):
+    """BN -> Conv 3x3 pads [1,1,1,1]: the padded zeros are not normalized.
+    Expect with fuse-bn-forward: kept (no warning). Default: bn-to-conv makes
+    bn0 a depthwise Conv."""
+    return bn_conv("fusebnfwd_padded", rand(r, 4, 3, 3, 3), rand(r, 4), pads=[1, 1, 1, 1])
+
+
+@model("fusebnfwd_padded_no_shift")
+def _(r):
+    """BN with bias 0 and mean 0 (shift 0: zeros stay zeros) -> Conv pads
+    [1,1,1,1]. Expect: bn0 removed; conv0 weight scaled, bias unchanged."""
+    stats = [raw_tensor("bn0_scale", r.uniform(0.5, 1.5, 3).astype(np.float32)),
+             raw_tensor("bn0_bias", np.zeros(3, np.float32)),
+             raw_tensor("bn0_mean", np.zeros(3, np.float32)),
+             raw_tensor("bn0_var", r.uniform(0.5, 2.0, 3).astype(np.float32))]
+    return bn_conv("fusebnfwd_padded_no_shift", rand(r, 4, 3, 3, 3), rand(r, 4),
+                   pads=[1, 1, 1, 1], stats=stats)
+
+
+@model("fusebnfwd_two_consumers")
+def _(r):
+    """BN output y read by the Conv and by Relu -> Z. Expect: kept."""
+    return bn_conv("fusebnfwd_two_consumers", rand(r, 4, 3, 3, 3), rand(r, 4), extra=True)
+
+
+@model("fusebnfwd_convtranspose")
+def _(r):
+    """BN -> ConvTranspose (no pads): border outputs sum fewer inputs.
+    Expect with fuse-bn-forward: kept."""
+    return bn_conv("fusebnfwd_convtranspose", rand(r, 3, 4, 2, 2), rand(r, 4),
+                   op="ConvTranspose", strides=[2, 2])
+
+
+@model("fusebnfwd_float16_overflow")
+def _(r):
+    """float16 BN with factor ~1000 (scale 1000, var 1) -> Conv 1x1 with
+    weights ~100: the scaled weight overflows float16. Expect with
+    fuse-bn-forward: kept, with a warning naming bn0."""
+    h = np.float16
+    w = (r.uniform(90, 110, (2, 2, 1, 1)) * r.choice([-1, 1], (2, 2, 1, 1))).astype(h)
+    stats = [raw_tensor("bn0_scale", np.array([1000, 800], h)),
+             raw_tensor("bn0_bias", np.array([0.5, -0.5], h)),
+             raw_tensor("bn0_mean", np.array([0.01, -0.02], h)),
+             raw_tensor("bn0_var", np.array([1, 1], h))]
+    return bn_conv("fusebnfwd_float16_overflow", w, xshape=(1, 2, 4, 4), stats=stats,
+                   dtype=TP.FLOAT16)
+
+
+@model("fusebnfwd_float16")
+def _(r):
+    """float16 BN -> Conv 3x3 (float16 W, B). Expect: bn0 removed; weight and
+    bias stay float16."""
+    h = np.float16
+    return bn_conv("fusebnfwd_float16", rand(r, 4, 3, 3, 3).astype(h), rand(r, 4).astype(h),
+                   stats=bn_inits(r, "bn0", 3, h), dtype=TP.FLOAT16)
+
+
+@model("fusebnfwd_in_if")
+def _(r):
+    """Inside the If then branch: BN (main-graph statistics) -> Conv (branch
+    W, B). Expect: then_bn removed; then_conv reads X, folded."""
+    then_g = graph([bn("X", "ty", "then_bn", "bn0"),
+                    node("Conv", ["ty", "Wt", "Bt"], ["then_out"], "then_conv",
+                         kernel_shape=[3, 3])],
+                   "then_branch", [], [fvi("then_out", None)],
+                   inits=[raw_tensor("Wt", rand(r, 4, 3, 3, 3)), raw_tensor("Bt", rand(r, 4))])
+    else_g = graph([node("Conv", ["X", "We"], ["else_out"], "else_conv", kernel_shape=[3, 3])],
+                   "else_branch", [], [fvi("else_out", None)],
+                   inits=[raw_tensor("We", rand(r, 4, 3, 3, 3))])
+    return finish(graph(
+        [if_node("if0", "cond", ["Y"], then_g, else_g)], "fusebnfwd_in_if",
+        [vi("cond", TP.BOOL, []), fvi("X", [1, 3, 6, 6])], [fvi("Y", None)],
+        inits=bn_inits(r, "bn0", 3)))
 
 
 # ---------------------------------------------------------------------------

@@ -1371,6 +1371,36 @@ def pad_folded(pad, consumer, include=False):
     return ("%s folded into %s" % (pad, consumer), fn)
 
 
+def bn_forward(bn, conv):
+    """BatchNormalization `bn` folded into the Conv `conv` reading it: conv
+    reads bn's input, with W'[o,j] = W[o,j] * s[c] and
+    b'[o] = b[o] + sum_{j,k} W[o,j,k] * shift[c], c = group(o) * (Cin/G) + j
+    the input channel W[o,j] reads; weight (and bias) of the weight's dtype;
+    attributes unchanged."""
+    def fn(inp, out):
+        a = affine(inp, conv)
+        s, shift, _ = bn_affine(inp, bn)
+        W, G = a["W"], a["group"]
+        cout, cg = W.shape[:2]
+        chan = (np.arange(cout)[:, None] // (cout // G)) * cg + np.arange(cg)[None, :]
+        spread = lambda v: v[chan].reshape(W.shape[:2] + (1,) * (W.ndim - 2))
+        expW = W * spread(s)
+        expb = a["b"] + (W * spread(shift)).reshape(cout, -1).sum(axis=1)
+        o = affine(out, conv)
+        dt = a["wdtype"]
+        errs = [e for e in (close("weight", o["W"], expW, dt), close("bias", o["b"], expb, dt))
+                if e]
+        _, bn_node = find_scoped(inp, bn)
+        if o["node"].input[0] != bn_node.input[0]:
+            errs.append("%s reads %s, expected %s" % (conv, o["node"].input[0], bn_node.input[0]))
+        if o["wdtype"] != dt or (o["bdtype"] is not None and o["bdtype"] != dt):
+            errs.append("weight/bias dtype %s/%s, expected %s" % (o["wdtype"], o["bdtype"], dt))
+        if not same_attrs(a["node"], o["node"]):
+            errs.append("attributes changed")
+        return "; ".join(errs) or None
+    return ("%s holds the forward fold of %s" % (conv, bn), fn)
+
+
 def gemm_of(mm, add):
     """MatMul `mm` and Add `add` became one Gemm(x, W, b) writing add's
     output (alpha, beta 1, no transposes), in the same graph."""
@@ -1509,6 +1539,28 @@ FUSION_SPECS = {
     "fusescale_in_if": dict(both=[NMUL, node_output("then_conv", 0, "then_out"),
                                   folded("then_conv", mul="then_mul"), unchanged("else_conv")]),
 
+    # -- fuse-bn-forward -----------------------------------------------------
+    "fusebnfwd_conv": dict(both=[NBN, op_count("Conv", 1), bn_forward("bn0", "conv0")]),
+    "fusebnfwd_conv_nobias": dict(both=[NBN, op_count("Conv", 1), bn_forward("bn0", "conv0")]),
+    "fusebnfwd_grouped": dict(both=[NBN, op_count("Conv", 1), bn_forward("bn0", "conv0")]),
+    "fusebnfwd_valid_1d": dict(both=[NBN, op_count("Conv", 1), bn_forward("bn0", "conv0")]),
+    "fusebnfwd_padded_no_shift": dict(both=[NBN, op_count("Conv", 1),
+                                            bn_forward("bn0", "conv0")]),
+    "fusebnfwd_float16": dict(both=[NBN, op_count("Conv", 1), bn_forward("bn0", "conv0")]),
+    "fusebnfwd_in_if": dict(both=[NBN, bn_forward("then_bn", "then_conv"),
+                                  unchanged("else_conv")]),
+    # not exact (padding, ConvTranspose) or not the BN's only reader: kept;
+    # the default run turns the BN into a depthwise Conv (bn-to-conv)
+    "fusebnfwd_padded": dict(single=[unchanged("bn0", "conv0")],
+                             default=[NBN, unchanged("conv0"), bn_as_conv("bn0", 4)]),
+    "fusebnfwd_two_consumers": dict(single=[unchanged("bn0", "conv0", "relu0")],
+                                    default=[NBN, unchanged("conv0"), bn_as_conv("bn0", 4)]),
+    "fusebnfwd_convtranspose": dict(single=[unchanged("bn0", "conv0")],
+                                    default=[NBN, unchanged("conv0"), bn_as_conv("bn0", 4)]),
+    "fusebnfwd_float16_overflow": dict(single=[unchanged("bn0", "conv0")],
+                                       default=[NBN, unchanged("conv0"), bn_as_conv("bn0", 4)],
+                                       warns=["bn0"]),
+
     # -- fuse-matmul-add -----------------------------------------------------
     "fusemm_rank2": dict(both=[NMM, NADD, gemm_of("mm0", "add0")]),
     "fusemm_row_bias": dict(both=[NMM, NADD, gemm_of("mm0", "add0")]),
@@ -1582,7 +1634,7 @@ PASS_NAMES = {
     "constant": "constant", "identity": "identity", "isolated": "isolated",
     "splitparams": "split-params", "fusebias": "fuse-bias", "fusebn": "fuse-bn",
     "bntoconv": "bn-to-conv", "deinplace": "de-inplace", "fold": "fold",
-    "fusepad": "fuse-pad", "fusescale": "fuse-conv-scale", "fusemm": "fuse-matmul-add",
+    "fusepad": "fuse-pad", "fusescale": "fuse-conv-scale", "fusebnfwd": "fuse-bn-forward", "fusemm": "fuse-matmul-add",
     "fusemmnd": "fuse-matmul-add-nd",
     "fuseln": "fuse-layernorm", "fusegelu": "fuse-gelu",
 }

@@ -559,6 +559,63 @@ def ln_model(name, xshape, axes, gshape=None, bshape=None, opset=17, eps=1e-5, x
                   opset=opset)
 
 
+def ln_tf_model(name, xshape, gshape=None, bshape=None, eps=1e-3, square_pow=False):
+    """TensorFlow's layer norm (keras LayerNormalization through
+    tf.nn.batch_normalization, as tf2onnx writes it): mean = ReduceMean(X);
+    d = Sub(X, mean); var = ReduceMean(Mul(d, d)) (or Pow(d, 2));
+    a = Reciprocal(Sqrt(var + eps)) [* G]; Y = X * a + (Bt - mean * a)
+    (without Bt: + Neg(mean * a)). Node names mean, sub, sq, var, add, sqrt,
+    recip, gamma, mul_x, mul_m, shift, out."""
+    r = mt.rng(name)
+    inits = [scalar("eps", eps)] + ([scalar("two", 2.0)] if square_pow else [])
+    n = [node("ReduceMean", ["X"], ["m"], "mean", axes=[-1]),
+         node("Sub", ["X", "m"], ["d"], "sub"),
+         node("Pow", ["d", "two"], ["s"], "sq") if square_pow else
+         node("Mul", ["d", "d"], ["s"], "sq"),
+         node("ReduceMean", ["s"], ["v"], "var", axes=[-1]),
+         node("Add", ["v", "eps"], ["e"], "add"),
+         node("Sqrt", ["e"], ["r"], "sqrt"),
+         node("Reciprocal", ["r"], ["a"], "recip")]
+    a = "a"
+    if gshape is not None:
+        inits.append(raw_tensor("G", rand(r, *gshape) + 1.5))
+        n.append(node("Mul", ["a", "G"], ["ag"], "gamma"))
+        a = "ag"
+    n += [node("Mul", ["X", a], ["xa"], "mul_x"), node("Mul", ["m", a], ["ma"], "mul_m")]
+    if bshape is not None:
+        inits.append(raw_tensor("Bt", rand(r, *bshape)))
+        n.append(node("Sub", ["Bt", "ma"], ["sh"], "shift"))
+    else:
+        n.append(node("Neg", ["ma"], ["sh"], "shift"))
+    n.append(node("Add", ["xa", "sh"], ["Y"], "out"))
+    return finish(graph(n, name, [fvi("X", list(xshape))], [fvi("Y", None)], inits=inits),
+                  opset=17)
+
+
+@model("fuseln_tf_keras")
+def _(r):
+    """TensorFlow's form with gamma [8] and beta [8], eps 1e-3, the variance
+    of Mul(d, d). Expect: one LayerNormalization(X, G, Bt), axis -1, epsilon
+    1e-3, writing Y; no ReduceMean left."""
+    return ln_tf_model("fuseln_tf_keras", (2, 5, 8), (8,), (8,))
+
+
+@model("fuseln_tf_no_affine")
+def _(r):
+    """TensorFlow's form without gamma and beta (Neg(mean * a)), the variance
+    of Pow(d, 2); X [3,6]. Expect: LayerNormalization(X, ones [6])."""
+    return ln_tf_model("fuseln_tf_no_affine", (3, 6), square_pow=True)
+
+
+@model("fuseln_tf_shared_scale")
+def _(r):
+    """TensorFlow's form whose a = Reciprocal(..) * G is also a graph output.
+    Expect: kept."""
+    m = ln_tf_model("fuseln_tf_shared_scale", (2, 5, 8), (8,), (8,))
+    m.graph.output.append(fvi("ag", None))
+    return m
+
+
 LN_ALL = ["mean", "sub", "sq", "var", "add", "sqrt", "norm"]
 
 

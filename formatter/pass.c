@@ -40,7 +40,7 @@ static const Pass PASSES[] = {
      false, pass_fuse_matmul_add_nd, FACTS_ROUND},
     {"fuse-layernorm", "decomposed layer norm to LayerNormalization (opset >= 17)", true,
      pass_fuse_layernorm, FACTS_ROUND},
-    {"fuse-gelu", "erf/tanh GELU to com.microsoft Gelu/FastGelu (onnxruntime only)", false,
+    {"fuse-gelu", "GELU forms to com.microsoft (Bias/Fast/Quick)Gelu (onnxruntime only)", false,
      pass_fuse_gelu, FACTS_ROUND},
     {"identity", "remove Identity nodes, rewiring their consumers", true, pass_identity,
      FACTS_NONE},

@@ -858,6 +858,71 @@ def _(r):
     return gelu_tanh("fusegelu_tanh_wrong_constant", c1=0.8)
 
 
+def quick_gelu(name, alpha=1.702):
+    """CLIP's quick GELU: Y = X * Sigmoid(alpha * X)."""
+    n = [node("Mul", ["alpha", "X"], ["u"], "scale0"), node("Sigmoid", ["u"], ["s"], "sig0"),
+         node("Mul", ["X", "s"], ["Y"], "mul0")]
+    return finish(graph(n, name, [fvi("X", [2, 7])], [fvi("Y", None)],
+                        inits=[scalar("alpha", alpha)]))
+
+
+@model("fusegelu_quick")
+def _(r):
+    """Mul(1.702, X), Sigmoid, Mul(X, s). Expect with fuse-gelu: one
+    com.microsoft QuickGelu(X) with alpha 1.702 writing Y."""
+    return quick_gelu("fusegelu_quick")
+
+
+@model("fusegelu_quick_other_alpha")
+def _(r):
+    """X * Sigmoid(2 X): not the quick GELU constant. Expect: kept."""
+    return quick_gelu("fusegelu_quick_other_alpha", alpha=2.0)
+
+
+def biased(m, bshape, xshape=(2, 3, 8), extra=False):
+    """m's GELU of X made a GELU of x = Add(X, B) (B of bshape); X declared
+    xshape; with extra, x is also read by Relu -> Z."""
+    r = mt.rng(m.graph.name)
+    for n in m.graph.node:
+        n.input[:] = ["x" if v == "X" else v for v in n.input]
+    m.graph.node.insert(0, node("Add", ["X", "B"], ["x"], "bias0"))
+    m.graph.initializer.append(raw_tensor("B", rand(r, *bshape)))
+    m.graph.input[0].CopyFrom(fvi("X", list(xshape)))
+    m.graph.output[0].CopyFrom(fvi("Y", None))
+    if extra:
+        m.graph.node.append(node("Relu", ["x"], ["Z"], "relu0"))
+        m.graph.output.append(fvi("Z", None))
+    return m
+
+
+@model("fusegelu_bias_erf")
+def _(r):
+    """X [2,3,8] -> Add(X, B [8]) -> the torch erf GELU. Expect with
+    fuse-gelu: one com.microsoft BiasGelu(X, B) writing Y."""
+    return biased(gelu_erf("fusegelu_bias_erf", "a"), (8,))
+
+
+@model("fusegelu_bias_tanh")
+def _(r):
+    """X [2,3,8] -> Add(X, B [8]) -> the GPT-2 tanh GELU. Expect with
+    fuse-gelu: one com.microsoft FastGelu(X, B) writing Y."""
+    return biased(gelu_tanh("fusegelu_bias_tanh"), (8,))
+
+
+@model("fusegelu_bias_read_elsewhere")
+def _(r):
+    """Add(X, B [8]) output x also read by Relu -> Z. Expect with fuse-gelu:
+    Gelu(x); the Add stays."""
+    return biased(gelu_erf("fusegelu_bias_read_elsewhere", "a"), (8,), extra=True)
+
+
+@model("fusegelu_bias_broadcast")
+def _(r):
+    """X [2,3,1] + B [8]: the bias widens X's last axis, which BiasGelu does
+    not do. Expect with fuse-gelu: Gelu(x); the Add stays."""
+    return biased(gelu_erf("fusegelu_bias_broadcast", "a"), (8,), xshape=(2, 3, 1))
+
+
 @model("fusegelu_in_if")
 def _(r):
     """Inside the If then branch: the torch erf GELU of X (constants from

@@ -1489,16 +1489,21 @@ def layernorm(mean, out_value, k, gamma=None, beta=None, nd=None):
     return ("LayerNormalization from %s" % mean, fn)
 
 
-def gelu_op(value, x, op_type):
-    """value is written by com.microsoft op_type(x); com.microsoft is imported
-    once."""
+def gelu_op(value, x, op_type, bias=None, alpha=None):
+    """value is written by com.microsoft op_type(x) (op_type(x, bias) with a
+    bias; attribute alpha equal to the float32 of alpha when given);
+    com.microsoft is imported once."""
+    inputs = [x] + ([bias] if bias else [])
+
     def fn(inp, out):
         _, n = made_by(out, value)
-        if (n.op_type, n.domain, list(n.input)) != (op_type, "com.microsoft", [x]):
+        if (n.op_type, n.domain, list(n.input)) != (op_type, "com.microsoft", inputs):
             return "%s is written by %s.%s(%s)" % (value, n.domain, n.op_type, list(n.input))
+        if alpha is not None and np.float32(attr(n, "alpha", 0.0)) != np.float32(alpha):
+            return "alpha %r, expected %r" % (attr(n, "alpha"), alpha)
         imports = [o.version for o in out.opset_import if o.domain == "com.microsoft"]
         return None if imports == [1] else "com.microsoft imports: %s" % imports
-    return ("%s = com.microsoft.%s(%s)" % (value, op_type, x), fn)
+    return ("%s = com.microsoft.%s(%s)" % (value, op_type, ", ".join(inputs)), fn)
 
 
 NPAD, NMUL, NMM, NRM = no_op("Pad"), no_op("Mul"), no_op("MatMul"), no_op("ReduceMean")
@@ -1629,6 +1634,22 @@ FUSION_SPECS = {
                                    single=[no_op("Tanh"), no_op("Mul"),
                                            gelu_op("Y", "X", "FastGelu")]),
     "fusegelu_tanh_wrong_constant": dict(both=[op_count("Tanh", 1), no_op("FastGelu")]),
+    "fusegelu_quick": dict(default=[op_count("Sigmoid", 1)], opsets=MS,
+                           single=[no_op("Sigmoid"), no_op("Mul"),
+                                   gelu_op("Y", "X", "QuickGelu", alpha=1.702)]),
+    "fusegelu_quick_other_alpha": dict(both=[op_count("Sigmoid", 1), no_op("QuickGelu")]),
+    "fusegelu_bias_erf": dict(default=[op_count("Erf", 1)], opsets=MS,
+                              single=[no_op("Erf"), no_op("Add"),
+                                      gelu_op("Y", "X", "BiasGelu", bias="B")]),
+    "fusegelu_bias_tanh": dict(default=[op_count("Tanh", 1)], opsets=MS,
+                               single=[no_op("Tanh"), no_op("Add"),
+                                       gelu_op("Y", "X", "FastGelu", bias="B")]),
+    "fusegelu_bias_read_elsewhere": dict(default=[op_count("Erf", 1)], opsets=MS,
+                                         single=[no_op("Erf"), op_count("Add", 1),
+                                                 gelu_op("Y", "x", "Gelu")]),
+    "fusegelu_bias_broadcast": dict(default=[op_count("Erf", 1)], opsets=MS,
+                                    single=[no_op("Erf"), op_count("Add", 1),
+                                            gelu_op("Y", "x", "Gelu")]),
     "fusegelu_in_if": dict(default=[op_count("Erf", 1)],
                            single=[no_op("Erf"), gelu_op("then_out", "X", "Gelu")]),
 }

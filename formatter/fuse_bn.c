@@ -19,6 +19,7 @@
  * not read. */
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "../core/lazy.h"
@@ -83,13 +84,17 @@ static void scale_floats(const uint8_t *src, uint8_t *dst, size_t count, double 
     scale_floats_by(src, dst, count, &k, false);
 }
 
-/* Elements [first, first+count) of B[K,N] by rows (or parts of rows). */
+/* Elements [first, first+count) of a [rows, n_cols] weight scaled by column,
+ * by rows (or parts of rows): row r by k[(r / rows_per_block) * n_cols + col]
+ * (Gemm's B[K,N]: one block; a Conv weight with 1-element kernels scaled per
+ * input channel: a block per group). */
 static void scale_float_columns(const uint8_t *src, uint8_t *dst, size_t first, size_t count,
-                                const double *k, size_t n_cols)
+                                const double *k, size_t n_cols, size_t rows_per_block)
 {
     for (size_t j = 0, c = first % n_cols; j < count; c = 0) {
         size_t len = n_cols - c < count - j ? n_cols - c : count - j;
-        scale_floats_by(src + 4 * j, dst + 4 * j, len, k + c, true); /* a row: k by column */
+        const double *kb = k + (first + j) / n_cols / rows_per_block * n_cols;
+        scale_floats_by(src + 4 * j, dst + 4 * j, len, kb + c, true); /* a row: k by column */
         j += len;
     }
 }
@@ -114,8 +119,11 @@ static void fill_scaled(const void *ctx, size_t first, size_t count, uint8_t *bu
      * the kind, not on run == 1: a run of 1 is also a Conv or ConvTranspose
      * with a 1-element kernel per channel or a transposed Gemm with K = 1,
      * whose channel is not the element's column. */
-    if (fast && s->l.kind == LIN_GEMM && !s->l.trans_b)
-        scale_float_columns(src, buf, first, end - first, s->k, (size_t)w->dims[1]);
+    if (fast && s->l.kind == LIN_GEMM && !s->l.trans_b && !s->by_input)
+        scale_float_columns(src, buf, first, end - first, s->k, (size_t)w->dims[1], SIZE_MAX);
+    else if (fast && s->by_input && run == 1) /* 1x1 Conv: the factor changes every element */
+        scale_float_columns(src, buf, first, end - first, s->k, (size_t)w->dims[1],
+                            (size_t)(w->dims[0] / s->l.group));
     else
         for (size_t i = first; i < end;) {
             size_t stop = (i / run + 1) * run < end ? (i / run + 1) * run : end;

@@ -21,6 +21,7 @@
  * runs after fuse-bn, which folds a BN backward into the Conv before it,
  * and before bn-to-conv, which would turn this BN into a Conv. */
 #include <math.h>
+#include <string.h>
 
 #include "match.h"
 #include "params.h"
@@ -51,24 +52,42 @@ static bool all_zero(const double *t, int64_t n)
     return true;
 }
 
-/* Reads the weight once: bias[o] += sum W[o,c,k] * t_c and mx[c] = the
- * largest |W| reading input channel c. False when an element is not finite. */
+/* Element i of w: float32 read in place (the common case), else converted. */
+static inline double weight_at(const Tensor *w, bool f32, size_t i)
+{
+    if (!f32)
+        return tensor_get_f64(w, i);
+    float x;
+    memcpy(&x, (const uint8_t *)w->data + 4 * i, 4); /* raw_data need not be aligned */
+    return x;
+}
+
+/* Reads the weight once, in element order: bias[o] += sum W[o,j,k] * t_c and
+ * mx[c] = the largest |W| reading input channel c = group(o) * Cg + j. False
+ * when an element is not finite. */
 static bool forward_sums(const Linear *l, const double *t, double *bias, double *mx)
 {
     const Tensor *w = l->w;
-    size_t n = (size_t)tensor_numel(w), per_out = n / (size_t)w->dims[0], forgotten = 0;
-    const Model *m = l->op->graph->model;
-    for (size_t i = 0; i < n; i++) {
-        double x = tensor_get_f64(w, i);
-        if (!isfinite(x))
-            return false;
-        int64_t c = conv_input_channel(l, i);
-        bias[i / per_out] += x * t[c];
-        mx[c] = fabs(x) > mx[c] ? fabs(x) : mx[c];
-        if ((i + 1) % per_out == 0)
-            weight_forget(m, w, &forgotten, i + 1, false);
+    size_t outs = (size_t)w->dims[0], cg = (size_t)w->dims[1], per_group = outs / (size_t)l->group;
+    size_t kernel = (size_t)tensor_numel(w) / outs / cg, i = 0, forgotten = 0;
+    bool f32 = w->dtype == DT_FLOAT && w->data;
+    for (size_t o = 0; o < outs; o++) {
+        const double *tg = t + o / per_group * cg;
+        double *mg = mx + o / per_group * cg, acc = 0;
+        for (size_t j = 0; j < cg; j++) {
+            double sum = 0;
+            for (size_t end = i + kernel; i < end; i++) {
+                double x = weight_at(w, f32, i);
+                if (!isfinite(x))
+                    return false;
+                sum += x;
+                mg[j] = fabs(x) > mg[j] ? fabs(x) : mg[j];
+            }
+            acc += sum * tg[j];
+        }
+        bias[o] += acc;
+        weight_forget(l->op->graph->model, w, &forgotten, i, o + 1 == outs);
     }
-    weight_forget(m, w, &forgotten, n, true);
     return true;
 }
 

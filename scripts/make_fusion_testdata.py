@@ -327,6 +327,15 @@ def _(r):
                    group=2, dilations=[2, 2])
 
 
+@model("fusebnfwd_pointwise_grouped")
+def _(r):
+    """BN (6 channels) -> Conv 1x1 group 3 (W [9,2,1,1], bias): the factor
+    changes with every weight element. Expect: bn0 removed; W[o,j] scaled by
+    s[group(o) * 2 + j]."""
+    return bn_conv("fusebnfwd_pointwise_grouped", rand(r, 9, 2, 1, 1), rand(r, 9),
+                   xshape=(1, 6, 4, 4), group=3)
+
+
 @model("fusebnfwd_valid_1d")
 def _(r):
     """BN -> Conv1d kernel 3, auto_pad VALID. Expect: bn0 removed, folded."""

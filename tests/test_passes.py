@@ -1548,6 +1548,8 @@ FUSION_SPECS = {
     "fusebnfwd_conv": dict(both=[NBN, op_count("Conv", 1), bn_forward("bn0", "conv0")]),
     "fusebnfwd_conv_nobias": dict(both=[NBN, op_count("Conv", 1), bn_forward("bn0", "conv0")]),
     "fusebnfwd_grouped": dict(both=[NBN, op_count("Conv", 1), bn_forward("bn0", "conv0")]),
+    "fusebnfwd_pointwise_grouped": dict(both=[NBN, op_count("Conv", 1),
+                                              bn_forward("bn0", "conv0")]),
     "fusebnfwd_valid_1d": dict(both=[NBN, op_count("Conv", 1), bn_forward("bn0", "conv0")]),
     "fusebnfwd_padded_no_shift": dict(both=[NBN, op_count("Conv", 1),
                                             bn_forward("bn0", "conv0")]),

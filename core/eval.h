@@ -4,7 +4,7 @@
  * The registry's kernel column: one OpKernel per (domain, type,
  * since-version), resolved against the model's opset as ops_lookup()
  * resolves a rule (ops_kernel() in ops_registry.h). The kernels live in
- * eval_elementwise.c, eval_shape.c and eval_reduce.c; the helpers they share
+ * eval_elementwise.c, eval_shape.c, eval_scatter.c and eval_reduce.c; the helpers they share
  * in eval_ctx.c, and the element plan behind elementwise and data-movement
  * kernels in eval_plan.c.
  *
@@ -56,7 +56,8 @@ typedef struct OpKernelTable {
     size_t n;
 } OpKernelTable;
 
-extern const OpKernelTable eval_elementwise_kernels, eval_shape_kernels, eval_reduce_kernels;
+extern const OpKernelTable eval_elementwise_kernels, eval_shape_kernels, eval_reduce_kernels,
+    eval_scatter_kernels;
 
 /* One element: floats as double, integers and bool as int64 (uint64 as its
  * bits). */
@@ -79,6 +80,11 @@ EvalNum eval_convert(EvalNum v, int32_t from, int32_t to);
 int eval_decline(EvalCtx *c, const char *why);
 /* Input i, when present with a supported dtype (NULL otherwise). */
 const Tensor *eval_in(const EvalCtx *c, size_t i);
+/* An index tensor: int64 or int32 (Gather, GatherElements, Scatter*). */
+bool eval_index_type(const Tensor *t);
+/* Element k of index tensor idx (bytes b) for an axis of size d, negative
+ * values counted from the end; -1 when out of range. */
+int64_t eval_index_at(const Tensor *idx, const uint8_t *b, size_t k, int64_t d);
 /* t's element bytes in memory: its data, or a computed tensor's bytes
  * produced now (when at most c->limit). NULL (c->why set) otherwise. */
 const uint8_t *eval_bytes(EvalCtx *c, const Tensor *t);

@@ -137,6 +137,18 @@ const Tensor *eval_in(const EvalCtx *c, size_t i)
                : NULL;
 }
 
+bool eval_index_type(const Tensor *t)
+{
+    return t && (t->dtype == DT_INT64 || t->dtype == DT_INT32);
+}
+
+int64_t eval_index_at(const Tensor *idx, const uint8_t *b, size_t k, int64_t d)
+{
+    int64_t v = eval_load(idx->dtype, b + k * dtype_size(idx->dtype)).i;
+    v = v < 0 ? v + d : v;
+    return v >= 0 && v < d ? v : -1;
+}
+
 const uint8_t *eval_bytes(EvalCtx *c, const Tensor *t)
 {
     if (t->data)

@@ -11,6 +11,9 @@ enum ElemCode {
     E_ADD, E_SUB, E_MUL, E_DIV, E_POW, E_MOD, E_MIN, E_MAX, E_SUM, E_MEAN,
     E_NEG, E_ABS, E_SQRT, E_RECIP, E_EXP, E_LOG, E_FLOOR, E_CEIL, E_RELU, E_SIGN,
     E_EQ, E_LT, E_GT, E_LE, E_GE, E_AND, E_OR, E_XOR, E_NOT, E_WHERE, E_CAST,
+    /* float functions (elem_math) */
+    E_SIN, E_COS, E_TAN, E_ASIN, E_ACOS, E_ATAN, E_SINH, E_COSH, E_ASINH, E_ACOSH, E_ATANH,
+    E_TANH, E_SIGMOID, E_ERF, E_SOFTSIGN, E_SOFTPLUS, E_ROUND, E_ISNAN, E_ISINF,
 };
 
 /* Integer arithmetic wraps as the machine (and onnxruntime) does: computed
@@ -88,8 +91,38 @@ static double elem_as_double(const EvalPlan *p, size_t k, EvalNum v)
     return dtype_is_float(p->in[k]->dtype) ? v.f : (double)v.i;
 }
 
+/* The float functions of one argument, in double (glibc's are within an
+ * ulp of exact), rounded once to the output type. IsNaN and IsInf give
+ * bools; IsInf's attr: bit 0 detects -inf, bit 1 +inf. */
+static EvalNum elem_math(const EvalPlan *p, double a)
+{
+    switch (p->code) {
+    case E_SIN: return (EvalNum){.f = sin(a)};
+    case E_COS: return (EvalNum){.f = cos(a)};
+    case E_TAN: return (EvalNum){.f = tan(a)};
+    case E_ASIN: return (EvalNum){.f = asin(a)};
+    case E_ACOS: return (EvalNum){.f = acos(a)};
+    case E_ATAN: return (EvalNum){.f = atan(a)};
+    case E_SINH: return (EvalNum){.f = sinh(a)};
+    case E_COSH: return (EvalNum){.f = cosh(a)};
+    case E_ASINH: return (EvalNum){.f = asinh(a)};
+    case E_ACOSH: return (EvalNum){.f = acosh(a)};
+    case E_ATANH: return (EvalNum){.f = atanh(a)};
+    case E_TANH: return (EvalNum){.f = tanh(a)};
+    case E_SIGMOID: return (EvalNum){.f = 1.0 / (1.0 + exp(-a))};
+    case E_ERF: return (EvalNum){.f = erf(a)};
+    case E_SOFTSIGN: return (EvalNum){.f = a / (1.0 + fabs(a))};
+    case E_SOFTPLUS: return (EvalNum){.f = log1p(exp(a))};
+    case E_ROUND: return (EvalNum){.f = nearbyint(a)}; /* halves to even */
+    case E_ISNAN: return (EvalNum){.i = a != a};
+    default: return (EvalNum){.i = isinf(a) && (a < 0 ? p->attr & 1 : p->attr & 2)};
+    }
+}
+
 static EvalNum elem_float(const EvalPlan *p, const EvalNum *in)
 {
+    if (p->code >= E_SIN)
+        return elem_math(p, in[0].f);
     double a = in[0].f, b = p->n_in > 1 ? elem_as_double(p, 1, in[1]) : 0;
     switch (p->code) {
     case E_ADD: return (EvalNum){.f = a + b};
@@ -219,7 +252,9 @@ static int elem_run(EvalCtx *c, int code, ElemTakes takes, int32_t out_dt, size_
     EvalPlan p;
     eval_plan_init(&p, out_dt ? out_dt : ins[same_from]->dtype, rank, dims, elem_fn);
     p.code = code;
-    p.attr = op_attr_int(c->op, "fmod", 0);
+    p.attr = code != E_ISINF ? op_attr_int(c->op, "fmod", 0)
+                             : (op_attr_int(c->op, "detect_negative", 1) != 0) |
+                                   (op_attr_int(c->op, "detect_positive", 1) != 0) << 1;
     for (size_t k = 0; k < c->n_in; k++)
         eval_plan_broadcast(&p, ins[k]);
     return eval_plan_run(c, &p);
@@ -256,6 +291,25 @@ ELEM_KERNEL(eval_and, E_AND, TAKES_BOOLS, DT_BOOL)
 ELEM_KERNEL(eval_or, E_OR, TAKES_BOOLS, DT_BOOL)
 ELEM_KERNEL(eval_xor, E_XOR, TAKES_BOOLS, DT_BOOL)
 ELEM_KERNEL(eval_not, E_NOT, TAKES_BOOLS, DT_BOOL)
+ELEM_KERNEL(eval_sin, E_SIN, TAKES_FLOATS, 0)
+ELEM_KERNEL(eval_cos, E_COS, TAKES_FLOATS, 0)
+ELEM_KERNEL(eval_tan, E_TAN, TAKES_FLOATS, 0)
+ELEM_KERNEL(eval_asin, E_ASIN, TAKES_FLOATS, 0)
+ELEM_KERNEL(eval_acos, E_ACOS, TAKES_FLOATS, 0)
+ELEM_KERNEL(eval_atan, E_ATAN, TAKES_FLOATS, 0)
+ELEM_KERNEL(eval_sinh, E_SINH, TAKES_FLOATS, 0)
+ELEM_KERNEL(eval_cosh, E_COSH, TAKES_FLOATS, 0)
+ELEM_KERNEL(eval_asinh, E_ASINH, TAKES_FLOATS, 0)
+ELEM_KERNEL(eval_acosh, E_ACOSH, TAKES_FLOATS, 0)
+ELEM_KERNEL(eval_atanh, E_ATANH, TAKES_FLOATS, 0)
+ELEM_KERNEL(eval_tanh, E_TANH, TAKES_FLOATS, 0)
+ELEM_KERNEL(eval_sigmoid, E_SIGMOID, TAKES_FLOATS, 0)
+ELEM_KERNEL(eval_erf, E_ERF, TAKES_FLOATS, 0)
+ELEM_KERNEL(eval_softsign, E_SOFTSIGN, TAKES_FLOATS, 0)
+ELEM_KERNEL(eval_softplus, E_SOFTPLUS, TAKES_FLOATS, 0)
+ELEM_KERNEL(eval_round, E_ROUND, TAKES_FLOATS, 0)
+ELEM_KERNEL(eval_isnan, E_ISNAN, TAKES_FLOATS, DT_BOOL)
+ELEM_KERNEL(eval_isinf, E_ISINF, TAKES_FLOATS, DT_BOOL)
 
 static int eval_mod(EvalCtx *c)
 {
@@ -318,6 +372,13 @@ static const OpKernel kernels[] = {
     {"", "And", 7, eval_and}, {"", "Or", 7, eval_or}, {"", "Xor", 7, eval_xor},
     {"", "Not", 1, eval_not}, {"", "Where", 9, eval_where}, {"", "Cast", 6, eval_cast},
     {"", "CastLike", 15, eval_cast_like}, {"", "Identity", 1, eval_identity},
+    {"", "Sin", 7, eval_sin}, {"", "Cos", 7, eval_cos}, {"", "Tan", 7, eval_tan},
+    {"", "Asin", 7, eval_asin}, {"", "Acos", 7, eval_acos}, {"", "Atan", 7, eval_atan},
+    {"", "Sinh", 9, eval_sinh}, {"", "Cosh", 9, eval_cosh}, {"", "Asinh", 9, eval_asinh},
+    {"", "Acosh", 9, eval_acosh}, {"", "Atanh", 9, eval_atanh}, {"", "Tanh", 6, eval_tanh},
+    {"", "Sigmoid", 6, eval_sigmoid}, {"", "Erf", 9, eval_erf},
+    {"", "Softsign", 1, eval_softsign}, {"", "Softplus", 1, eval_softplus},
+    {"", "Round", 11, eval_round}, {"", "IsNaN", 9, eval_isnan}, {"", "IsInf", 10, eval_isinf},
 };
 
 const OpKernelTable eval_elementwise_kernels = {kernels, sizeof kernels / sizeof *kernels};

@@ -120,11 +120,86 @@ static void plan_rows(const EvalPlan *p, const PlanChunk *ch, size_t first, size
     }
 }
 
+static inline void plan_copy_elem(uint8_t *dst, const uint8_t *src, size_t size)
+{
+    switch (size) { /* fixed sizes compile to one move */
+    case 1: *dst = *src; break;
+    case 2: memcpy(dst, src, 2); break;
+    case 4: memcpy(dst, src, 4); break;
+    case 8: memcpy(dst, src, 8); break;
+    default: memcpy(dst, src, size);
+    }
+}
+
+/* The tiles of plan_tiled: rows by elements of a row. */
+enum { PLAN_TILE_ROWS = 16, PLAN_TILE_COLS = 16 };
+
+/* Whole output rows [row, row+n) of a copy (Transpose and the like) whose
+ * last axis reads its input with a stride: a row at a time, every element
+ * would land on another input cache line and page, 60 ns each on a 7 MB
+ * weight. Tiles of PLAN_TILE_ROWS rows by PLAN_TILE_COLS elements keep
+ * both the input lines a tile reads (neighbouring rows usually read
+ * neighbouring input elements) and the output lines it writes in cache, as
+ * a cache-blocked transpose does. */
+static void plan_tiled(const EvalPlan *p, size_t row, size_t n, uint8_t *out)
+{
+    int last = p->rank - 1;
+    size_t len = (size_t)p->dims[last], size = p->out_size, isize = p->in_size[0];
+    const EvalAxis *ax = p->axes[0];
+    for (size_t r0 = 0; r0 < n; r0 += PLAN_TILE_ROWS) {
+        size_t g = n - r0 < PLAN_TILE_ROWS ? n - r0 : PLAN_TILE_ROWS;
+        int64_t base[PLAN_TILE_ROWS];
+        for (size_t k = 0; k < g; k++) {
+            size_t rest = row + r0 + k;
+            base[k] = 0;
+            for (int a = last - 1; a >= 0; a--) {
+                base[k] += plan_pos(&ax[a], (int64_t)(rest % (size_t)p->dims[a]));
+                rest /= (size_t)p->dims[a];
+            }
+        }
+        for (size_t j0 = 0; j0 < len; j0 += PLAN_TILE_COLS) {
+            size_t j1 = len - j0 < PLAN_TILE_COLS ? len : j0 + PLAN_TILE_COLS;
+            for (size_t k = 0; k < g; k++)
+                for (size_t j = j0; j < j1; j++)
+                    plan_copy_elem(out + ((r0 + k) * len + j) * size,
+                                   p->bytes[0] + (size_t)(base[k] + plan_pos(&ax[last], (int64_t)j)) * isize,
+                                   size);
+        }
+    }
+}
+
+/* A copy of one input in memory whose last axis is read with a stride. */
+static bool plan_tileable(const EvalPlan *p)
+{
+    if (p->fn || p->n_in != 1 || !p->bytes[0] || p->rank < 2)
+        return false;
+    const EvalAxis *x = &p->axes[0][p->rank - 1];
+    return p->dims[p->rank - 1] > 1 && (x->mod || x->step * x->stride != 1);
+}
+
+/* Elements [first, first+count) of a tileable plan: the partial rows at
+ * either end one by one, the whole rows between them tiled. */
+static void plan_fill_tiled(const EvalPlan *p, size_t first, size_t count, uint8_t *out)
+{
+    PlanChunk ch = {{p->bytes[0]}, {0}};
+    size_t len = (size_t)p->dims[p->rank - 1], size = p->out_size;
+    size_t head = (len - first % len) % len;
+    head = head < count ? head : count;
+    plan_rows(p, &ch, first, head, out);
+    size_t rows = (count - head) / len, tail = count - head - rows * len;
+    plan_tiled(p, (first + head) / len, rows, out + head * size);
+    plan_rows(p, &ch, first + head + rows * len, tail, out + (head + rows * len) * size);
+}
+
 /* Elements [first, first+count): inputs without bytes in memory are read in
  * order, PLAN_STEP elements at a time (a LazyFill). */
 static void plan_fill(const void *ctx, size_t first, size_t count, uint8_t *out)
 {
     const EvalPlan *p = ctx;
+    if (plan_tileable(p)) {
+        plan_fill_tiled(p, first, count, out);
+        return;
+    }
     uint8_t scratch[EVAL_MAX_IN][PLAN_STEP * 8];
     size_t size = dtype_size(p->dtype);
     for (size_t done = 0; done < count; done += PLAN_STEP) {
@@ -145,14 +220,20 @@ static void plan_fill(const void *ctx, size_t first, size_t count, uint8_t *out)
 }
 
 /* Input bytes: in memory, or (for a streamed result reading a computed
- * input in order) NULL, read chunk by chunk; else computed now. */
-static int plan_bind(EvalCtx *c, EvalPlan *p, bool streamed, const Tensor **source)
+ * input in order) NULL, read chunk by chunk; else computed now. source:
+ * the input whose mapped pages the result lets go (lazy.h), the first read
+ * in order, else the first in memory. */
+static int plan_bind(EvalCtx *c, EvalPlan *p, bool streamed, const Tensor **source,
+                     bool *source_in_order)
 {
     *source = NULL;
+    *source_in_order = false;
     for (size_t k = 0; k < p->n_in; k++) {
         bool in_order = plan_in_order(p, k);
-        if (in_order && p->in[k]->data && !*source)
+        if (p->in[k]->data && (!*source || (in_order && !*source_in_order))) {
             *source = p->in[k];
+            *source_in_order = in_order;
+        }
         if (streamed && in_order && !p->in[k]->data)
             continue;
         p->bytes[k] = eval_bytes(c, p->in[k]);
@@ -178,12 +259,13 @@ int eval_plan_run(EvalCtx *c, const EvalPlan *p)
     for (size_t k = 0; k < q->n_in; k++)
         q->in_size[k] = dtype_size(q->in[k]->dtype);
     const Tensor *source;
-    int rc = plan_bind(c, q, streamed, &source);
+    bool in_order;
+    int rc = plan_bind(c, q, streamed, &source, &in_order);
     if (rc)
         return rc;
     if (streamed) {
         c->out[0] = lazy_tensor_new(c->arena, q->dtype, (size_t)q->rank, q->dims, plan_fill, q,
-                                    source, c->model);
+                                    source, in_order, c->model);
         return c->out[0] ? EVAL_OK : EVAL_OOM;
     }
     Tensor *t = eval_out(c, 0, q->dtype, (size_t)q->rank, q->dims);

@@ -387,20 +387,11 @@ static int eval_split(EvalCtx *c)
 
 /* Index k of an int32/int64 index tensor, normalised against d; -1 when out
  * of range. */
-static int64_t index_at(const Tensor *idx, const uint8_t *b, size_t k, int64_t d)
-{
-    int64_t v = eval_load(idx->dtype, b + k * dtype_size(idx->dtype)).i;
-    v = v < 0 ? v + d : v;
-    return v >= 0 && v < d ? v : -1;
-}
-
-static bool index_type(const Tensor *t) { return t && (t->dtype == DT_INT64 || t->dtype == DT_INT32); }
-
 static int eval_gather(EvalCtx *c)
 {
     const Tensor *x = eval_in(c, 0), *idx = eval_in(c, 1);
     int axis = x ? eval_axis(op_attr_int(c->op, "axis", 0), (int)x->ndims) : -1;
-    if (axis < 0 || !index_type(idx) || x->ndims + idx->ndims > EVAL_MAX_RANK + 1)
+    if (axis < 0 || !eval_index_type(idx) || x->ndims + idx->ndims > EVAL_MAX_RANK + 1)
         return eval_decline(c, "an unsupported input, index type or axis");
     int64_t dims[EVAL_MAX_RANK * 2];
     size_t rank = 0;
@@ -419,7 +410,7 @@ static int eval_gather(EvalCtx *c)
     size_t inner = (size_t)dims_numel(x->dims + axis + 1, x->ndims - (size_t)axis - 1) * size;
     size_t n_idx = (size_t)tensor_numel(idx), d = (size_t)x->dims[axis];
     for (size_t k = 0; k < n_idx; k++) {
-        int64_t j = index_at(idx, ib, k, (int64_t)d);
+        int64_t j = eval_index_at(idx, ib, k, (int64_t)d);
         if (j < 0)
             return eval_decline(c, "an index out of range");
         copy_blocks((uint8_t *)t->data + k * inner, n_idx * inner, xb + (size_t)j * inner,
@@ -432,7 +423,7 @@ static int eval_gather_elements(EvalCtx *c)
 {
     const Tensor *x = eval_in(c, 0), *idx = eval_in(c, 1);
     int axis = x ? eval_axis(op_attr_int(c->op, "axis", 0), (int)x->ndims) : -1;
-    if (axis < 0 || !index_type(idx) || idx->ndims != x->ndims)
+    if (axis < 0 || !eval_index_type(idx) || idx->ndims != x->ndims)
         return eval_decline(c, "an unsupported input, index type or axis");
     const uint8_t *xb = eval_bytes(c, x), *ib = xb ? eval_bytes(c, idx) : NULL;
     Tensor *t = ib ? eval_out(c, 0, x->dtype, idx->ndims, idx->dims) : NULL;
@@ -443,7 +434,7 @@ static int eval_gather_elements(EvalCtx *c)
     eval_strides(idx->dims, idx->ndims, is);
     size_t size = dtype_size(x->dtype), n = (size_t)tensor_numel(idx);
     for (size_t k = 0; k < n; k++) {
-        int64_t from = 0, j = index_at(idx, ib, k, x->dims[axis]);
+        int64_t from = 0, j = eval_index_at(idx, ib, k, x->dims[axis]);
         for (size_t a = 0; a < x->ndims; a++) {
             int64_t coord = (int64_t)k / is[a] % idx->dims[a];
             if ((int)a != axis && coord >= x->dims[a])

@@ -9,6 +9,8 @@ typedef struct Lazy {
     const void *ctx;
     size_t size; /* bytes per element */
     const Tensor *source;
+    bool in_order;
+    size_t nbytes; /* of the result */
     const Model *m;
 } Lazy;
 
@@ -37,18 +39,26 @@ static void lazy_fill(const void *ctx, size_t off, uint8_t *buf, size_t n)
     const Lazy *l = ctx;
     size_t first = off / l->size, count = n / l->size;
     l->fill(l->ctx, first, count, buf);
-    if (l->source && l->source->data) /* read once: let those pages of the input go */
+    if (!l->source || !l->source->data)
+        return;
+    if (l->in_order) /* read once: let those pages of the input go */
         lazy_forget(l, first, count);
+    else if (off + n == l->nbytes) /* the last chunk: the whole source was read */
+        model_forget_bytes(l->m, l->source->data, l->source->nbytes);
 }
 
 Tensor *lazy_tensor_new(Arena *a, int32_t dtype, size_t ndims, const int64_t *dims,
-                        LazyFill fill, const void *ctx, const Tensor *source, const Model *m)
+                        LazyFill fill, const void *ctx, const Tensor *source, bool in_order,
+                        const Model *m)
 {
     Lazy *l = arena_alloc(a, sizeof *l);
     if (!l || !dtype_size(dtype))
         return NULL;
-    *l = (Lazy){{lazy_fill, l}, fill, ctx, dtype_size(dtype), source, m};
-    return tensor_new_lazy(a, dtype, ndims, dims, &l->gen);
+    *l = (Lazy){{lazy_fill, l}, fill, ctx, dtype_size(dtype), source, in_order, 0, m};
+    Tensor *t = tensor_new_lazy(a, dtype, ndims, dims, &l->gen);
+    if (t)
+        l->nbytes = t->nbytes;
+    return t;
 }
 
 void lazy_read(const Tensor *t, size_t off, size_t n, uint8_t *buf)

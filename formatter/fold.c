@@ -11,7 +11,10 @@
  * counts as a constant (as onnx-simplifier and onnxruntime treat them).
  * Shape and Size of any value whose shape shape inference knows statically
  * (declared inputs, --input-shape) become constants too; Shape with
- * start/end needs only the dims it reads.
+ * start/end needs only the dims it reads. So does any other node whose
+ * integer outputs inference computed in full from the known part of a
+ * shape (Gather or Slice of the static dims of a partly dynamic Shape, the
+ * arithmetic on them): what inference proved is as good as a constant.
  *
  * Never folded: random operations (their outputs differ from run to run),
  * QuantizeLinear/DequantizeLinear (quantizers look for them), results over
@@ -102,16 +105,11 @@ static size_t fold_limit(const Model *m)
     return m->fold_limit ? m->fold_limit : FOLD_DEFAULT_LIMIT;
 }
 
-/* Evaluates op into outs: EVAL_OK, EVAL_DECLINE (op stays) or EVAL_OOM. */
-static int fold_eval(Op *op, OpEvalFn eval, Tensor **outs)
+/* Evaluates op, whose inputs are ins (in_bytes in all), into outs:
+ * EVAL_OK, EVAL_DECLINE (op stays) or EVAL_OOM. */
+static int fold_eval(Op *op, OpEvalFn eval, const Tensor **ins, size_t in_bytes, Tensor **outs)
 {
     Model *m = op->graph->model;
-    const Tensor **ins = arena_array(&m->arena, op->n_inputs ? op->n_inputs : 1, sizeof *ins);
-    size_t in_bytes;
-    if (!ins)
-        return EVAL_OOM;
-    if (!fold_inputs(op, ins, &in_bytes))
-        return EVAL_DECLINE;
     size_t limit = fold_limit(m), growth = m->fold_growth ? m->fold_growth : FOLD_GROWTH;
     size_t grown = in_bytes > SIZE_MAX / growth ? SIZE_MAX : in_bytes * growth;
     grown = grown > FOLD_SMALL ? grown : FOLD_SMALL;
@@ -192,6 +190,63 @@ static int fold_shape_of(Op *op, Diag *d)
     return 0;
 }
 
+/* v's fact when inference computed its contents in full: every dim and
+ * every element a known constant of an integer type; else NULL. */
+static const InferFact *fold_known_fact(const Var *v)
+{
+    const InferFact *f = value_fact(v);
+    if (!f || !f->value || !facts_dtype_is_int(f->dtype) || f->rank < 0 || f->rank > 1)
+        return NULL;
+    if (f->rank && (!dim_is_const(f->dims[0]) || (size_t)dim_value(f->dims[0]) != f->n_value))
+        return NULL;
+    for (size_t i = 0; i < f->n_value; i++)
+        if (!f->value[i] || !dim_is_const(f->value[i]))
+            return NULL;
+    return f;
+}
+
+static Tensor *fold_known_tensor(Arena *a, const InferFact *f)
+{
+    int64_t n = (int64_t)f->n_value;
+    Tensor *t = tensor_new(a, f->dtype, (size_t)f->rank, &n);
+    for (size_t i = 0; t && i < f->n_value; i++)
+        tensor_set_i64(t, i, dim_value(f->value[i]));
+    return t;
+}
+
+/* A node that reads a dynamic value but whose every output inference knows
+ * element by element (see the file comment). Nodes with subgraphs stay: a
+ * body is not evaluated here. */
+static int fold_known(Op *op, Diag *d)
+{
+    Model *m = op->graph->model;
+    if (op_subgraph(op, 0))
+        return 0;
+    for (size_t i = 0; i < op->n_outputs; i++)
+        if (op->outputs[i] && !fold_known_fact(op->outputs[i]))
+            return 0;
+    Tensor **outs = arena_array(&m->arena, op->n_outputs, sizeof *outs);
+    bool oom = !outs;
+    for (size_t i = 0; !oom && i < op->n_outputs; i++) {
+        const Var *v = op->outputs[i];
+        outs[i] = v ? fold_known_tensor(&m->arena, value_fact(v)) : NULL;
+        oom = v && !outs[i];
+    }
+    if (oom || op_outputs_to_params(op, outs))
+        return diag_set(d, PPQ_EINTERNAL, "out of memory in pass fold (node '%s')", op_label(op));
+    model_note(m, "folded static shape", op_label(op));
+    return 0;
+}
+
+/* True when every present input of op is a constant. */
+static bool fold_all_constant(const Op *op)
+{
+    for (size_t i = 0; i < op->n_inputs; i++)
+        if (op->inputs[i] && !fold_constant(op->inputs[i]))
+            return false;
+    return true;
+}
+
 static int fold_op(Op *op, const NameMap *rewritten, Diag *d)
 {
     Model *m = op->graph->model;
@@ -200,14 +255,24 @@ static int fold_op(Op *op, const NameMap *rewritten, Diag *d)
     if ((op_is(op, "Shape") || op_is(op, "Size")) && op->n_outputs == 1 &&
         op->n_inputs == 1 && op->inputs[0] && !fold_constant(op->inputs[0]))
         return fold_shape_of(op, d);
-    OpEvalFn eval = ops_kernel("", op->type, model_domain_opset(m, ""));
-    if (!eval || fold_excluded(op))
+    if (fold_excluded(op))
         return 0;
+    if (!fold_all_constant(op))
+        return fold_known(op, d);
+    OpEvalFn eval = ops_kernel("", op->type, model_domain_opset(m, ""));
+    const Tensor **ins = eval ? arena_array(&m->arena, op->n_inputs ? op->n_inputs : 1,
+                                            sizeof *ins) : NULL;
+    size_t in_bytes;
+    if (!eval)
+        return 0;
+    if (!ins)
+        return diag_set(d, PPQ_EINTERNAL, "out of memory in pass fold");
+    fold_inputs(op, ins, &in_bytes);
     Tensor **outs = arena_array(&m->arena, op->n_outputs, sizeof *outs);
     if (!outs)
         return diag_set(d, PPQ_EINTERNAL, "out of memory in pass fold");
     memset(outs, 0, op->n_outputs * sizeof *outs);
-    int rc = fold_eval(op, eval, outs);
+    int rc = fold_eval(op, eval, ins, in_bytes, outs);
     if (rc == EVAL_DECLINE)
         return 0;
     const char *label = op_label(op);

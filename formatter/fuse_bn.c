@@ -235,7 +235,7 @@ static int scale_weight(const Linear *l, const double *k, bool by_input, Arena *
     if (!sc)
         return -1;
     *sc = (Scaled){*l, NULL, k, by_input};
-    sc->out = lazy_tensor_new(a, w->dtype, w->ndims, w->dims, fill_scaled, sc, w,
+    sc->out = lazy_tensor_new(a, w->dtype, w->ndims, w->dims, fill_scaled, sc, w, true,
                               l->op->graph->model);
     if (!sc->out)
         return -1;

@@ -1985,6 +1985,30 @@ def _(r):
         inits=[i64("two", 2), i64("axes0", [0]), i64("minus1", [-1])]), opset=15)
 
 
+@model("fold_partial_shape")
+def _(r):
+    """X [N,3,H,W] has symbolic N, H, W; of Shape(X) only dim 1 is static.
+    Gather(., 1) -> Unsqueeze and Slice(., 1:2) -> Cast(float) read only that
+    dim; Gather(., 0) reads N. Concat(N, 3, -1) -> Reshape(X); Mul(., 3.0).
+    Expect: gather1, unsq1, slice0 and cast0 gone (inference knows their
+    values); shape0, gather0, unsq0, concat0, reshape0, mul0 kept; concat0
+    reads [3] as its second input, mul0 reads [3.0]."""
+    return finish(graph(
+        [node("Shape", ["X"], ["s"], "shape0"),
+         node("Gather", ["s", "zero"], ["n"], "gather0", axis=0),
+         node("Unsqueeze", ["n", "axes0"], ["nu"], "unsq0"),
+         node("Gather", ["s", "one"], ["c"], "gather1", axis=0),
+         node("Unsqueeze", ["c", "axes0"], ["cu"], "unsq1"),
+         node("Concat", ["nu", "cu", "minus1"], ["target"], "concat0", axis=0),
+         node("Reshape", ["X", "target"], ["xr"], "reshape0"),
+         node("Slice", ["s", "one1", "two1"], ["sl"], "slice0"),
+         node("Cast", ["sl"], ["slf"], "cast0", to=FLOAT),
+         node("Mul", ["xr", "slf"], ["Y"], "mul0")],
+        "fold_partial_shape", [fvi("X", ["N", 3, "H", "W"])], [fvi("Y", ["N", 3, None])],
+        inits=[i64("zero", 0), i64("one", 1), i64("axes0", [0]), i64("minus1", [-1]),
+               i64("one1", [1]), i64("two1", [2])]), opset=15)
+
+
 @model("fold_large")
 def _(r):
     """W [256, 1024] float (1 MiB) -> Transpose -> Cast(float16) ->
@@ -1999,6 +2023,26 @@ def _(r):
          node("MatMul", ["X", "wf"], ["Y"], "matmul0")],
         "fold_large", [fvi("X", [2, 1024])], [fvi("Y", [2, 256])],
         inits=[raw_tensor("W", w.astype(np.float32))]))
+
+
+@model("fold_transpose_tiled")
+def _(r):
+    """W [3, 517, 347] float (2.1 MB, three writer chunks whose edges cut
+    output rows) -> Transpose(perm 2,0,1) -> Add(X, .); H [5, 7, 9] float16
+    -> Transpose(perm 1,2,0) -> Add(Z, .) (in memory). Both read their last
+    output axis with a stride: the tiled copy, partial rows at chunk edges.
+    Expect: tr0, tr1 gone; add0 reads W.transpose(2,0,1), add1 reads
+    H.transpose(1,2,0)."""
+    w = (np.arange(3 * 517 * 347, dtype=np.float32) % 1009 / 1009.0).reshape(3, 517, 347)
+    h = (np.arange(5 * 7 * 9) % 17 / 17.0).astype(np.float16).reshape(5, 7, 9)
+    return finish(graph(
+        [node("Transpose", ["W"], ["wt"], "tr0", perm=[2, 0, 1]),
+         node("Add", ["X", "wt"], ["Y"], "add0"),
+         node("Transpose", ["H"], ["ht"], "tr1", perm=[1, 2, 0]),
+         node("Add", ["Z", "ht"], ["Y2"], "add1")],
+        "fold_transpose_tiled", [fvi("X", [347, 3, 517]), vi("Z", TP.FLOAT16, [7, 9, 5])],
+        [fvi("Y", [347, 3, 517]), vi("Y2", TP.FLOAT16, [7, 9, 5])],
+        inits=[raw_tensor("W", w), raw_tensor("H", h)]))
 
 
 # ---------------------------------------------------------------------------

@@ -90,7 +90,8 @@ import onnx
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(REPO, 'scripts'))
 import export_torchvision as exporter  # noqa: E402  (imports no torch itself)
-import infer_oracle  # noqa: E402  (tests/, beside this file)
+import census  # noqa: E402  (tests/, beside this file)
+import infer_oracle  # noqa: E402
 import ortcheck  # noqa: E402
 import testlib  # noqa: E402
 
@@ -433,8 +434,8 @@ def test_model(name, opset, d, workdir, extra):
     r['warnings'] = all_warnings(report)
     if err:
         fail('run', err)
-        for k in ('checker', 'left', 'shared', 'dead', 'legacy', 'idempotent', 'opset', 'equiv',
-                  'shape'):
+        for k in ('checker', 'left', 'shared', 'dead', 'legacy', 'census', 'idempotent', 'opset',
+                  'equiv', 'shape'):
             r['checks'][k] = '-'
         if name.endswith(CONSTW):
             r['checks']['as-base'] = '-'
@@ -491,6 +492,8 @@ def test_model(name, opset, d, workdir, extra):
             '(ppqfmt gave no warning naming any of them)']
     else:
         r['checks']['legacy'] = 'ok'
+
+    census_check(r, name, src, orig, meta, workdir, extra, fail)
 
     # Formatting the output again must change nothing (docs/ARCHITECTURE.md, correct output rule 5).
     again = os.path.join(workdir, '%s.again.onnx' % name)
@@ -576,6 +579,57 @@ def test_model(name, opset, d, workdir, extra):
         r['notes'] += ['shape (%s): %s' % (side, n) for n in sd['notes']]
     r['check_s'] = time.time() - t_model - r['ort_s'] - r['ppqfmt_s']
     return r
+
+
+def static_input_args(model, sizes):
+    """--input-shape options that bind every symbolic dim of the graph inputs to the export's
+    test size (unnamed dims to 1); [] when the inputs are static already."""
+    inits = {t.name for t in model.graph.initializer}
+    args = []
+    for vi in model.graph.input:
+        dims = vi.type.tensor_type.shape.dim
+        if vi.name in inits or all(d.HasField('dim_value') for d in dims):
+            continue
+        sized = [str(d.dim_value) if d.HasField('dim_value') else
+                 str((sizes or {}).get(d.dim_param, 1)) for d in dims]
+        args += ['--input-shape', '%s=%s' % (vi.name, ','.join(sized))]
+    return args
+
+
+def census_left(path):
+    """(foldable nodes left, Shape/Size nodes of static values left) in a formatted model."""
+    m = onnx.load(path)
+    types = census.onnx_types(m)
+    return census.foldable_left(m, types=types), census.static_shapes_left(m, types=types)
+
+
+def census_check(r, name, src, orig, meta, workdir, extra, fail):
+    """Constant folding's census (tests/census.py): no node whose inputs are all constants
+    is left but the kinds fold never folds, and no Shape/Size of a statically shaped value,
+    on the output as formatted and, for a model with dynamic inputs, on a second run with
+    --input-shape binding them to the export's test sizes (then every shape that does not
+    depend on data is static)."""
+    dst = os.path.join(workdir, os.path.basename(src))
+    left, shapes = census_left(dst)
+    args = static_input_args(orig, meta.get('test_sizes'))
+    if args:
+        static = os.path.join(workdir, '%s.static.onnx' % name)
+        _, _, err = run_ppqfmt(src, static, extra + args)
+        if err:
+            fail('census', 'with %s: %s' % (' '.join(args), err))
+            return
+        more = census_left(static)
+        left += ['(static) ' + x for x in more[0]]
+        shapes += ['(static) ' + x for x in more[1]]
+        for f in (static, static + '.data'):
+            if os.path.exists(f):
+                os.remove(f)
+    r['census'] = (len(left), len(shapes))
+    if left or shapes:
+        fail('census', '%d foldable nodes left: %s; %d Shape/Size of static values left: %s' % (
+            len(left), short(left), len(shapes), short(shapes)))
+    else:
+        r['checks']['census'] = 'ok'
 
 
 def compare_detections(ref, got):
@@ -704,11 +758,11 @@ def legacy_counts(d):
 def table(results):
     lines = ['| model | opset | nodes before→after | BN before→after | opset/IR before→after '
              '| legacy forms before→after | checker | leftovers | shared params | dead | as base '
-             '| equiv | shape | export s | ppqfmt s | ORT s |',
-             '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|']
+             '| equiv | shape | foldable/Shape left | export s | ppqfmt s | ORT s |',
+             '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|']
     for r in results:
         if r.get('skipped'):
-            lines.append('| %s | %d | skipped: %s | | | | | | | | | | | | | |' % (
+            lines.append('| %s | %d | skipped: %s | | | | | | | | | | | | | | |' % (
                 r['model'], r['opset'], r['skipped'][:120].replace('|', '/')))
             continue
         n, bn, c = r.get('nodes', [None, None]), r.get('bn', [None, None]), r['checks']
@@ -731,11 +785,13 @@ def table(results):
         legacy_s = '%s→%s' % tuple(legacy_counts(v) for v in lv)
         if c.get('legacy') == 'FAIL':
             legacy_s += ' FAIL'
+        census_s = '%d/%d' % r['census'] if 'census' in r else c.get('census', '-')
         lines.append('| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s '
-                     '| %s |'
+                     '| %s | %s |'
                      % (r['model'], r['opset'], arrow(n), arrow(bn), opset_s, legacy_s, checker_s,
                         left_s, shared_s, dead_s, c.get('as-base', ''), c.get('equiv', '-'),
-                        c.get('shape', '-'), fmt_s(r.get('export_s')), fmt_s(r.get('ppqfmt_s')),
+                        c.get('shape', '-'), census_s, fmt_s(r.get('export_s')),
+                        fmt_s(r.get('ppqfmt_s')),
                         fmt_s(r.get('ort_s'))))
     return '\n'.join(lines)
 

@@ -1314,6 +1314,15 @@ SPECS = {
         folded_input("reshape0", 1, lambda I: np.array([-1, 4], np.int64)),
         folded_input("mul0", 1, lambda I: np.float32(2 * 3 * 4)),
         folded_input("reshape1", 1, lambda I: np.array([-1, 3], np.int64))]),
+    "fold_partial_shape": dict(both=[
+        removed("gather1", "unsq1", "slice0", "cast0"),
+        kept("shape0", "gather0", "unsq0", "concat0", "reshape0", "mul0"),
+        folded_input("concat0", 1, lambda I: np.array([3], np.int64)),
+        folded_input("mul0", 1, lambda I: np.array([3.0], np.float32))]),
+    "fold_transpose_tiled": dict(both=[
+        removed("tr0", "tr1"), kept("add0", "add1"),
+        folded_input("add0", 1, lambda I: I("W").transpose(2, 0, 1)),
+        folded_input("add1", 1, lambda I: I("H").transpose(1, 2, 0))]),
     "fold_large": dict(both=[
         removed("tr0", "cast0", "cast1"), kept("matmul0"),
         folded_input("matmul0", 1, lambda I: I("W").T.astype(np.float16).astype(np.float32))]),

@@ -19,6 +19,7 @@
  * not read. */
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "../core/lazy.h"
@@ -30,21 +31,29 @@ typedef struct Scaled {
     Linear l; /* l.w: the weight being scaled */
     Tensor *out;
     const double *k;
+    bool by_input; /* k per input channel of a Conv (fuse-bn-forward) */
 } Scaled;
 
 /* Elements of one output channel come in runs: a Conv channel's whole
- * block, a ConvTranspose kernel, a transposed Gemm row; 1 for Gemm columns. */
-static size_t channel_run(const Linear *l)
+ * block, a ConvTranspose kernel, a transposed Gemm row; 1 for Gemm columns.
+ * Those of one Conv input channel (by_input): a kernel. */
+static size_t channel_run(const Linear *l, bool by_input)
 {
     const Tensor *w = l->w;
     size_t inner = 1;
     for (size_t k = 2; k < w->ndims; k++)
         inner *= (size_t)w->dims[k];
     switch (l->kind) {
-    case LIN_CONV: return inner * (size_t)w->dims[1];
+    case LIN_CONV: return by_input ? inner : inner * (size_t)w->dims[1];
     case LIN_CONV_TRANSPOSE: return inner;
     default: return l->trans_b ? (size_t)w->dims[1] : 1;
     }
+}
+
+/* The channel whose factor scales weight element i. */
+static int64_t scaled_channel(const Scaled *s, size_t i)
+{
+    return s->by_input ? conv_input_channel(&s->l, i) : weight_channel(&s->l, i);
 }
 
 /* dst[j] = src[j] * k[each ? j : 0] for float32 in memory, the common case,
@@ -75,13 +84,17 @@ static void scale_floats(const uint8_t *src, uint8_t *dst, size_t count, double 
     scale_floats_by(src, dst, count, &k, false);
 }
 
-/* Elements [first, first+count) of B[K,N] by rows (or parts of rows). */
+/* Elements [first, first+count) of a [rows, n_cols] weight scaled by column,
+ * by rows (or parts of rows): row r by k[(r / rows_per_block) * n_cols + col]
+ * (Gemm's B[K,N]: one block; a Conv weight with 1-element kernels scaled per
+ * input channel: a block per group). */
 static void scale_float_columns(const uint8_t *src, uint8_t *dst, size_t first, size_t count,
-                                const double *k, size_t n_cols)
+                                const double *k, size_t n_cols, size_t rows_per_block)
 {
     for (size_t j = 0, c = first % n_cols; j < count; c = 0) {
         size_t len = n_cols - c < count - j ? n_cols - c : count - j;
-        scale_floats_by(src + 4 * j, dst + 4 * j, len, k + c, true); /* a row: k by column */
+        const double *kb = k + (first + j) / n_cols / rows_per_block * n_cols;
+        scale_floats_by(src + 4 * j, dst + 4 * j, len, kb + c, true); /* a row: k by column */
         j += len;
     }
 }
@@ -93,7 +106,7 @@ static void fill_scaled(const void *ctx, size_t first, size_t count, uint8_t *bu
     const Scaled *s = ctx;
     const Tensor *w = s->l.w;
     size_t off = first * dtype_size(w->dtype), end = first + count;
-    size_t run = channel_run(&s->l);
+    size_t run = channel_run(&s->l, s->by_input);
     bool fast = w->dtype == DT_FLOAT && w->data;
     /* Straight from the input's mapping (writing runs on another thread, see
      * onnx/write.c): measured faster than pread into the buffer. */
@@ -106,12 +119,15 @@ static void fill_scaled(const void *ctx, size_t first, size_t count, uint8_t *bu
      * the kind, not on run == 1: a run of 1 is also a Conv or ConvTranspose
      * with a 1-element kernel per channel or a transposed Gemm with K = 1,
      * whose channel is not the element's column. */
-    if (fast && s->l.kind == LIN_GEMM && !s->l.trans_b)
-        scale_float_columns(src, buf, first, end - first, s->k, (size_t)w->dims[1]);
+    if (fast && s->l.kind == LIN_GEMM && !s->l.trans_b && !s->by_input)
+        scale_float_columns(src, buf, first, end - first, s->k, (size_t)w->dims[1], SIZE_MAX);
+    else if (fast && s->by_input && run == 1) /* 1x1 Conv: the factor changes every element */
+        scale_float_columns(src, buf, first, end - first, s->k, (size_t)w->dims[1],
+                            (size_t)(w->dims[0] / s->l.group));
     else
         for (size_t i = first; i < end;) {
             size_t stop = (i / run + 1) * run < end ? (i / run + 1) * run : end;
-            double k = s->k[weight_channel(&s->l, i)];
+            double k = s->k[scaled_channel(s, i)];
             if (fast)
                 scale_floats(src + 4 * (i - first), buf + 4 * (i - first), stop - i, k);
             for (size_t j = i; !fast && j < stop; j++)
@@ -160,26 +176,30 @@ static double run_max(const Tensor *w, size_t first, size_t count)
 
 enum { FORGET_EVERY = 1 << 20 }; /* bytes read between hints to drop input pages */
 
+void weight_forget(const Model *m, const Tensor *w, size_t *forgotten, size_t upto, bool last)
+{
+    size_t size = dtype_size(w->dtype);
+    if (!w->data || upto <= *forgotten || (!last && (upto - *forgotten) * size < FORGET_EVERY))
+        return;
+    model_forget_bytes(m, (const uint8_t *)w->data + *forgotten * size,
+                       (upto - *forgotten) * size);
+    *forgotten = upto;
+}
+
 /* mx[c]: the largest finite |w| of output channel c, for the channels whose
  * factor can make a weight grow (|k_c| > 1; others are not read), in one pass
  * that lets the input's pages go as it reads (memory stays flat). */
 static void channel_maxima(const Linear *l, const double *k, double *mx, const Model *m)
 {
     const Tensor *w = l->w;
-    size_t n = (size_t)tensor_numel(w), run = channel_run(l), size = dtype_size(w->dtype);
-    size_t forgotten = 0;
+    size_t n = (size_t)tensor_numel(w), run = channel_run(l, false), forgotten = 0;
     for (size_t i = 0; i < n; i += run) {
         int64_t c = weight_channel(l, i);
         double r = fabs(k[c]) > 1 ? run_max(w, i, run) : 0;
         mx[c] = r > mx[c] ? r : mx[c];
-        if (w->data && (i + run - forgotten) * size >= FORGET_EVERY) {
-            model_forget_bytes(m, (const uint8_t *)w->data + forgotten * size,
-                               (i + run - forgotten) * size);
-            forgotten = i + run;
-        }
+        weight_forget(m, w, &forgotten, i + run, false);
     }
-    if (w->data && n > forgotten)
-        model_forget_bytes(m, (const uint8_t *)w->data + forgotten * size, (n - forgotten) * size);
+    weight_forget(m, w, &forgotten, n, true);
 }
 
 int64_t linear_fold_overflow(const Linear *l, const double *k, const double *s, const Model *m,
@@ -206,25 +226,39 @@ int64_t linear_fold_overflow(const Linear *l, const double *k, const double *s, 
     return -1;
 }
 
-int linear_fold(const Linear *l, const double *k, const double *s, Arena *a)
+/* Gives l the weight scaled by k (per output channel, or per input channel
+ * of a Conv when by_input), computed while written. */
+static int scale_weight(const Linear *l, const double *k, bool by_input, Arena *a)
 {
     const Tensor *w = l->w;
     Scaled *sc = arena_alloc(a, sizeof *sc);
-    int64_t n = l->channels;
-    Tensor *bias = tensor_new(a, w->dtype, 1, &n);
-    if (!sc || !bias)
+    if (!sc)
         return -1;
-    *sc = (Scaled){*l, NULL, k};
+    *sc = (Scaled){*l, NULL, k, by_input};
     sc->out = lazy_tensor_new(a, w->dtype, w->ndims, w->dims, fill_scaled, sc, w, true,
                               l->op->graph->model);
     if (!sc->out)
         return -1;
     sc->out->external = w->external; /* stays where it was */
+    return op_update_param(l->op, 1, sc->out, param_base_name(l->op, "_weight"));
+}
+
+int linear_fold(const Linear *l, const double *k, const double *s, Arena *a)
+{
+    int64_t n = l->channels;
+    Tensor *bias = tensor_new(a, l->w->dtype, 1, &n);
+    if (!bias)
+        return -1;
     for (int64_t c = 0; c < n; c++)
         tensor_set_f64(bias, (size_t)c, k[c] * linear_bias(l, c) + (s ? s[c] : 0));
-    if (op_update_param(l->op, 1, sc->out, param_base_name(l->op, "_weight")))
+    if (scale_weight(l, k, false, a))
         return -1;
     return !s && !l->bias ? 0 : linear_set_bias(l, bias); /* no bias stays none */
+}
+
+int conv_scale_inputs(const Linear *l, const double *k, Arena *a)
+{
+    return scale_weight(l, k, true, a);
 }
 
 int pass_fuse_bn(Graph *g, Diag *d)

@@ -4,6 +4,12 @@
  *   erf form:  x * 0.5 * (1 + Erf(x / sqrt(2)))            -> Gelu
  *   tanh form: 0.5 * x * (1 + Tanh(sqrt(2/pi) * (x + 0.044715 * x^3)))
  *                                                           -> FastGelu
+ *   quick:     x * Sigmoid(1.702 * x)                       -> QuickGelu
+ *
+ * When x = Add(h, b) with b a 1-D constant as long as h's last axis and x
+ * read by the pattern alone, the bias goes into the fused node: the erf form
+ * becomes BiasGelu(h, b), the tanh form FastGelu(h, b) (onnxruntime adds b
+ * along the last axis; a b that widens h would not fit).
  *
  * x / sqrt(2) may be Mul(x, 1/sqrt(2)); x^3 Pow(x, 3) or x * x * x; Add and
  * Mul take their operands in either order, and the final product of x, 0.5
@@ -127,17 +133,76 @@ static int import_ms_domain(Model *m)
     return 0;
 }
 
-static int gelu_replace(Chain *c, Op *last, Var *x, const char *type)
+/* x * Sigmoid(1.702 * x), CLIP's quick GELU: the final Mul, or NULL; *alpha
+ * the graph's constant. *dt: the constant's type, which ONNX makes x's. */
+static Op *quick_gelu_match(Op *sig, Chain *c, Var **x, double *alpha, int32_t *dt)
+{
+    memset(c, 0, sizeof *c);
+    *x = NULL;
+    Var *u = sig->n_inputs == 1 ? sig->inputs[0] : NULL, *s = match_out(sig);
+    Op *m = match_producer(u, "Mul", sig->graph);
+    if (!chain_add(c, sig) || !m || sole_consumer(u) != sig || m->n_inputs != 2)
+        return NULL;
+    for (int i = 0; i < 2 && !*x; i++)
+        if (match_near(m->inputs[1 - i], 1.702) && match_scalar(m->inputs[1 - i], alpha)) {
+            *x = m->inputs[i];
+            *dt = param_numeric(m->inputs[1 - i])->dtype;
+        }
+    Op *last = match_next(s, "Mul");
+    return *x && last && match_other(last, s) == *x && chain_add(c, m) && chain_add(c, last)
+               ? last
+               : NULL;
+}
+
+/* Is every use of v by an operation of c (v no graph output)? */
+static bool read_in_chain(const Var *v, const Chain *c)
+{
+    if (v->is_output)
+        return false;
+    for (size_t u = 0; u < v->n_uses; u++) {
+        size_t i = 0;
+        while (i < c->n && c->ops[i] != v->uses[u].op)
+            i++;
+        if (i == c->n)
+            return false;
+    }
+    return true;
+}
+
+/* x = Add(h, b) of a 1-D float32 constant b as long as h's last axis, read
+ * by the pattern alone: onnxruntime's BiasGelu and FastGelu take h and b.
+ * The Add is added to c and *b set; h returned, or NULL. */
+static Var *bias_of(Var *x, Chain *c, Var **b)
+{
+    Op *add = match_producer(x, "Add", c->ops[0]->graph);
+    if (!add || add->n_inputs != 2 || !read_in_chain(x, c))
+        return NULL;
+    for (int i = 0; i < 2; i++) {
+        Var *h = add->inputs[i];
+        const Tensor *t = param_numeric(add->inputs[1 - i]);
+        int rank = value_rank(h);
+        if (!t || t->dtype != DT_FLOAT || t->ndims != 1 || rank < 1 || h->param ||
+            value_dtype(h) != DT_FLOAT || value_dim(h, rank - 1) != t->dims[0])
+            continue;
+        *b = add->inputs[1 - i];
+        return chain_add(c, add) ? h : NULL;
+    }
+    return NULL;
+}
+
+/* The fused operation replacing the chain, reading x (and bias b). */
+static Op *gelu_replace(Chain *c, Op *last, Var *x, Var *b, const char *type)
 {
     Op *first = c->ops[0];
     Op *gelu = graph_insert_op(last->graph, last, type, first->name);
     if (!gelu)
-        return -1;
+        return NULL;
     gelu->domain = MS_DOMAIN;
-    if (op_append_input(gelu, x) || graph_replace_op(last, gelu) ||
-        import_ms_domain(last->graph->model))
-        return -1;
-    return chain_remove(c);
+    if (op_append_input(gelu, x) || (b && op_append_input(gelu, b)) ||
+        graph_replace_op(last, gelu) || import_ms_domain(last->graph->model) ||
+        chain_remove(c))
+        return NULL;
+    return gelu;
 }
 
 /* The pattern around an Erf or Tanh node: the op writing y, or NULL. *dt:
@@ -158,27 +223,45 @@ static Op *gelu_match(Op *core, Chain *c, Var **x, int32_t *dt)
     return gelu_product(c, *x, match_out(add));
 }
 
+/* Fuses the pattern around core (Erf, Tanh or Sigmoid) if there is one: 1
+ * when fused, 0 when not, -1 on failure. */
+static int gelu_fuse(Op *core)
+{
+    Chain c;
+    Var *x, *b = NULL;
+    int32_t dt = 0;
+    double alpha = 0;
+    bool quick = op_is(core, "Sigmoid");
+    Op *last = quick ? quick_gelu_match(core, &c, &x, &alpha, &dt)
+                     : gelu_match(core, &c, &x, &dt);
+    if (!last)
+        return 0;
+    const char *label = op_label(core);
+    if ((value_dtype(x) ? value_dtype(x) : dt) != DT_FLOAT) {
+        model_warn(core->graph->model, label, "GELU pattern kept: its input is not known to be "
+                   "float32");
+        return 0;
+    }
+    Var *h = quick ? NULL : bias_of(x, &c, &b);
+    const char *type = quick ? "QuickGelu" : op_is(core, "Tanh") ? "FastGelu"
+                                           : h                   ? "BiasGelu"
+                                                                 : "Gelu";
+    Op *gelu = gelu_replace(&c, last, h ? h : x, b, type);
+    if (!gelu || (quick && !op_set_attr_float(gelu, "alpha", (float)alpha)))
+        return -1;
+    model_note(core->graph->model, "fused", label);
+    return 1;
+}
+
 int pass_fuse_gelu(Graph *g, Diag *d)
 {
-    Model *m = g->model;
     for (size_t i = 0; i < g->n_ops; i++) {
         Op *core = g->ops[i];
-        Chain c;
-        Var *x;
-        int32_t dt;
-        if (!op_is(core, "Erf") && !op_is(core, "Tanh"))
-            continue;
-        Op *last = gelu_match(core, &c, &x, &dt);
-        if (!last)
+        if (!op_is(core, "Erf") && !op_is(core, "Tanh") && !op_is(core, "Sigmoid"))
             continue;
         const char *label = op_label(core);
-        if ((value_dtype(x) ? value_dtype(x) : dt) != DT_FLOAT) {
-            model_warn(m, label, "GELU pattern kept: its input is not known to be float32");
-            continue;
-        }
-        if (gelu_replace(&c, last, x, op_is(core, "Erf") ? "Gelu" : "FastGelu"))
+        if (gelu_fuse(core) < 0)
             return diag_set(d, PPQ_EINTERNAL, "pass fuse-gelu failed on node '%s'", label);
-        model_note(m, "fused", label);
     }
     return 0;
 }

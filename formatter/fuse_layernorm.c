@@ -8,7 +8,12 @@
  *   n = Div(d, s) or Mul(d, Reciprocal(s)); y = Add(Mul(n, gamma), beta)
  *
  * d may be one Sub read twice or two Subs of (x, m); Mul and Add take their
- * operands in either order; gamma and beta are optional. Both ReduceMeans
+ * operands in either order; gamma and beta are optional. TensorFlow's form
+ * (ln_match_tf) scales x and the mean by one factor instead:
+ *
+ *   a = Reciprocal(s) [* gamma]; y = Add(Mul(x, a), Sub(beta, Mul(m, a)))
+ *
+ * (Neg(Mul(m, a)) without beta), which is (x - m) * a + beta. Both ReduceMeans
  * keep dims and reduce the same trailing axes (negative axes as they are,
  * positive ones when x's rank is declared; attribute or, from opset 18,
  * input): LayerNormalization's axis is -(number of axes), epsilon the Add's
@@ -118,27 +123,35 @@ static bool is_sub_out(Var *const *subs, size_t ns, const Var *v)
     return false;
 }
 
-/* From the square on: ReduceMean, Add(eps), Sqrt and the normalizing op. */
-static bool match_variance(LnMatch *lm, Op *square, Op *norm, Var *const *subs, size_t ns)
+/* From the square on: ReduceMean, Add(eps) and Sqrt (or Pow 0.5); the
+ * standard deviation s, or NULL. */
+static Var *match_deviation(LnMatch *lm, Op *square)
 {
     Chain *c = &lm->chain;
     Op *r2 = match_next(match_out(square), "ReduceMean");
     if (!chain_add(c, square) || !chain_add(c, r2) || trailing_axes(r2, lm->rank) != lm->k)
-        return false;
+        return NULL;
     Op *add = match_next(match_out(r2), "Add");
     Var *eps = match_other(add, match_out(r2));
     if (!chain_add(c, add) || !match_scalar(eps, &lm->eps))
-        return false;
+        return NULL;
     lm->eps_dtype = param_numeric(eps)->dtype;
     Var *e = match_out(add);
     Op *sq = match_next(e, "Sqrt");
     if (!sq) {
         sq = match_next(e, "Pow");
         if (!sq || sq->inputs[0] != e || !match_near(sq->inputs[1], 0.5))
-            return false;
+            return NULL;
     }
-    Var *s = match_out(sq);
-    if (!chain_add(c, sq) || !s)
+    return chain_add(c, sq) ? match_out(sq) : NULL;
+}
+
+/* From the square on: the deviation and the normalizing op. */
+static bool match_variance(LnMatch *lm, Op *square, Op *norm, Var *const *subs, size_t ns)
+{
+    Chain *c = &lm->chain;
+    Var *s = match_deviation(lm, square);
+    if (!s)
         return false;
     if (op_is(norm, "Div")) /* Div(d, s) */
         return norm->n_inputs == 2 && norm->inputs[1] == s &&
@@ -213,19 +226,29 @@ static void declared_normalized(LnMatch *lm)
     lm->nd_known = true;
 }
 
-/* The whole pattern from its first ReduceMean. */
-static bool ln_match(Op *r1, LnMatch *lm)
+/* The first ReduceMean: x, its rank and the normalized axes; its output (one
+ * or two uses, no graph output), or NULL. */
+static Var *ln_start(Op *r1, LnMatch *lm)
 {
     memset(lm, 0, sizeof *lm);
     Var *x = r1->n_inputs ? r1->inputs[0] : NULL, *mean = match_out(r1);
     if (!x || !mean || mean->is_output || !mean->n_uses || mean->n_uses > 2)
-        return false;
+        return NULL;
     lm->x = x;
     lm->rank = value_rank(x);
     lm->k = trailing_axes(r1, lm->rank);
     if (!lm->k || !chain_add(&lm->chain, r1))
-        return false;
+        return NULL;
     declared_normalized(lm);
+    return mean;
+}
+
+/* The whole pattern from its first ReduceMean. */
+static bool ln_match(Op *r1, LnMatch *lm)
+{
+    Var *x = r1->n_inputs ? r1->inputs[0] : NULL, *mean = ln_start(r1, lm);
+    if (!mean)
+        return false;
     Var *subs[2];
     size_t ns = mean->n_uses;
     for (size_t i = 0; i < ns; i++) {
@@ -240,6 +263,94 @@ static bool ln_match(Op *r1, LnMatch *lm)
         return false;
     match_affine(lm, norm);
     return true;
+}
+
+/* Is op a two-input op of this type reading a and b, in either order? */
+static bool reads_pair(const Op *op, const char *type, const Var *a, const Var *b)
+{
+    return op && op_is(op, type) && op->n_inputs == 2 &&
+           ((op->inputs[0] == a && op->inputs[1] == b) ||
+            (op->inputs[0] == b && op->inputs[1] == a));
+}
+
+/* The square of d: Mul(d, d) (d's only reader) or Pow(d, 2). */
+static Op *square_of(Var *d)
+{
+    if (!d || d->is_output)
+        return NULL;
+    if (d->n_uses == 2 && d->uses[0].op == d->uses[1].op &&
+        reads_pair(d->uses[0].op, "Mul", d, d) && d->uses[0].op->graph == d->graph)
+        return d->uses[0].op;
+    Op *pow = match_next(d, "Pow");
+    return pow && pow->inputs[0] == d && match_near(pow->inputs[1], 2.0) ? pow : NULL;
+}
+
+/* The other reader of v (two uses, no graph output) besides op. */
+static Op *other_reader(const Var *v, const Op *op)
+{
+    if (!v || v->is_output || v->n_uses != 2)
+        return NULL;
+    Op *o = v->uses[0].op == op ? v->uses[1].op : v->uses[0].op;
+    return o != op && o->graph == v->graph ? o : NULL;
+}
+
+/* From a = gamma / s (or 1 / s): Mul(x, a) + (beta - mean * a), written
+ * Add(Mul(x, a), Sub(beta, Mul(mean, a))), or with Neg(Mul(mean, a)) and no
+ * beta. */
+static bool match_tf_affine(LnMatch *lm, Var *a, Op *mean_mul, Var *mean)
+{
+    Chain *c = &lm->chain;
+    Op *x_mul = other_reader(a, mean_mul);
+    Var *ma = match_out(mean_mul), *xa = match_out(x_mul);
+    if (!reads_pair(mean_mul, "Mul", mean, a) || !reads_pair(x_mul, "Mul", lm->x, a) ||
+        !chain_add(c, mean_mul) || !chain_add(c, x_mul) || !ma || !xa)
+        return false;
+    Op *shift = match_next(ma, "Sub");
+    if (shift && shift->n_inputs == 2 && shift->inputs[1] == ma) {
+        const Tensor *bt = param_numeric(shift->inputs[0]);
+        if (!bt || !fits_normalized(lm, bt))
+            return false;
+        lm->beta = shift->inputs[0];
+    } else if (!(shift = match_next(ma, "Neg"))) {
+        return false;
+    }
+    Var *sh = match_out(shift);
+    Op *add = match_next(sh, "Add");
+    lm->last = add;
+    return chain_add(c, shift) && add && match_next(xa, "Add") == add &&
+           reads_pair(add, "Add", xa, sh) && chain_add(c, add);
+}
+
+/* TensorFlow's form (tf.nn.batch_normalization of keras LayerNormalization,
+ * as tf2onnx writes it): m = ReduceMean(x); v = ReduceMean(Mul(d, d)) with d
+ * = Sub(x, m) read by nothing else; a = Reciprocal(Sqrt(v + eps)), times
+ * gamma when there is one; y = x * a + (beta - m * a). */
+static bool ln_match_tf(Op *r1, LnMatch *lm)
+{
+    Var *x = r1->n_inputs ? r1->inputs[0] : NULL, *mean = ln_start(r1, lm);
+    if (!mean || mean->n_uses != 2)
+        return false;
+    Op *sub = mean->uses[0].op, *mean_mul = mean->uses[1].op;
+    if (!op_is(sub, "Sub")) {
+        sub = mean_mul;
+        mean_mul = mean->uses[0].op;
+    }
+    if (!op_is(sub, "Sub") || sub->graph != r1->graph || sub->n_inputs != 2 ||
+        sub->inputs[0] != x || sub->inputs[1] != mean || !chain_add(&lm->chain, sub))
+        return false;
+    Var *s = match_deviation(lm, square_of(match_out(sub)));
+    Op *rec = match_next(s, "Reciprocal");
+    Var *a = match_out(rec);
+    if (!chain_add(&lm->chain, rec) || !a)
+        return false;
+    Op *gmul = a->n_uses == 1 ? match_next(a, "Mul") : NULL;
+    Var *g = match_other(gmul, a);
+    const Tensor *gt = g ? param_numeric(g) : NULL;
+    if (gt && fits_normalized(lm, gt) && chain_add(&lm->chain, gmul)) {
+        lm->gamma = g;
+        a = match_out(gmul);
+    }
+    return match_tf_affine(lm, a, mean_mul, mean);
 }
 
 /* A [nd] parameter: from (its broadcast) or ones when from is NULL. */
@@ -319,7 +430,7 @@ int pass_fuse_layernorm(Graph *g, Diag *d)
         LnMatch lm;
         int32_t dt;
         Op *r1 = g->ops[i];
-        if (!op_is(r1, "ReduceMean") || !ln_match(r1, &lm))
+        if (!op_is(r1, "ReduceMean") || (!ln_match(r1, &lm) && !ln_match_tf(r1, &lm)))
             continue;
         const char *why = ln_obstacle(&lm, &dt), *label = op_label(r1);
         if (why) {

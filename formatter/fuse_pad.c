@@ -24,23 +24,13 @@
 #include "params.h"
 #include "passes.h"
 
-/* Does the string attribute `name` equal want (absent: equal to dflt)? */
-static bool attr_string_is(const Op *op, const char *name, const char *want, bool dflt)
-{
-    const Attr *a = op_attr(op, name);
-    if (!a)
-        return dflt;
-    size_t n = strlen(want);
-    return a->type == ATTR_STRING && a->s.len == n && memcmp(a->s.ptr, want, n) == 0;
-}
-
 enum { PAD_MAX = 2 * 10 }; /* pads of up to rank 10 */
 
 /* The Pad's pads (2 * rank values, copied to pads) and fill value; false when
  * not readable. */
 static bool pad_read(const Op *pad, int64_t *pads, size_t *n, double *value)
 {
-    if (!attr_string_is(pad, "mode", "constant", true) || pad->n_outputs != 1)
+    if (!match_attr_is(pad, "mode", "constant", true) || pad->n_outputs != 1)
         return false;
     const Attr *a = op_attr(pad, "pads");
     a = a ? a : op_attr(pad, "paddings"); /* Pad-1 */
@@ -80,7 +70,7 @@ static bool pads_spatial(const int64_t *pads, size_t n)
 static const char *consumer_obstacle(const Op *next, double value, bool *include)
 {
     *include = false;
-    if (!attr_string_is(next, "auto_pad", "NOTSET", true))
+    if (!match_attr_is(next, "auto_pad", "NOTSET", true))
         return "its reader's auto_pad is not NOTSET";
     if (op_is(next, "Conv"))
         return value == 0 ? NULL : "its value is not 0, Conv's padding";

@@ -3,6 +3,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <string.h>
 
 #include "params.h"
 
@@ -46,6 +47,15 @@ bool match_near(const Var *v, double want)
     int32_t dt = param_numeric(v)->dtype;
     double step = dt == DT_FLOAT16 ? 0x1p-10 : dt == DT_BFLOAT16 ? 0x1p-7 : FLT_EPSILON;
     return fabs(got - want) <= 8 * step * fabs(want);
+}
+
+bool match_attr_is(const Op *op, const char *name, const char *want, bool dflt)
+{
+    const Attr *a = op_attr(op, name);
+    if (!a)
+        return dflt;
+    size_t n = strlen(want);
+    return a->type == ATTR_STRING && a->s.len == n && memcmp(a->s.ptr, want, n) == 0;
 }
 
 Var *match_out(const Op *op)

@@ -26,6 +26,8 @@ bool match_scalar(const Var *v, double *out);
  * its type (exporters write constants such as sqrt(2) in float32 or the
  * model's float16)? */
 bool match_near(const Var *v, double want);
+/* Is op's string attribute `name` equal to want (dflt when absent)? */
+bool match_attr_is(const Op *op, const char *name, const char *want, bool dflt);
 /* The single output of op, or NULL. */
 Var *match_out(const Op *op);
 

@@ -210,13 +210,20 @@ bool linear_producer(const Op *op, Linear *out)
     return out->channels > 0;
 }
 
+/* Elements of one kernel of a Conv/ConvTranspose weight (1 for Gemm). */
+static int64_t kernel_size(const Tensor *w)
+{
+    int64_t inner = 1;
+    for (size_t k = 2; k < w->ndims; k++)
+        inner *= w->dims[k];
+    return inner;
+}
+
 /* Output channel of weight element i (see linear_producer for layouts). */
 int64_t weight_channel(const Linear *l, size_t i)
 {
     const int64_t *d = l->w->dims;
-    int64_t inner = 1;
-    for (size_t k = 2; k < l->w->ndims; k++)
-        inner *= d[k];
+    int64_t inner = kernel_size(l->w);
     switch (l->kind) {
     case LIN_CONV: return (int64_t)i / (d[1] * inner);
     case LIN_CONV_TRANSPOSE: {
@@ -225,6 +232,14 @@ int64_t weight_channel(const Linear *l, size_t i)
     }
     default: return l->trans_b ? (int64_t)i / d[1] : (int64_t)i % d[1];
     }
+}
+
+int64_t conv_input_channel(const Linear *l, size_t i)
+{
+    const int64_t *d = l->w->dims;
+    int64_t inner = kernel_size(l->w);
+    int64_t out = (int64_t)i / (d[1] * inner), group_of_out = out / (d[0] / l->group);
+    return group_of_out * d[1] + ((int64_t)i / inner) % d[1];
 }
 
 /* Current bias of channel c: Conv bias, or Gemm's beta * C; 0 when absent. */

@@ -62,6 +62,16 @@ int linear_set_bias(const Linear *l, Tensor *bias);
  * weight (computed lazily while written, fuse_bn.c) and bias; without a shift
  * an absent bias stays absent. */
 int linear_fold(const Linear *l, const double *k, const double *s, Arena *a);
+/* Scales l's (a Conv's) weight by k per input channel, the channel of the
+ * Conv's input each element multiplies (fuse-bn-forward); computed lazily
+ * as linear_fold's. */
+int conv_scale_inputs(const Linear *l, const double *k, Arena *a);
+/* The input channel that Conv weight element i multiplies. */
+int64_t conv_input_channel(const Linear *l, size_t i);
+/* Reading weight w in element order up to element upto: lets the input pages
+ * of elements [*forgotten, upto) go once they make 1 MiB (or at the last
+ * call), so memory stays flat; *forgotten moves on. */
+void weight_forget(const Model *m, const Tensor *w, size_t *forgotten, size_t upto, bool last);
 /* The first channel whose folded weight or bias (linear_fold) would overflow
  * the weight's type, or -1 when the fold fits; -2 when out of memory. */
 int64_t linear_fold_overflow(const Linear *l, const double *k, const double *s, const Model *m,

@@ -8,8 +8,8 @@ build/bench/):
   external  ~3 GiB, every tensor in weights.bin beside model.onnx:
             Gemm+BatchNormalization chain.
 
-Usage: scripts/bench.py [--quick] [--runs N] [--only inline|external|nodes|inference|fold]
-                       [--models DIR]
+Usage: scripts/bench.py [--quick] [--runs N]
+                       [--only inline|external|nodes|inference|fold|fusions] [--models DIR]
                        [--sizes 10k,100k,1M] [--timeout S] [-- PPQFMT-ARG...]
 
 (arguments after `--` are added to every ppqfmt command, e.g.
@@ -46,6 +46,14 @@ the smallest size, all from user + system CPU seconds (wall time, also shown,
 counts other work on a shared machine). Targets: at 1M nodes default <= 1.5x
 none and <= 1.0x python; time per node within 1.5x of the 10k figure. A run longer than
 --timeout seconds (default 1200) is stopped and shown as such.
+
+Fusions (issue 15, `--only fusions`, part of every run): each export in build/models of
+FUSION_MODELS below opset 17 (make test-models, or scripts/export_torchvision.py build/models
+--opsets 14 --models NAMES) through `ppqfmt --target-opset=17 --enable=fuse-gelu
+--report=json`: nodes and ReduceMean/Erf/Tanh before and after, the changes of every fusion
+pass, onnxruntime's max error against the original (scripts/ortcheck.py's inputs, the
+export record's sizes) and the fusion passes' milliseconds against all passes and the wall
+time of the run.
 
 --quick uses ~60 MB / ~300 MB models (a smoke run; the targets are for the
 full sizes).  Exit status: 0 when every ppqfmt run succeeded and its output is
@@ -323,6 +331,146 @@ def bench_inference():
         print('  (no models: run make bench first, or make test-models for the real networks)')
 
 
+# ---------------------------------------------------------------- fusions
+
+# The fusion figures of issue 15: every pass that folds or fuses nodes, the options the
+# transformer recipes use, and the exported networks they are measured on (whatever of them
+# build/models holds: `make test-models`, or scripts/export_torchvision.py build/models
+# --opsets 14 --models NAMES).
+FUSION_PASSES = ('fuse-bias', 'fuse-bn', 'fuse-bn-forward', 'bn-to-conv', 'fuse-pad',
+                 'fuse-conv-scale', 'fuse-matmul-add', 'fuse-matmul-add-nd', 'fuse-layernorm',
+                 'fuse-gelu')
+FUSION_ARGS = ['--target-opset=17', '--enable=fuse-gelu', '--report=json']
+FUSION_MODELS = ('gpt2_tiny', 'bert_tiny', 'llama_tiny', 'vit_b_16', 'swin_t', 'maxvit_t',
+                 'resnet18', 'mobilenet_v2', 'efficientnet_v2_s')
+LEFT_OPS = ('ReduceMean', 'Erf', 'Tanh')
+
+
+def op_counts(path):
+    """Counter of op types over the graph and its subgraphs."""
+    counts = {}
+
+    def walk(g):
+        for n in g.node:
+            counts[n.op_type] = counts.get(n.op_type, 0) + 1
+            for a in n.attribute:
+                for sg in ([a.g] if a.type == onnx.AttributeProto.GRAPH else list(a.graphs)):
+                    walk(sg)
+    walk(onnx.load(path, load_external_data=False).graph)
+    return counts
+
+
+def fusion_models():
+    """The exports in MODELS (--models) of FUSION_MODELS below opset 17 (the runs raise them)."""
+    d = MODELS
+    names = sorted(os.listdir(d)) if os.path.isdir(d) else []
+    pick = lambda n: (n.endswith('.onnx') and n.rsplit('_op', 1)[0] in FUSION_MODELS
+                      and n.rsplit('_op', 1)[-1][:-5].isdigit() and int(n.rsplit('_op', 1)[-1][:-5]) < 17)
+    return [os.path.join(d, n) for n in names if pick(n)]
+
+
+FUSED_OPS = ('LayerNormalization', 'Gelu', 'BiasGelu', 'FastGelu', 'QuickGelu')
+
+
+def probed(path, names, dst):
+    """path's model with the values names made graph outputs too, saved to dst."""
+    from onnx import helper
+    m = onnx.load(path)
+    have = {o.name for o in m.graph.output}
+    m.graph.output.extend(helper.make_empty_tensor_value_info(n) for n in names if n not in have)
+    onnx.save(m, dst)
+    return dst
+
+
+def ort_max_error(src, out, d):
+    """(max |out - src| under onnxruntime, the same over the tolerance 1e-5 + 1e-3 * max|ref| of
+    scripts/ortcheck.py, worst of the graph outputs and the values the fused nodes write, which
+    keep the names they had in src: a network whose head is initialized to zero, as ViT's,
+    has constant outputs) or an error string. The dynamic dims take the sizes of the export
+    record (.json beside the model)."""
+    import json
+    import ortcheck
+    rec = os.path.splitext(src)[0] + '.json'
+    sizes = None
+    if os.path.isfile(rec):
+        with open(rec) as f:
+            sizes = json.load(f).get('test_sizes')
+    fused = [o for n in onnx.load(out, load_external_data=False).graph.node
+             if n.op_type in FUSED_OPS for o in n.output if o]
+    if fused:
+        src, out = (probed(p, fused, os.path.join(d, 'probe%d.onnx' % i))
+                    for i, p in enumerate((src, out)))
+    feeds = ortcheck.random_inputs(src, sizes=sizes)
+    ref, got = ortcheck.run_models([{'model': src, 'inputs': feeds}, {'model': out, 'inputs': feeds}])
+    if isinstance(ref, str) or isinstance(got, str):
+        return 'onnxruntime: %s' % (ref if isinstance(ref, str) else got)[:120]
+    worst = (0.0, 0.0)
+    for name, r in ref.items():
+        r, g = np.asarray(r, np.float64), np.asarray(got[name], np.float64)
+        if r.shape != g.shape:
+            return 'output %s: shape %s, expected %s' % (name, g.shape, r.shape)
+        if not r.size:
+            continue
+        err = float(np.max(np.abs(r - g)))
+        worst = max(worst, (err / (1e-5 + 1e-3 * float(np.max(np.abs(r)))), err))
+    return worst[1], worst[0]
+
+
+FUSION_RUNS = 3  # the times are the least of these runs (the machine is shared)
+
+
+def fusion_row(src, d):
+    import json
+    out = os.path.join(d, 'out.onnx')
+    name = os.path.basename(src)[:-5]
+    walls, ms = [], {}
+    for _ in range(FUSION_RUNS):
+        wall, _, rc, err, _ = timed([PPQFMT] + FUSION_ARGS + [src, '-o', out])
+        if rc:
+            log('  %s: ppqfmt exited %d: %s' % (name, rc, err.strip()[-200:]))
+            return None
+        rep = json.loads(err)
+        walls.append(wall)
+        ms = {k: min(v, ms.get(k, v)) for k, v in rep['timings'].items()}
+    wall = min(walls)
+    fused = ' '.join('%s=%d' % (p['name'].replace('fuse-', ''), p['changes']) for p in rep['passes']
+                     if p['name'] in FUSION_PASSES and p['changes'])
+    before, after = op_counts(src), op_counts(out)
+    me = ort_max_error(src, out, d)
+    left = ['%d>%d' % (before.get(op, 0), after.get(op, 0)) for op in LEFT_OPS]
+    return ([name, '%d>%d' % (sum(before.values()), sum(after.values()))] + left +
+            [fused or '-'] + (['%.2e' % me[0], '%.2g' % me[1]] if not isinstance(me, str) else [me, '-']) +
+            ['%.1f' % sum(ms.get(p, 0) for p in FUSION_PASSES), '%.1f' % sum(ms.values()),
+             '%.0f' % (1000 * wall)])
+
+
+def bench_fusions():
+    """Issue 15's figures: per exported network, nodes and the ops fusions remove before and
+    after `ppqfmt --target-opset=17 --enable=fuse-gelu`, the changes each fusion pass made,
+    onnxruntime's max error against the original, and the fusion passes' time against the
+    whole run."""
+    rows = [('model', 'nodes', 'ReduceMean', 'Erf', 'Tanh', 'fusions (pass=changes)', 'max err',
+             'err/tol', 'fusion ms', 'passes ms', 'wall ms')]
+    d = fresh('fusions')
+    for src in fusion_models():
+        row = fusion_row(src, d)
+        if row:
+            rows.append(row)
+    shutil.rmtree(d, ignore_errors=True)
+    print('\nfusions: ppqfmt %s MODEL -o OUT on each export;\n'
+          'a>b: before > after (subgraphs included); max err: max |difference| under onnxruntime\n'
+          'of the graph outputs and the values fused nodes write; err/tol: that over\n'
+          '1e-5 + 1e-3 max|ref| of the value (<= 1 passes); fusion ms: the\n'
+          'fusion passes (%s)\nagainst every pass (passes ms) and the whole run (wall ms), '
+          'each the least of %d runs.\n'
+          % (' '.join(FUSION_ARGS), ', '.join(FUSION_PASSES), FUSION_RUNS))
+    if len(rows) > 1:
+        table(rows)
+    else:
+        print('  (no models: make test-models, or scripts/export_torchvision.py build/models '
+              '--opsets 14 --models %s)' % ','.join(FUSION_MODELS))
+
+
 def bench_fold():
     """Per real-network export: nodes before and after, what folding left (tests/census.py:
     foldable nodes, Shape/Size of static values), and the whole default run against the run
@@ -512,9 +660,10 @@ def main():
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--quick', action='store_true', help='~60 MB / ~300 MB models (smoke run)')
     ap.add_argument('--runs', type=int, default=5, help='runs of cp and of ppqfmt per model (default 5)')
-    ap.add_argument('--only', choices=['inline', 'external', 'nodes', 'inference', 'fold'])
-    ap.add_argument('--models', help='real-network exports for the inference and fold tables '
-                    '(default build/models, where make test-models puts them)')
+    ap.add_argument('--only', choices=['inline', 'external', 'nodes', 'inference', 'fold',
+                                       'fusions'])
+    ap.add_argument('--models', help='real-network exports for the inference, fold and fusions '
+                    'tables (default build/models, where make test-models puts them)')
     ap.add_argument('--sizes', help='node-scaling sizes (default 10k,100k,1M; --quick: 10k,100k)')
     ap.add_argument('--timeout', type=int, default=1200, help='seconds before a node-scaling run is stopped')
     ap.add_argument('ppqfmt_args', nargs='*', metavar='-- PPQFMT-ARG', help='extra arguments for ppqfmt')
@@ -533,7 +682,7 @@ def main():
     sha = make_bench_models.generator_hash()
     names = [n for n in make_bench_models.names_for(a.quick)
              if not a.only or make_bench_models.SPECS[n]['kind'] == a.only]
-    if a.only in ('nodes', 'inference', 'fold') or a.sizes:
+    if a.only in ('nodes', 'inference', 'fold', 'fusions') or a.sizes:
         names = []
     t0 = time.perf_counter()
     mans = []
@@ -576,6 +725,11 @@ def main():
     if not a.only or a.only == 'fold':
         try:
             bench_fold()
+        finally:
+            shutil.rmtree(RUN, ignore_errors=True)
+    if not a.only or a.only == 'fusions':
+        try:
+            bench_fusions()
         finally:
             shutil.rmtree(RUN, ignore_errors=True)
     print('\nbench took %.1f s (model generation/cache check %.1f s)' % (time.perf_counter() - t_start, t_gen))

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Generate the testdata/ models of the pattern fusions (fuse-pad,
-fuse-conv-scale, fuse-matmul-add, fuse-layernorm, fuse-gelu) that
+fuse-conv-scale, fuse-bn-forward, fuse-matmul-add, fuse-layernorm,
+fuse-gelu) that
 tests/test_passes.py uses, in the style of scripts/make_testdata.py (whose
 helpers it imports): one model per pattern, variant and reason not to fuse,
 named <pass>_<case>.onnx, the builder's docstring saying what ppqfmt must
@@ -20,8 +21,8 @@ from onnx import helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import make_testdata as mt  # noqa: E402
-from make_testdata import (finish, finish_with, fvi, graph, if_node, node, rand,  # noqa: E402
-                           raw_tensor, vi)
+from make_testdata import (bn, bn_inits, finish, finish_with, fvi, graph, if_node,  # noqa: E402
+                           node, rand, raw_tensor, vi)
 
 # Builders register with make_testdata's list; main() below writes only ours.
 FIRST = len(mt.BUILDERS)
@@ -282,6 +283,143 @@ def _(r):
 
 
 # ---------------------------------------------------------------------------
+# fuse-bn-forward: BatchNormalization -> unpadded Conv
+# ---------------------------------------------------------------------------
+
+def bn_conv(name, w, b=None, xshape=(1, 3, 6, 6), extra=False, op="Conv", stats=None,
+            dtype=TP.FLOAT, **attrs):
+    """X -> BN (bn0) -> op (conv0, weight W, bias B when given) -> Y."""
+    r = mt.rng(name)
+    c = xshape[1]
+    inits = [raw_tensor("W", w)] + (stats or bn_inits(r, "bn0", c))
+    cin = ["y", "W"]
+    if b is not None:
+        inits.append(raw_tensor("B", b))
+        cin.append("B")
+    attrs.setdefault("kernel_shape", list(w.shape[2:]))
+    nodes = [bn("X", "y", "bn0", "bn0"), node(op, cin, ["Y"], "conv0", **attrs)]
+    nodes += [node("Relu", ["y"], ["Z"], "relu0")] if extra else []
+    outs = [vi("Y", dtype, None)] + ([vi("Z", dtype, None)] if extra else [])
+    return finish(graph(nodes, name, [vi("X", dtype, list(xshape))], outs, inits=inits))
+
+
+@model("fusebnfwd_conv")
+def _(r):
+    """X [1,3,6,6] -> BN -> Conv 3x3 (bias, no pads). Expect: bn0 removed;
+    conv0 reads X with W[o,c] * s[c] and B[o] + sum W[o,c,k] * shift[c]."""
+    return bn_conv("fusebnfwd_conv", rand(r, 4, 3, 3, 3), rand(r, 4))
+
+
+@model("fusebnfwd_conv_nobias")
+def _(r):
+    """BN -> Conv 3x3 without bias, strides 2, explicit pads [0,0,0,0].
+    Expect: bn0 removed; conv0 gets a bias input (the shift's sums)."""
+    return bn_conv("fusebnfwd_conv_nobias", rand(r, 4, 3, 3, 3), xshape=(1, 3, 7, 7),
+                   strides=[2, 2], pads=[0, 0, 0, 0])
+
+
+@model("fusebnfwd_grouped")
+def _(r):
+    """BN (4 channels) -> Conv group 2 (W [6,2,3,3], bias), dilations 2.
+    Expect: bn0 removed; output o's weights scaled by the factors of the
+    input channels of its group (group(o) * 2 + j)."""
+    return bn_conv("fusebnfwd_grouped", rand(r, 6, 2, 3, 3), rand(r, 6), xshape=(1, 4, 8, 8),
+                   group=2, dilations=[2, 2])
+
+
+@model("fusebnfwd_pointwise_grouped")
+def _(r):
+    """BN (6 channels) -> Conv 1x1 group 3 (W [9,2,1,1], bias): the factor
+    changes with every weight element. Expect: bn0 removed; W[o,j] scaled by
+    s[group(o) * 2 + j]."""
+    return bn_conv("fusebnfwd_pointwise_grouped", rand(r, 9, 2, 1, 1), rand(r, 9),
+                   xshape=(1, 6, 4, 4), group=3)
+
+
+@model("fusebnfwd_valid_1d")
+def _(r):
+    """BN -> Conv1d kernel 3, auto_pad VALID. Expect: bn0 removed, folded."""
+    return bn_conv("fusebnfwd_valid_1d", rand(r, 2, 3, 3), rand(r, 2), xshape=(1, 3, 9),
+                   auto_pad="VALID")
+
+
+@model("fusebnfwd_padded")
+def _(r):
+    """BN -> Conv 3x3 pads [1,1,1,1]: the padded zeros are not normalized.
+    Expect with fuse-bn-forward: kept (no warning). Default: bn-to-conv makes
+    bn0 a depthwise Conv."""
+    return bn_conv("fusebnfwd_padded", rand(r, 4, 3, 3, 3), rand(r, 4), pads=[1, 1, 1, 1])
+
+
+@model("fusebnfwd_padded_no_shift")
+def _(r):
+    """BN with bias 0 and mean 0 (shift 0: zeros stay zeros) -> Conv pads
+    [1,1,1,1]. Expect: bn0 removed; conv0 weight scaled, bias unchanged."""
+    stats = [raw_tensor("bn0_scale", r.uniform(0.5, 1.5, 3).astype(np.float32)),
+             raw_tensor("bn0_bias", np.zeros(3, np.float32)),
+             raw_tensor("bn0_mean", np.zeros(3, np.float32)),
+             raw_tensor("bn0_var", r.uniform(0.5, 2.0, 3).astype(np.float32))]
+    return bn_conv("fusebnfwd_padded_no_shift", rand(r, 4, 3, 3, 3), rand(r, 4),
+                   pads=[1, 1, 1, 1], stats=stats)
+
+
+@model("fusebnfwd_two_consumers")
+def _(r):
+    """BN output y read by the Conv and by Relu -> Z. Expect: kept."""
+    return bn_conv("fusebnfwd_two_consumers", rand(r, 4, 3, 3, 3), rand(r, 4), extra=True)
+
+
+@model("fusebnfwd_convtranspose")
+def _(r):
+    """BN -> ConvTranspose (no pads): border outputs sum fewer inputs.
+    Expect with fuse-bn-forward: kept."""
+    return bn_conv("fusebnfwd_convtranspose", rand(r, 3, 4, 2, 2), rand(r, 4),
+                   op="ConvTranspose", strides=[2, 2])
+
+
+@model("fusebnfwd_float16_overflow")
+def _(r):
+    """float16 BN with factor ~1000 (scale 1000, var 1) -> Conv 1x1 with
+    weights ~100: the scaled weight overflows float16. Expect with
+    fuse-bn-forward: kept, with a warning naming bn0."""
+    h = np.float16
+    w = (r.uniform(90, 110, (2, 2, 1, 1)) * r.choice([-1, 1], (2, 2, 1, 1))).astype(h)
+    stats = [raw_tensor("bn0_scale", np.array([1000, 800], h)),
+             raw_tensor("bn0_bias", np.array([0.5, -0.5], h)),
+             raw_tensor("bn0_mean", np.array([0.01, -0.02], h)),
+             raw_tensor("bn0_var", np.array([1, 1], h))]
+    return bn_conv("fusebnfwd_float16_overflow", w, xshape=(1, 2, 4, 4), stats=stats,
+                   dtype=TP.FLOAT16)
+
+
+@model("fusebnfwd_float16")
+def _(r):
+    """float16 BN -> Conv 3x3 (float16 W, B). Expect: bn0 removed; weight and
+    bias stay float16."""
+    h = np.float16
+    return bn_conv("fusebnfwd_float16", rand(r, 4, 3, 3, 3).astype(h), rand(r, 4).astype(h),
+                   stats=bn_inits(r, "bn0", 3, h), dtype=TP.FLOAT16)
+
+
+@model("fusebnfwd_in_if")
+def _(r):
+    """Inside the If then branch: BN (main-graph statistics) -> Conv (branch
+    W, B). Expect: then_bn removed; then_conv reads X, folded."""
+    then_g = graph([bn("X", "ty", "then_bn", "bn0"),
+                    node("Conv", ["ty", "Wt", "Bt"], ["then_out"], "then_conv",
+                         kernel_shape=[3, 3])],
+                   "then_branch", [], [fvi("then_out", None)],
+                   inits=[raw_tensor("Wt", rand(r, 4, 3, 3, 3)), raw_tensor("Bt", rand(r, 4))])
+    else_g = graph([node("Conv", ["X", "We"], ["else_out"], "else_conv", kernel_shape=[3, 3])],
+                   "else_branch", [], [fvi("else_out", None)],
+                   inits=[raw_tensor("We", rand(r, 4, 3, 3, 3))])
+    return finish(graph(
+        [if_node("if0", "cond", ["Y"], then_g, else_g)], "fusebnfwd_in_if",
+        [vi("cond", TP.BOOL, []), fvi("X", [1, 3, 6, 6])], [fvi("Y", None)],
+        inits=bn_inits(r, "bn0", 3)))
+
+
+# ---------------------------------------------------------------------------
 # fuse-matmul-add: MatMul(x, W) + Add(b) -> Gemm
 # ---------------------------------------------------------------------------
 
@@ -428,6 +566,63 @@ def ln_model(name, xshape, axes, gshape=None, bshape=None, opset=17, eps=1e-5, x
                      beta="Bt" if bshape is not None else None, **kw)
     return finish(graph(nodes, name, [fvi("X", list(xshape))], [fvi("Y", None)], inits=inits),
                   opset=opset)
+
+
+def ln_tf_model(name, xshape, gshape=None, bshape=None, eps=1e-3, square_pow=False):
+    """TensorFlow's layer norm (keras LayerNormalization through
+    tf.nn.batch_normalization, as tf2onnx writes it): mean = ReduceMean(X);
+    d = Sub(X, mean); var = ReduceMean(Mul(d, d)) (or Pow(d, 2));
+    a = Reciprocal(Sqrt(var + eps)) [* G]; Y = X * a + (Bt - mean * a)
+    (without Bt: + Neg(mean * a)). Node names mean, sub, sq, var, add, sqrt,
+    recip, gamma, mul_x, mul_m, shift, out."""
+    r = mt.rng(name)
+    inits = [scalar("eps", eps)] + ([scalar("two", 2.0)] if square_pow else [])
+    n = [node("ReduceMean", ["X"], ["m"], "mean", axes=[-1]),
+         node("Sub", ["X", "m"], ["d"], "sub"),
+         node("Pow", ["d", "two"], ["s"], "sq") if square_pow else
+         node("Mul", ["d", "d"], ["s"], "sq"),
+         node("ReduceMean", ["s"], ["v"], "var", axes=[-1]),
+         node("Add", ["v", "eps"], ["e"], "add"),
+         node("Sqrt", ["e"], ["r"], "sqrt"),
+         node("Reciprocal", ["r"], ["a"], "recip")]
+    a = "a"
+    if gshape is not None:
+        inits.append(raw_tensor("G", rand(r, *gshape) + 1.5))
+        n.append(node("Mul", ["a", "G"], ["ag"], "gamma"))
+        a = "ag"
+    n += [node("Mul", ["X", a], ["xa"], "mul_x"), node("Mul", ["m", a], ["ma"], "mul_m")]
+    if bshape is not None:
+        inits.append(raw_tensor("Bt", rand(r, *bshape)))
+        n.append(node("Sub", ["Bt", "ma"], ["sh"], "shift"))
+    else:
+        n.append(node("Neg", ["ma"], ["sh"], "shift"))
+    n.append(node("Add", ["xa", "sh"], ["Y"], "out"))
+    return finish(graph(n, name, [fvi("X", list(xshape))], [fvi("Y", None)], inits=inits),
+                  opset=17)
+
+
+@model("fuseln_tf_keras")
+def _(r):
+    """TensorFlow's form with gamma [8] and beta [8], eps 1e-3, the variance
+    of Mul(d, d). Expect: one LayerNormalization(X, G, Bt), axis -1, epsilon
+    1e-3, writing Y; no ReduceMean left."""
+    return ln_tf_model("fuseln_tf_keras", (2, 5, 8), (8,), (8,))
+
+
+@model("fuseln_tf_no_affine")
+def _(r):
+    """TensorFlow's form without gamma and beta (Neg(mean * a)), the variance
+    of Pow(d, 2); X [3,6]. Expect: LayerNormalization(X, ones [6])."""
+    return ln_tf_model("fuseln_tf_no_affine", (3, 6), square_pow=True)
+
+
+@model("fuseln_tf_shared_scale")
+def _(r):
+    """TensorFlow's form whose a = Reciprocal(..) * G is also a graph output.
+    Expect: kept."""
+    m = ln_tf_model("fuseln_tf_shared_scale", (2, 5, 8), (8,), (8,))
+    m.graph.output.append(fvi("ag", None))
+    return m
 
 
 LN_ALL = ["mean", "sub", "sq", "var", "add", "sqrt", "norm"]
@@ -670,6 +865,71 @@ def _(r):
 def _(r):
     """Tanh GELU with 0.8 instead of sqrt(2/pi). Expect: kept."""
     return gelu_tanh("fusegelu_tanh_wrong_constant", c1=0.8)
+
+
+def quick_gelu(name, alpha=1.702):
+    """CLIP's quick GELU: Y = X * Sigmoid(alpha * X)."""
+    n = [node("Mul", ["alpha", "X"], ["u"], "scale0"), node("Sigmoid", ["u"], ["s"], "sig0"),
+         node("Mul", ["X", "s"], ["Y"], "mul0")]
+    return finish(graph(n, name, [fvi("X", [2, 7])], [fvi("Y", None)],
+                        inits=[scalar("alpha", alpha)]))
+
+
+@model("fusegelu_quick")
+def _(r):
+    """Mul(1.702, X), Sigmoid, Mul(X, s). Expect with fuse-gelu: one
+    com.microsoft QuickGelu(X) with alpha 1.702 writing Y."""
+    return quick_gelu("fusegelu_quick")
+
+
+@model("fusegelu_quick_other_alpha")
+def _(r):
+    """X * Sigmoid(2 X): not the quick GELU constant. Expect: kept."""
+    return quick_gelu("fusegelu_quick_other_alpha", alpha=2.0)
+
+
+def biased(m, bshape, xshape=(2, 3, 8), extra=False):
+    """m's GELU of X made a GELU of x = Add(X, B) (B of bshape); X declared
+    xshape; with extra, x is also read by Relu -> Z."""
+    r = mt.rng(m.graph.name)
+    for n in m.graph.node:
+        n.input[:] = ["x" if v == "X" else v for v in n.input]
+    m.graph.node.insert(0, node("Add", ["X", "B"], ["x"], "bias0"))
+    m.graph.initializer.append(raw_tensor("B", rand(r, *bshape)))
+    m.graph.input[0].CopyFrom(fvi("X", list(xshape)))
+    m.graph.output[0].CopyFrom(fvi("Y", None))
+    if extra:
+        m.graph.node.append(node("Relu", ["x"], ["Z"], "relu0"))
+        m.graph.output.append(fvi("Z", None))
+    return m
+
+
+@model("fusegelu_bias_erf")
+def _(r):
+    """X [2,3,8] -> Add(X, B [8]) -> the torch erf GELU. Expect with
+    fuse-gelu: one com.microsoft BiasGelu(X, B) writing Y."""
+    return biased(gelu_erf("fusegelu_bias_erf", "a"), (8,))
+
+
+@model("fusegelu_bias_tanh")
+def _(r):
+    """X [2,3,8] -> Add(X, B [8]) -> the GPT-2 tanh GELU. Expect with
+    fuse-gelu: one com.microsoft FastGelu(X, B) writing Y."""
+    return biased(gelu_tanh("fusegelu_bias_tanh"), (8,))
+
+
+@model("fusegelu_bias_read_elsewhere")
+def _(r):
+    """Add(X, B [8]) output x also read by Relu -> Z. Expect with fuse-gelu:
+    Gelu(x); the Add stays."""
+    return biased(gelu_erf("fusegelu_bias_read_elsewhere", "a"), (8,), extra=True)
+
+
+@model("fusegelu_bias_broadcast")
+def _(r):
+    """X [2,3,1] + B [8]: the bias widens X's last axis, which BiasGelu does
+    not do. Expect with fuse-gelu: Gelu(x); the Add stays."""
+    return biased(gelu_erf("fusegelu_bias_broadcast", "a"), (8,), xshape=(2, 3, 1))
 
 
 @model("fusegelu_in_if")

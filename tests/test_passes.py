@@ -1381,6 +1381,36 @@ def pad_folded(pad, consumer, include=False):
     return ("%s folded into %s" % (pad, consumer), fn)
 
 
+def bn_forward(bn, conv):
+    """BatchNormalization `bn` folded into the Conv `conv` reading it: conv
+    reads bn's input, with W'[o,j] = W[o,j] * s[c] and
+    b'[o] = b[o] + sum_{j,k} W[o,j,k] * shift[c], c = group(o) * (Cin/G) + j
+    the input channel W[o,j] reads; weight (and bias) of the weight's dtype;
+    attributes unchanged."""
+    def fn(inp, out):
+        a = affine(inp, conv)
+        s, shift, _ = bn_affine(inp, bn)
+        W, G = a["W"], a["group"]
+        cout, cg = W.shape[:2]
+        chan = (np.arange(cout)[:, None] // (cout // G)) * cg + np.arange(cg)[None, :]
+        spread = lambda v: v[chan].reshape(W.shape[:2] + (1,) * (W.ndim - 2))
+        expW = W * spread(s)
+        expb = a["b"] + (W * spread(shift)).reshape(cout, -1).sum(axis=1)
+        o = affine(out, conv)
+        dt = a["wdtype"]
+        errs = [e for e in (close("weight", o["W"], expW, dt), close("bias", o["b"], expb, dt))
+                if e]
+        _, bn_node = find_scoped(inp, bn)
+        if o["node"].input[0] != bn_node.input[0]:
+            errs.append("%s reads %s, expected %s" % (conv, o["node"].input[0], bn_node.input[0]))
+        if o["wdtype"] != dt or (o["bdtype"] is not None and o["bdtype"] != dt):
+            errs.append("weight/bias dtype %s/%s, expected %s" % (o["wdtype"], o["bdtype"], dt))
+        if not same_attrs(a["node"], o["node"]):
+            errs.append("attributes changed")
+        return "; ".join(errs) or None
+    return ("%s holds the forward fold of %s" % (conv, bn), fn)
+
+
 def gemm_of(mm, add):
     """MatMul `mm` and Add `add` became one Gemm(x, W, b) writing add's
     output (alpha, beta 1, no transposes), in the same graph."""
@@ -1469,16 +1499,21 @@ def layernorm(mean, out_value, k, gamma=None, beta=None, nd=None):
     return ("LayerNormalization from %s" % mean, fn)
 
 
-def gelu_op(value, x, op_type):
-    """value is written by com.microsoft op_type(x); com.microsoft is imported
-    once."""
+def gelu_op(value, x, op_type, bias=None, alpha=None):
+    """value is written by com.microsoft op_type(x) (op_type(x, bias) with a
+    bias; attribute alpha equal to the float32 of alpha when given);
+    com.microsoft is imported once."""
+    inputs = [x] + ([bias] if bias else [])
+
     def fn(inp, out):
         _, n = made_by(out, value)
-        if (n.op_type, n.domain, list(n.input)) != (op_type, "com.microsoft", [x]):
+        if (n.op_type, n.domain, list(n.input)) != (op_type, "com.microsoft", inputs):
             return "%s is written by %s.%s(%s)" % (value, n.domain, n.op_type, list(n.input))
+        if alpha is not None and np.float32(attr(n, "alpha", 0.0)) != np.float32(alpha):
+            return "alpha %r, expected %r" % (attr(n, "alpha"), alpha)
         imports = [o.version for o in out.opset_import if o.domain == "com.microsoft"]
         return None if imports == [1] else "com.microsoft imports: %s" % imports
-    return ("%s = com.microsoft.%s(%s)" % (value, op_type, x), fn)
+    return ("%s = com.microsoft.%s(%s)" % (value, op_type, ", ".join(inputs)), fn)
 
 
 NPAD, NMUL, NMM, NRM = no_op("Pad"), no_op("Mul"), no_op("MatMul"), no_op("ReduceMean")
@@ -1519,6 +1554,30 @@ FUSION_SPECS = {
     "fusescale_in_if": dict(both=[NMUL, node_output("then_conv", 0, "then_out"),
                                   folded("then_conv", mul="then_mul"), unchanged("else_conv")]),
 
+    # -- fuse-bn-forward -----------------------------------------------------
+    "fusebnfwd_conv": dict(both=[NBN, op_count("Conv", 1), bn_forward("bn0", "conv0")]),
+    "fusebnfwd_conv_nobias": dict(both=[NBN, op_count("Conv", 1), bn_forward("bn0", "conv0")]),
+    "fusebnfwd_grouped": dict(both=[NBN, op_count("Conv", 1), bn_forward("bn0", "conv0")]),
+    "fusebnfwd_pointwise_grouped": dict(both=[NBN, op_count("Conv", 1),
+                                              bn_forward("bn0", "conv0")]),
+    "fusebnfwd_valid_1d": dict(both=[NBN, op_count("Conv", 1), bn_forward("bn0", "conv0")]),
+    "fusebnfwd_padded_no_shift": dict(both=[NBN, op_count("Conv", 1),
+                                            bn_forward("bn0", "conv0")]),
+    "fusebnfwd_float16": dict(both=[NBN, op_count("Conv", 1), bn_forward("bn0", "conv0")]),
+    "fusebnfwd_in_if": dict(both=[NBN, bn_forward("then_bn", "then_conv"),
+                                  unchanged("else_conv")]),
+    # not exact (padding, ConvTranspose) or not the BN's only reader: kept;
+    # the default run turns the BN into a depthwise Conv (bn-to-conv)
+    "fusebnfwd_padded": dict(single=[unchanged("bn0", "conv0")],
+                             default=[NBN, unchanged("conv0"), bn_as_conv("bn0", 4)]),
+    "fusebnfwd_two_consumers": dict(single=[unchanged("bn0", "conv0", "relu0")],
+                                    default=[NBN, unchanged("conv0"), bn_as_conv("bn0", 4)]),
+    "fusebnfwd_convtranspose": dict(single=[unchanged("bn0", "conv0")],
+                                    default=[NBN, unchanged("conv0"), bn_as_conv("bn0", 4)]),
+    "fusebnfwd_float16_overflow": dict(single=[unchanged("bn0", "conv0")],
+                                       default=[NBN, unchanged("conv0"), bn_as_conv("bn0", 4)],
+                                       warns=["bn0"]),
+
     # -- fuse-matmul-add -----------------------------------------------------
     "fusemm_rank2": dict(both=[NMM, NADD, gemm_of("mm0", "add0")]),
     "fusemm_row_bias": dict(both=[NMM, NADD, gemm_of("mm0", "add0")]),
@@ -1558,6 +1617,11 @@ FUSION_SPECS = {
     "fuseln_opset13": dict(both=[op_count("ReduceMean", 2), no_op("LayerNormalization")]),
     "fuseln_shared_variance": dict(both=[op_count("ReduceMean", 2),
                                          no_op("LayerNormalization")]),
+    "fuseln_tf_keras": dict(both=[NRM, LN1, no_op("Reciprocal"), no_op("Sub"),
+                                  layernorm("mean", "Y", 1, ("gamma", 1), ("shift", 0), (8,))]),
+    "fuseln_tf_no_affine": dict(both=[NRM, LN1, no_op("Neg"), layernorm("mean", "Y", 1, nd=(6,))]),
+    "fuseln_tf_shared_scale": dict(both=[op_count("ReduceMean", 2),
+                                         no_op("LayerNormalization")]),
     "fuseln_in_if": dict(both=[NRM, LN1, layernorm("t_mean", "then_out", 1, ("t_gamma", 1),
                                                    ("t_beta", 1), (8,)),
                                unchanged("else_relu")]),
@@ -1582,6 +1646,22 @@ FUSION_SPECS = {
                                    single=[no_op("Tanh"), no_op("Mul"),
                                            gelu_op("Y", "X", "FastGelu")]),
     "fusegelu_tanh_wrong_constant": dict(both=[op_count("Tanh", 1), no_op("FastGelu")]),
+    "fusegelu_quick": dict(default=[op_count("Sigmoid", 1)], opsets=MS,
+                           single=[no_op("Sigmoid"), no_op("Mul"),
+                                   gelu_op("Y", "X", "QuickGelu", alpha=1.702)]),
+    "fusegelu_quick_other_alpha": dict(both=[op_count("Sigmoid", 1), no_op("QuickGelu")]),
+    "fusegelu_bias_erf": dict(default=[op_count("Erf", 1)], opsets=MS,
+                              single=[no_op("Erf"), no_op("Add"),
+                                      gelu_op("Y", "X", "BiasGelu", bias="B")]),
+    "fusegelu_bias_tanh": dict(default=[op_count("Tanh", 1)], opsets=MS,
+                               single=[no_op("Tanh"), no_op("Add"),
+                                       gelu_op("Y", "X", "FastGelu", bias="B")]),
+    "fusegelu_bias_read_elsewhere": dict(default=[op_count("Erf", 1)], opsets=MS,
+                                         single=[no_op("Erf"), op_count("Add", 1),
+                                                 gelu_op("Y", "x", "Gelu")]),
+    "fusegelu_bias_broadcast": dict(default=[op_count("Erf", 1)], opsets=MS,
+                                    single=[no_op("Erf"), op_count("Add", 1),
+                                            gelu_op("Y", "x", "Gelu")]),
     "fusegelu_in_if": dict(default=[op_count("Erf", 1)],
                            single=[no_op("Erf"), gelu_op("then_out", "X", "Gelu")]),
 }
@@ -1592,7 +1672,7 @@ PASS_NAMES = {
     "constant": "constant", "identity": "identity", "isolated": "isolated",
     "splitparams": "split-params", "fusebias": "fuse-bias", "fusebn": "fuse-bn",
     "bntoconv": "bn-to-conv", "deinplace": "de-inplace", "fold": "fold",
-    "fusepad": "fuse-pad", "fusescale": "fuse-conv-scale", "fusemm": "fuse-matmul-add",
+    "fusepad": "fuse-pad", "fusescale": "fuse-conv-scale", "fusebnfwd": "fuse-bn-forward", "fusemm": "fuse-matmul-add",
     "fusemmnd": "fuse-matmul-add-nd",
     "fuseln": "fuse-layernorm", "fusegelu": "fuse-gelu",
 }

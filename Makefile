@@ -56,6 +56,16 @@ $(B)/libppqfmt.a: $(LIB_OBJ)
 $(B)/ppqfmt: $(CLI_OBJ) $(B)/libppqfmt.a
 	$(CC) $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+# The command line without its main, for tests/fork_server.c (scripts/fuzz_diff.py).
+$(B)/obj/cli/main_entry.o: cli/main.c $(B)/gen/onnx.pb-c.h
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(CFLAGS) -Dmain=ppqfmt_cli_main -I$(B)/gen -c $< -o $@
+
+$(B)/tests/fork_server: tests/fork_server.c $(B)/obj/cli/main_entry.o \
+		$(filter-out $(B)/obj/cli/main.o,$(CLI_OBJ)) $(B)/libppqfmt.a
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
 $(B)/tests/%: tests/%.c $(B)/libppqfmt.a
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(CFLAGS) -I$(B)/gen -o $@ $^ $(LDLIBS)
@@ -146,7 +156,7 @@ check-layers: all
 # with random pass selections and compared with onnxruntime, on both cores for
 # SECONDS; failures are shrunk into tests/regress/diff (see its README).
 SECONDS ?= 60
-fuzz-diff: all
+fuzz-diff: all $(B)/tests/fork_server
 	$(PYTHON) scripts/fuzz_diff.py --seconds $(SECONDS) --jobs 2
 
 # hostile models and unwritable outputs (also part of make test)

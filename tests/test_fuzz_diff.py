@@ -54,7 +54,7 @@ def fixed_seeds(count, jobs):
         T.report("generator rejects (%d seeds)" % n, why)
     print("fixed seeds: %d models, %d skipped as known, %.1f s, %d checks skipped (no kernel)" % (
         stats.models, len(known & set(range(count))), elapsed, stats.skipped))
-    print("models each pass changed (default run): " + ", ".join(
+    print("models each pass changed (any configuration): " + ", ".join(
         "%s %d" % (p, stats.changed.get(p, 0)) for p in fuzz_diff.pass_names()))
 
 

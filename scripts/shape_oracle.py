@@ -77,14 +77,14 @@ def declared_facts(g):
     """The declared types of graph g's inputs, value_info and outputs (a dim with neither
     value nor param gets a name of its own: it is bound like a symbol)."""
     facts = {}
-    for vi in list(g.input) + list(g.value_info) + list(g.output):
+    for k, vi in enumerate(list(g.input) + list(g.value_info) + list(g.output)):
         if vi.type.WhichOneof('value') != 'tensor_type':
             continue
         tt = vi.type.tensor_type
         dims = None
-        if tt.HasField('shape'):
+        if tt.HasField('shape'):   # k, not len(facts): a value may be declared twice
             dims = [str(d.dim_value) if d.HasField('dim_value') else
-                    d.dim_param if d.HasField('dim_param') else 'anon_%s_%d' % (len(facts), i)
+                    d.dim_param if d.HasField('dim_param') else 'anon_%d_%d' % (k, i)
                     for i, d in enumerate(tt.shape.dim)]
         facts[vi.name] = (DTYPE_NAME.get(tt.elem_type), dims)
     return facts

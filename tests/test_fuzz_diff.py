@@ -7,7 +7,7 @@ Usage: tests/test_fuzz_diff.py [--count N] [--jobs J]
    gives; the value_info check passes right declarations and flags a wrong dim; over
    GEN_SEEDS the generator makes every no-op form, layer norms at opset 17 and no
    unk__N symbol, and the random configurations draw --target-opset, --input-shape
-   (with the sizes fed) and --enable.
+   (with the sizes fed) and --enable; a refused --target-opset is a skip.
 1. Every row of tests/regress/diff/README.md is replayed with its command
    (scripts/fuzz_diff.py replay): a `known` row's check must still fail (an
    expected failure; if it passes: `XPASS: remove from known bugs`), a `fixed`
@@ -198,6 +198,33 @@ def value_info_check():
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def opset_refusal_check():
+    """A --target-opset that ppqfmt refuses as documented (exit 2: a nearest Resize-10 that
+    upsamples and downsamples at once) is a skip; the same exit without it is a failure."""
+    tmp = tempfile.mkdtemp(prefix="test_fuzz_diff_")
+    try:
+        x = helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [1, 1, 4, 4])
+        y = helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [1, 1, 2, 8])
+        scales = onnx.numpy_helper.from_array(
+            fuzz_diff.np.array([1, 1, 0.5, 2], fuzz_diff.np.float32), "s")
+        g = helper.make_graph([helper.make_node("Resize", ["x", "s"], ["y"], mode="nearest")],
+                              "g", [x], [y], initializer=[scales])
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 10)])
+        m.ir_version = 5
+        src = os.path.join(tmp, "in.onnx")
+        onnx.save(m, src)
+        case = fuzz_diff.Case(0, m)
+        ctx = {"tmp": tmp, "src": src}
+        got = [fuzz_diff.run_config(case, "c", args, ctx)[0][0][1]
+               for args in (["--target-opset=13"], ["--passes=none", "--bogus"])]
+        T.report("a refused --target-opset is a skip",
+                 None if got[0] and got[0].startswith(fuzz_diff.SKIP) else "got %r" % got[0])
+        T.report("another exit status is a failure",
+                 None if got[1] and not got[1].startswith(fuzz_diff.SKIP) else "got %r" % got[1])
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def fork_server_check():
     """ppqfmt through the fork server: the same output bytes, exit status and stderr as
     the binary's."""
@@ -233,6 +260,7 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     a = ap.parse_args()
     fork_server_check()
+    opset_refusal_check()
     value_info_check()
     generator_checks()
     config_checks()

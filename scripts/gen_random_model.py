@@ -1065,6 +1065,15 @@ class ModelGen:
         helper.set_model_props(m, {INPUT_DIMS_KEY: json.dumps(self.input_dims, sort_keys=True)})
         return self.finish_value_info(m)
 
+    def symbol_sizes(self):
+        """{symbol: size fed} of the graph inputs' symbolic dims."""
+        out = {}
+        for vi in self.inputs:
+            for d, size in zip(vi.type.tensor_type.shape.dim, self.input_dims[vi.name]):
+                if d.dim_param:
+                    out[d.dim_param] = size
+        return out
+
     def finish_value_info(self, m):
         """value_info: none, what shape inference finds, a part of it, or with stale entries;
         graph outputs with or without their inferred shapes."""
@@ -1072,8 +1081,9 @@ class ModelGen:
             inferred = shape_inference.infer_shapes(m)
         except Exception:
             return m
+        sizes = {v.name: v.shape for v in self.main.pool}
         for v in list(inferred.graph.value_info) + list(inferred.graph.output):
-            forget_made_up_symbols(v)
+            forget_unproven_symbols(v, sizes.get(v.name), self.symbol_sizes())
         shapes = {v.name: v for v in list(inferred.graph.value_info) + list(inferred.graph.output)}
         if self.chance(0.6):
             for o in m.graph.output:
@@ -1098,14 +1108,18 @@ class ModelGen:
         return m
 
 
-def forget_made_up_symbols(vi):
-    """Makes unknown the dims onnx's shape inference names unk__N: it may give one such name
-    to dims of different sizes (a Conv output's and a Slice's of it), a claim that they are
-    equal which the model would then make, and ppqfmt rightly trusts."""
+def forget_unproven_symbols(vi, sizes, symbols):
+    """Makes unknown each symbolic dim of vi (onnx's inference) unless it is an input's
+    symbol (symbols: {name: size fed}) and sizes, vi's concrete dims as generated, say that
+    dim has that size. onnx-1.12 gives wrong ones: one unk__N to dims of different sizes
+    (a Conv output's and a Slice's of it), the input's N to a Slice [1:2] of an N dim; the
+    model would declare them, and ppqfmt rightly trusts declarations."""
     if vi.type.WhichOneof('value') != 'tensor_type':
         return
-    for d in vi.type.tensor_type.shape.dim:
-        if d.HasField('dim_param') and d.dim_param.startswith('unk__'):
+    for k, d in enumerate(vi.type.tensor_type.shape.dim):
+        if not d.HasField('dim_param'):
+            continue
+        if sizes is None or len(sizes) <= k or symbols.get(d.dim_param) != sizes[k]:
             d.ClearField('dim_param')
 
 

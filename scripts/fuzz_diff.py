@@ -9,7 +9,7 @@ Usage:
 Each seed gives a model (scripts/gen_random_model.py). Models that fail the full
 checker or that onnxruntime cannot run are rejects (counted: a high rate means
 the generator is wrong). Every other model is formatted by ppqfmt (build/ppqfmt
-or $PPQFMT; run through build/tests/fork_server, its command line forked per
+or $PPQFMT; run through build/tools/fork_server, its command line forked per
 run, when that is built) under several configurations -- the default passes,
 --passes=none and random pass subsets (--passes=a,b / --no-P --enable=P), these
 often with --target-opset=N (model opset <= N <= 17) and --input-shape (the
@@ -78,7 +78,7 @@ NODE = os.environ.get('NODE', 'node')
 ORT_SERVE = os.path.join(HERE, 'ort_serve.js')
 # The same command line, forked per run instead of exec'd: used when present.
 FORK_SERVER = os.environ.get('PPQFMT_FORK_SERVER',
-                             os.path.join(os.path.dirname(PPQFMT), 'tests', 'fork_server'))
+                             os.path.join(os.path.dirname(PPQFMT), 'tools', 'fork_server'))
 # Each case's files (the model, ppqfmt's outputs) in memory when the machine offers it:
 # on a disk, creating and removing them costs more than formatting a small model.
 TMP_BASE = os.environ.get('FUZZ_DIFF_TMP') or (
@@ -328,7 +328,7 @@ class Case:
 
 
 class ForkServer:
-    """build/tests/fork_server: ppqfmt's command line in a forked child per run, no exec
+    """build/tools/fork_server: ppqfmt's command line in a forked child per run, no exec
     (an exec costs more than formatting a small model). Restarted when it dies."""
 
     _mine = None

@@ -3,7 +3,7 @@
 
 Usage: tests/test_fuzz_diff.py [--count N] [--jobs J]
 
-0. The runner's parts: ppqfmt through build/tests/fork_server gives what the binary
+0. The runner's parts: ppqfmt through build/tools/fork_server gives what the binary
    gives; the value_info check passes right declarations and flags a wrong dim; over
    GEN_SEEDS the generator makes every no-op form, layer norms at opset 17 and no
    unk__N symbol, and the random configurations draw --target-opset, --input-shape
@@ -230,7 +230,7 @@ def fork_server_check():
     the binary's."""
     server = fuzz_diff.ForkServer.mine()
     if server is None:
-        return T.report("fork server", testlib.SKIP + "build/tests/fork_server is not built")
+        return T.report("fork server", testlib.SKIP + "build/tools/fork_server is not built")
     src = os.path.join(REPO, "testdata", "sample.onnx")
     tmp = tempfile.mkdtemp(prefix="test_fuzz_diff_")
     try:

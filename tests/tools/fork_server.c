@@ -8,7 +8,7 @@
  * the Makefile) and runs it in a forked child per request: each run starts from
  * the same fresh state, and a crash or hang kills only that child.
  *
- *   build/tests/fork_server   < requests > replies
+ *   build/tools/fork_server   < requests > replies
  * Request: one line, fields separated by tabs: the file that receives the
  * run's stderr, then ppqfmt's arguments (no argv[0]). Reply: one line,
  * "exit N", "signal N" (SIGALRM: the run took more than FORK_SERVER_SECONDS) or

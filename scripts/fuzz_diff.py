@@ -33,8 +33,9 @@ A non-SSA model (a name written twice) cannot run in onnxruntime: its reference
 is the SSA model it was derived from, and its outputs are only checked with
 checker and ort when de-inplace ran.
 
-A failing check is blamed on passes: each pass of its configuration is left out in
-turn, and those without which the check passes are printed (`blame seed N CHECK: P`).
+A failing check is blamed on passes and options: each pass of its configuration,
+then each other option, is left out in turn, and those without which the check
+passes are printed (`blame seed N CHECK: P`).
 A failure is shrunk (nodes replaced by graph inputs of the same type and shape,
 dead nodes dropped, while the model stays valid and the same check fails) and
 saved in --save DIR (default tests/regress/diff) as diff_SEED_CONFIG_CHECK.onnx (plus
@@ -734,16 +735,18 @@ DEFAULT_COMMAND = '(default)'   # the command cell of a row for ppqfmt without o
 
 
 def blame(case, check, ort, configs):
-    """The passes of the failing configuration without which the check passes."""
+    """The passes of the failing configuration without which the check passes, and its
+    other options without which it passes (target-opset, input-shape)."""
     label = check.split(':')[0]
-    on = passes_run(dict(configs)[label])
-    culprits = []
-    for p in [p for p in pass_names() if p in on]:
-        args = other_options(dict(configs)[label]) + \
-            ['--passes=' + (','.join(q for q in pass_names() if q in on and q != p) or 'none')]
-        if not still_fails(case, label + ':' + check.split(':')[1], ort, [(label, args)]):
-            culprits.append(p)
-    return culprits
+    full = dict(configs)[label]
+    on = passes_run(full)
+    tries = [(p, other_options(full) + ['--passes=' + (
+        ','.join(q for q in pass_names() if q in on and q != p) or 'none')])
+        for p in pass_names() if p in on]
+    tries += [(o.split('=')[0].lstrip('-'), [a for a in full if a != o])
+              for o in other_options(full)]
+    return [name for name, args in tries
+            if not still_fails(case, label + ':' + check.split(':')[1], ort, [(label, args)])]
 
 
 def save_failure(case, check, err, culprits, configs, save_dir):

@@ -56,6 +56,17 @@ $(B)/libppqfmt.a: $(LIB_OBJ)
 $(B)/ppqfmt: $(CLI_OBJ) $(B)/libppqfmt.a
 	$(CC) $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+# The command line without its main, for tests/tools/fork_server.c (scripts/fuzz_diff.py;
+# outside tests/*.c: it is a tool the suite uses, not a suite run_all.sh runs).
+$(B)/obj/cli/main_entry.o: cli/main.c $(B)/gen/onnx.pb-c.h
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(CFLAGS) -Dmain=ppqfmt_cli_main -I$(B)/gen -c $< -o $@
+
+$(B)/tools/fork_server: tests/tools/fork_server.c $(B)/obj/cli/main_entry.o \
+		$(filter-out $(B)/obj/cli/main.o,$(CLI_OBJ)) $(B)/libppqfmt.a
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
 $(B)/tests/%: tests/%.c $(B)/libppqfmt.a
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(CFLAGS) -I$(B)/gen -o $@ $^ $(LDLIBS)
@@ -65,7 +76,7 @@ run: all
 	@echo "wrote $(B)/sample.formatted.onnx; its graph:"
 	@$(B)/ppqfmt --passes=none --dry-run --print $(B)/sample.formatted.onnx
 
-test: all $(TESTS_C:%.c=$(B)/%)
+test: all $(TESTS_C:%.c=$(B)/%) $(B)/tools/fork_server
 	@BUILD=$(B) PYTHON=$(PYTHON) tests/run_all.sh
 
 # The suite again with AddressSanitizer and UndefinedBehaviorSanitizer: every
@@ -146,7 +157,7 @@ check-layers: all
 # with random pass selections and compared with onnxruntime, on both cores for
 # SECONDS; failures are shrunk into tests/regress/diff (see its README).
 SECONDS ?= 60
-fuzz-diff: all
+fuzz-diff: all $(B)/tools/fork_server
 	$(PYTHON) scripts/fuzz_diff.py --seconds $(SECONDS) --jobs 2
 
 # hostile models and unwritable outputs (also part of make test)

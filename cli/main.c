@@ -3,6 +3,7 @@
  * Messages go to stderr as one line "ppqfmt: ..."; data (the model, --print)
  * goes to stdout or the -o file. The exit code is the Diag code. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -107,16 +108,35 @@ static int load_and_run(const Source *src, const Options *o, Model **m, RunStats
     return rc;
 }
 
-/* Warnings and the report on stderr. The JSON report holds the warnings, so
- * that stderr stays one JSON document. */
-static void report(const Model *m, const Options *o, const RunStats *st)
+static void report_to(const Model *m, const Options *o, const RunStats *st, FILE *f)
 {
     if (o->report == REPORT_JSON)
-        report_json(m, o, st, stderr);
+        report_json(m, o, st, f);
     else if (o->report == REPORT_TEXT)
-        report_text(m, o->verbosity >= 0, stderr);
+        report_text(m, o->verbosity >= 0, f);
     else if (o->verbosity >= 0)
-        report_warnings(m, stderr);
+        report_warnings(m, f);
+}
+
+/* Warnings and the report on stderr. The JSON report holds the warnings, so
+ * that stderr stays one JSON document. Written through a memory buffer: stderr
+ * is unbuffered, and a report put out a few bytes at a time costs one system
+ * call each (thousands for a small model, more than formatting it). */
+static void report(const Model *m, const Options *o, const RunStats *st)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    if (!mem) { /* out of memory: unbuffered is slower, not wrong */
+        report_to(m, o, st, stderr);
+        return;
+    }
+    report_to(m, o, st, mem);
+    if (fclose(mem) == 0)
+        fwrite(text, 1, len, stderr);
+    else
+        report_to(m, o, st, stderr);
+    free(text);
 }
 
 static int format_model(const Options *o, Diag *d)

@@ -9,22 +9,33 @@ Usage:
 Each seed gives a model (scripts/gen_random_model.py). Models that fail the full
 checker or that onnxruntime cannot run are rejects (counted: a high rate means
 the generator is wrong). Every other model is formatted by ppqfmt (build/ppqfmt
-or $PPQFMT) under several configurations -- the default passes, --passes=none
-and random pass subsets (--passes=a,b / --no-P) -- and each output is checked:
+or $PPQFMT; run through build/tools/fork_server, its command line forked per
+run, when that is built) under several configurations -- the default passes,
+--passes=none and random pass subsets (--passes=a,b / --no-P --enable=P), these
+often with --target-opset=N (model opset <= N <= 17) and --input-shape (the
+symbolic dims of the inputs bound to the sizes fed) -- and each output is checked:
   exit      ppqfmt exits 0
   bytes     --passes=none: the output is the input, byte for byte
   checker   onnx.checker.check_model(full_check=True) on the loaded output
   ort       onnxruntime outputs equal the reference's within 1e-5 + 1e-3*max|ref|
             (exact for integer and bool outputs; scripts/ortcheck.compare_one;
             float16: F16_ABS + F16_REL*max|ref|). An output onnxruntime has no
-            kernel for (a double Conv) is skipped and counted, not failed.
+            kernel for (a double Conv) is skipped and counted, not failed; so is
+            ppqfmt's documented refusal (exit 2) of a --target-opset it cannot
+            adapt a node to.
+  value_info the types and shapes the output declares (when infer-shapes ran)
+            equal those onnxruntime computes for every input, intermediate and
+            output, symbols bound from the actual sizes (scripts/shape_oracle.py;
+            one run of a copy with every node output made an output, which
+            serves ort too when the model has no float16)
   idem      formatting the output again with the same options gives the same bytes
 A non-SSA model (a name written twice) cannot run in onnxruntime: its reference
 is the SSA model it was derived from, and its outputs are only checked with
 checker and ort when de-inplace ran.
 
-A failing check is blamed on passes: each pass of its configuration is left out in
-turn, and those without which the check passes are printed (`blame seed N CHECK: P`).
+A failing check is blamed on passes and options: each pass of its configuration,
+then each other option, is left out in turn, and those without which the check
+passes are printed (`blame seed N CHECK: P`).
 A failure is shrunk (nodes replaced by graph inputs of the same type and shape,
 dead nodes dropped, while the model stays valid and the same check fails) and
 saved in --save DIR (default tests/regress/diff) as diff_SEED_CONFIG_CHECK.onnx (plus
@@ -33,11 +44,11 @@ row for that folder's README. Seeds listed in --known (that README) as known
 bugs are skipped.
 
 The last lines: models/s, rejects, checks passed and failed, per pass the
-number of models its default run changed (from --report=json, cli/report.c),
+number of models it changed in any configuration (from --report=json, cli/report.c),
 and the failures grouped by signature. The exit status is 1 when a failure is
 not a known bug.
-New options (--target-opset, --input-shape, ...) become new entries of
-CONFIG_MAKERS; new properties of an output, new entries of OUTPUT_CHECKS.
+New kinds of configuration become new entries of CONFIG_MAKERS; new
+properties of an output, new entries of OUTPUT_CHECKS.
 """
 import base64
 import json
@@ -61,10 +72,18 @@ REPO = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 import gen_random_model as gen  # noqa: E402
 import ortcheck  # noqa: E402
+import shape_oracle  # noqa: E402
 
 PPQFMT = os.environ.get('PPQFMT', os.path.join(REPO, 'build', 'ppqfmt'))
 NODE = os.environ.get('NODE', 'node')
 ORT_SERVE = os.path.join(HERE, 'ort_serve.js')
+# The same command line, forked per run instead of exec'd: used when present.
+FORK_SERVER = os.environ.get('PPQFMT_FORK_SERVER',
+                             os.path.join(os.path.dirname(PPQFMT), 'tools', 'fork_server'))
+# Each case's files (the model, ppqfmt's outputs) in memory when the machine offers it:
+# on a disk, creating and removing them costs more than formatting a small model.
+TMP_BASE = os.environ.get('FUZZ_DIFF_TMP') or (
+    '/dev/shm' if os.path.isdir('/dev/shm') and os.access('/dev/shm', os.W_OK) else None)
 ORT_TIMEOUT = 60
 RUN_TIMEOUT = 60
 SUBSETS_PER_MODEL = 2
@@ -175,6 +194,7 @@ def feeds_for(model, seed):
 
 
 _PASSES = []
+_DEFAULT_ON = set()
 
 
 def pass_names():
@@ -182,50 +202,109 @@ def pass_names():
     if not _PASSES:
         out = subprocess.run([PPQFMT, '--list-passes'], capture_output=True, text=True,
                              check=True).stdout
-        _PASSES.extend(line.split()[0] for line in out.splitlines() if line.strip())
+        rows = [line.split() for line in out.splitlines() if line.strip()]
+        _PASSES.extend(r[0] for r in rows)
+        _DEFAULT_ON.update(r[0] for r in rows if r[1] == 'on')
     return _PASSES
 
 
-def config_default(rng):
+def default_passes():
+    pass_names()
+    return _DEFAULT_ON
+
+
+def config_default(rng, model):
     return 'default', []
 
 
-def config_none(rng):
+def config_none(rng, model):
     return 'none', ['--passes=none']
 
 
-def config_subset(rng):
+def config_subset(rng, model):
+    """A random pass subset (--passes=LIST, or --no-P and --enable=P from the default set),
+    often with a --target-opset and an --input-shape drawn for the model."""
     names = pass_names()
     keep = [p for p in names if rng.random() < 0.5]
     if rng.random() < 0.5:
-        return 'subset', ['--passes=' + (','.join(keep) or 'none')]
-    return 'subset', ['--no-' + p for p in names if p not in keep]
+        args = ['--passes=' + (','.join(keep) or 'none')]
+    else:
+        args = ['--no-' + p for p in names if p not in keep and p in default_passes()]
+        extra = [p for p in keep if p not in default_passes()]
+        args += ['--enable=' + ','.join(extra)] if extra else []
+    if model is not None and rng.random() < 0.4:
+        args += target_opset_option(rng, model)
+    if model is not None and rng.random() < 0.5:
+        args += input_shape_options(rng, model)
+    return 'subset', args
 
 
-# Each maker(rng) -> (label, ppqfmt arguments). Order matters for nothing but the report.
+def model_opset(model):
+    return max([o.version for o in model.opset_import if o.domain in ('', 'ai.onnx')] or [1])
+
+
+def target_opset_option(rng, model):
+    """--target-opset=N, N from the model's opset to 17 (ppqfmt's highest)."""
+    low = model_opset(model)
+    return ['--target-opset=%d' % rng.randint(low, 17)] if low <= 17 else []
+
+
+def input_shape_options(rng, model):
+    """--input-shape for the graph inputs with symbolic dims: each such dim bound to the size
+    the run feeds (N, or SYM:N naming the symbol), or left as declared (-1)."""
+    dims = gen.input_dims(model) or {}
+    out = []
+    for vi in ortcheck.real_inputs(model):
+        declared = vi.type.tensor_type.shape.dim
+        if vi.name not in dims or not any(d.dim_param for d in declared):
+            continue
+        spec = []
+        for d, size in zip(declared, dims[vi.name]):
+            if d.dim_param and rng.random() < 0.8:
+                spec.append('%s:%d' % (d.dim_param, size) if rng.random() < 0.3 else str(size))
+            elif not d.dim_param and rng.random() < 0.5:
+                spec.append(str(size))
+            else:
+                spec.append('-1')
+        out.append('--input-shape=%s=%s' % (vi.name, ','.join(spec)))
+    return out
+
+
+# Each maker(rng, model) -> (label, ppqfmt arguments). Order matters for nothing but the report.
 CONFIG_MAKERS = [config_default, config_none] + [config_subset] * SUBSETS_PER_MODEL
 
 
-def configs_for(seed):
+def configs_for(seed, model=None):
+    """The configurations of seed; without its model, no option drawn for the model."""
     rng = random.Random(seed * 7919 + 13)
     out = []
     for k, mk in enumerate(CONFIG_MAKERS):
-        label, args = mk(rng)
+        label, args = mk(rng, model)
         out.append(('%s%d' % (label, k) if label == 'subset' else label, args))
     return out
 
 
+PASS_OPTIONS = ('--passes=', '--no-', '--enable=')
+
+
 def passes_run(args):
-    """The set of passes a configuration runs (used to know whether de-inplace ran)."""
+    """The set of passes a configuration runs (to know whether de-inplace ran)."""
     names = pass_names()
-    on = set(names)
+    on = set(default_passes())
     for a in args:
         if a.startswith('--passes='):
             v = a[len('--passes='):]
             on = set() if v == 'none' else set(names) if v == 'all' else set(v.split(','))
         elif a.startswith('--no-'):
             on.discard(a[len('--no-'):])
+        elif a.startswith('--enable='):
+            on |= set(a[len('--enable='):].split(','))
     return on
+
+
+def other_options(args):
+    """The options of args that do not choose passes (--target-opset, --input-shape)."""
+    return [a for a in args if not a.startswith(PASS_OPTIONS)]
 
 
 # ---------------------------------------------------------------------------
@@ -249,10 +328,67 @@ class Case:
         return gen.apply_nonssa(self.model, *self.nonssa)
 
 
+class ForkServer:
+    """build/tools/fork_server: ppqfmt's command line in a forked child per run, no exec
+    (an exec costs more than formatting a small model). Restarted when it dies."""
+
+    _mine = None
+
+    def __init__(self):
+        self.proc = None
+
+    @classmethod
+    def mine(cls):
+        """This process's server (a pool worker gets its own), or None without the binary."""
+        if not os.path.exists(FORK_SERVER):
+            return None
+        if cls._mine is None or cls._mine.pid != os.getpid():
+            cls._mine = cls()
+            cls._mine.pid = os.getpid()
+        return cls._mine
+
+    def stop(self):
+        if self.proc:
+            self.proc.kill()
+            self.proc.wait()
+            self.proc = None
+
+    def run(self, argv, err_path):
+        """(exit status or None, reason) of ppqfmt argv, its stderr written to err_path."""
+        if self.proc is None:
+            self.proc = subprocess.Popen([FORK_SERVER], stdin=subprocess.PIPE,
+                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        try:
+            self.proc.stdin.write(('\t'.join([err_path] + argv) + '\n').encode())
+            self.proc.stdin.flush()
+            fd = self.proc.stdout.fileno()
+            ready = select.select([fd], [], [], RUN_TIMEOUT + 10)[0]
+            line = self.proc.stdout.readline().decode().split() if ready else []
+        except (BrokenPipeError, OSError):
+            line = []
+        if len(line) != 2:
+            self.stop()
+            return None, 'the fork server died or hung'
+        if line[0] == 'signal':
+            why = 'timed out after %ds' % RUN_TIMEOUT if int(line[1]) == 14 else \
+                'killed by signal %s' % line[1]
+            return None, why
+        return int(line[1]), None
+
+
 def ppqfmt(args, src, dst):
+    """(exit status or None, stderr text) of ppqfmt with --report=json."""
+    argv = args + ['--report=json', src, '-o', dst]
+    server = ForkServer.mine()
+    if server is not None:
+        err_path = dst + '.stderr'
+        rc, why = server.run(argv, err_path)
+        if why:
+            return None, why
+        with open(err_path, 'rb') as f:
+            return rc, f.read().decode(errors='replace')
     try:
-        p = subprocess.run([PPQFMT] + args + ['--report=json', src, '-o', dst],
-                           capture_output=True, timeout=RUN_TIMEOUT)
+        p = subprocess.run([PPQFMT] + argv, capture_output=True, timeout=RUN_TIMEOUT)
     except subprocess.TimeoutExpired:
         return None, 'timed out after %ds' % RUN_TIMEOUT
     return p.returncode, p.stderr.decode(errors='replace')
@@ -276,15 +412,71 @@ def check_checker(ctx):
 # makes of a double BatchNormalization): such an output cannot be judged.
 NO_KERNEL = 'Could not find an implementation'
 SKIP = 'skip: '
+# ppqfmt's documented refusal (exit 2) of a --target-opset that a node cannot be adapted to
+# (a nearest Resize-10 that upsamples and downsamples at once): skipped and counted.
+OPSET_REFUSED = 'cannot raise opset'
+
+
+def run_all_outputs(ctx):
+    """onnxruntime's values of the output's graph outputs and of every main-graph node output
+    (a copy with all of them made outputs: one run serves the value_info check and, without
+    float16, the ort check), or its error; kept in ctx."""
+    if 'all_outputs' not in ctx:
+        m = onnx.load(ctx['out'])
+        path = ctx['out'] + '.all.onnx'
+        shape_oracle.with_all_outputs(m, [o for n in m.graph.node for o in n.output if o], path)
+        ctx['all_outputs'] = ctx['ort'].run(path, ctx['feeds'])
+        ctx['out_names'] = [o.name for o in m.graph.output]
+    return ctx['all_outputs']
+
+
+def ort_error(got):
+    if NO_KERNEL in got:
+        return SKIP + 'onnxruntime has no kernel: ' + got.split('\n')[0][:200]
+    return 'onnxruntime refuses the output: ' + got
 
 
 def check_ort(ctx):
-    got = ctx['ort'].run(ctx['out'], ctx['feeds'])
+    """The output's results against the reference's. With float16 values about, from a run
+    of the output itself: onnxruntime computes some float16 ops in float32 between Casts it
+    inserts (InsertCastTransformer), and an intermediate made a graph output is rounded to
+    float16 there, so the all-outputs copy need not compute the same."""
+    if any(a.dtype == np.float16 for a in list(ctx['ref'].values()) + list(ctx['feeds'].values())):
+        got = ctx['ort'].run(ctx['out'], ctx['feeds'])
+        if isinstance(got, str):
+            return ort_error(got)
+        return compare_outputs(ctx['ref'], got)
+    got = run_all_outputs(ctx)
     if isinstance(got, str):
-        if NO_KERNEL in got:
-            return SKIP + 'onnxruntime has no kernel: ' + got.split('\n')[0][:200]
-        return 'onnxruntime refuses the output: ' + got
-    return compare_outputs(ctx['ref'], got)
+        return ort_error(got)
+    return compare_outputs(ctx['ref'], {k: got[k] for k in ctx['out_names'] if k in got})
+
+
+# shape_oracle's dtype names (onnx's) as numpy names.
+NP_NAME = {shape_oracle.DTYPE_NAME[k]: v for k, v in ortcheck.ONNX_DTYPES.items()}
+
+
+class _Counts:
+    def __init__(self):
+        self.c = Counter()
+
+
+def check_value_info(ctx):
+    """The element types and shapes the output declares (infer-shapes wrote them) against
+    those onnxruntime computes for every value, symbols bound from the actual sizes."""
+    if 'infer-shapes' not in passes_run(ctx['args']):
+        return None
+    got = run_all_outputs(ctx)
+    if isinstance(got, str):
+        return ort_error(got)
+    declared = shape_oracle.declared_facts(onnx.load(ctx['out']).graph)
+    actual = dict(ctx['feeds'], **got)
+    problems = ['%s: dtype %s, onnxruntime %s' % (v, declared[v][0], arr.dtype.name)
+                for v, arr in actual.items()
+                if NP_NAME.get(declared.get(v, (None,))[0], arr.dtype.name) != arr.dtype.name]
+    shape_oracle.compare_ort(declared, actual, _Counts(), problems)
+    return '; '.join(problems[:4]) + (' (%d more)' % (len(problems) - 4)
+                                      if len(problems) > 4 else '') if problems else None
 
 
 # float16 keeps 11 significant bits: a weight folded and rounded to float16 is off by up
@@ -322,8 +514,11 @@ def _compare_f16(name, r, g):
 
 
 def check_idem(ctx):
+    """The output formatted again with the same options but --input-shape: the output's
+    inputs are bound already (binding SYM:N where SYM is gone is a usage error)."""
     again = ctx['out'] + '.again.onnx'
-    rc, err = ppqfmt(ctx['args'], ctx['out'], again)
+    rc, err = ppqfmt([a for a in ctx['args'] if not a.startswith('--input-shape')],
+                     ctx['out'], again)
     if rc != 0:
         return 'formatting the output again: exit %s: %s' % (rc, err.strip()[:300])
     if not _same_bytes(ctx['out'], again):
@@ -339,7 +534,7 @@ def _same_bytes(a, b):
 
 # (name, fn(ctx) -> None | error string, needs an SSA output)
 OUTPUT_CHECKS = [('checker', check_checker, True), ('ort', check_ort, True),
-                 ('idem', check_idem, False)]
+                 ('value_info', check_value_info, True), ('idem', check_idem, False)]
 
 
 def run_config(case, label, args, ctx, only=None):
@@ -348,6 +543,9 @@ def run_config(case, label, args, ctx, only=None):
     tmp = ctx['tmp']
     out = os.path.join(tmp, 'out_%s.onnx' % label)
     rc, err = ppqfmt(args, ctx['src'], out)
+    if rc == 2 and OPSET_REFUSED in err and any(a.startswith('--target-opset') for a in args):
+        return [('%s:exit' % label, SKIP + 'target opset refused: ' +
+                 err.split(': ', 2)[-1].strip()[:200])], set()
     if rc != 0:
         return [('%s:exit' % label, 'exit %s: %s' % (rc, err.strip()[:300]))], set()
     changed = report_changes(err)
@@ -371,15 +569,16 @@ def run_config(case, label, args, ctx, only=None):
 def reference(case, ort, tmp):
     """(feeds, reference outputs, reject reason or None); writes the model ppqfmt reads."""
     ref_path = os.path.join(tmp, 'ref.onnx')
-    onnx.save(case.model, ref_path)
+    data = case.model.SerializeToString()
+    _write(ref_path, data)
     try:
-        onnx.checker.check_model(onnx.load(ref_path), full_check=True)
+        onnx.checker.check_model(case.model, full_check=True)
     except Exception as e:
         return None, None, 'checker: ' + str(e).split('\n')[0][:120]
     src = case.input_model()
     if src is None:
         return None, None, 'non-SSA renaming no longer applies'
-    onnx.save(src, os.path.join(tmp, 'in.onnx'))
+    _write(os.path.join(tmp, 'in.onnx'), data if src is case.model else src.SerializeToString())
     feeds = feeds_for(case.model, case.seed)
     ref = ort.run(ref_path, feeds)
     if isinstance(ref, str):
@@ -387,9 +586,14 @@ def reference(case, ort, tmp):
     return feeds, ref, None
 
 
+def _write(path, data):
+    with open(path, 'wb') as f:
+        f.write(data)
+
+
 def check_case(case, ort, configs, only=None):
-    """(reject reason or None, [(check, error or None)], passes the default run changed)."""
-    tmp = tempfile.mkdtemp(prefix='fuzzdiff_')
+    """(reject reason or None, [(check, error or None)], passes any configuration changed)."""
+    tmp = tempfile.mkdtemp(prefix='fuzzdiff_', dir=TMP_BASE)
     try:
         feeds, ref, why = reference(case, ort, tmp)
         if why:
@@ -402,8 +606,7 @@ def check_case(case, ort, configs, only=None):
                 continue
             r, ch = run_config(case, label, args, ctx, only)
             results += r
-            if label == 'default':
-                changed = ch
+            changed |= ch
         return None, results, changed
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -506,7 +709,7 @@ def shrink(case, check, ort, configs, seconds=SHRINK_SECONDS):
     progress = True
     while progress and time.time() < deadline:
         progress = False
-        tmp = tempfile.mkdtemp(prefix='fuzzshrink_')
+        tmp = tempfile.mkdtemp(prefix='fuzzshrink_', dir=TMP_BASE)
         try:
             shapes = intermediate_shapes(case.model, feeds_for(case.model, case.seed), ort, tmp)
         finally:
@@ -532,15 +735,18 @@ DEFAULT_COMMAND = '(default)'   # the command cell of a row for ppqfmt without o
 
 
 def blame(case, check, ort, configs):
-    """The passes of the failing configuration without which the check passes."""
+    """The passes of the failing configuration without which the check passes, and its
+    other options without which it passes (target-opset, input-shape)."""
     label = check.split(':')[0]
-    on = passes_run(dict(configs)[label])
-    culprits = []
-    for p in [p for p in pass_names() if p in on]:
-        args = ['--passes=' + (','.join(q for q in pass_names() if q in on and q != p) or 'none')]
-        if not still_fails(case, label + ':' + check.split(':')[1], ort, [(label, args)]):
-            culprits.append(p)
-    return culprits
+    full = dict(configs)[label]
+    on = passes_run(full)
+    tries = [(p, other_options(full) + ['--passes=' + (
+        ','.join(q for q in pass_names() if q in on and q != p) or 'none')])
+        for p in pass_names() if p in on]
+    tries += [(o.split('=')[0].lstrip('-'), [a for a in full if a != o])
+              for o in other_options(full)]
+    return [name for name, args in tries
+            if not still_fails(case, label + ':' + check.split(':')[1], ort, [(label, args)])]
 
 
 def save_failure(case, check, err, culprits, configs, save_dir):
@@ -577,7 +783,7 @@ class Stats:
 
 def run_seed(seed, ort, stats, opts):
     case, why = case_for_seed(seed)
-    configs = configs_for(seed)
+    configs = configs_for(seed, case.model if case is not None else None)
     if case is not None:
         why, results, changed = check_case(case, ort, configs)
     if why:
@@ -731,7 +937,7 @@ def print_summary(stats, elapsed, name='fuzz_diff'):
     print('checks skipped: %d' % stats.skipped)
     for why, n in stats.skip_why.most_common(5):
         print('  skip %d: %s' % (n, why))
-    print('models changed by each pass (default run):')
+    print('models changed by each pass (in any configuration):')
     for p in pass_names():
         print('  %-12s %d' % (p, stats.changed.get(p, 0)))
     print('failing models: %d, by check and blamed passes:' % len(stats.failures))

@@ -14,8 +14,10 @@ static or symbolic dims), constant subgraphs (Transpose/Cast/Add of
 initializers, Range, ConstantOfShape), MatMul + Add(bias) on rank-2 and rank-3
 inputs, Pad(constant 0) before Conv/MaxPool/AveragePool, Conv followed by a
 per-channel Mul, no-op nodes (Cast to the same type, Reshape to the same shape,
-the identity Transpose), LayerNorm (last axis) and erf/tanh GELU
-decompositions, Dropout, If and Loop bodies that read outer-scope values, dead
+the identity Transpose, a Transpose and its inverse, Add of 0, Mul by 1, Concat
+of one input, a Slice of everything, Pad by zeros, Expand to the same shape),
+LayerNorm (last axis) and erf/tanh GELU decompositions (both more often at
+opset 17, which LayerNormalization needs), Dropout, If and Loop bodies that read outer-scope values, dead
 branches, in float, float16 or double; graph inputs with static or symbolic
 dims; value_info absent, inferred, partial or stale.
 
@@ -41,7 +43,8 @@ from onnx import helper, numpy_helper, shape_inference
 
 INPUT_DIMS_KEY = 'ppqfmt_fuzz_input_dims'
 NONSSA_RATE = 0.12
-OPSETS = list(range(7, 18))
+# Opset 17 three times as often as each other: LayerNormalization (fuse-layernorm) needs it.
+OPSETS = list(range(7, 18)) + [17, 17]
 IR_FOR_OPSET = {7: 3, 8: 3, 9: 4, 10: 5, 11: 6, 12: 7, 13: 7, 14: 7, 15: 8, 16: 8, 17: 8}
 MAX_IR = 8
 NP_OF = {TP.FLOAT: np.float32, TP.FLOAT16: np.float16, TP.DOUBLE: np.float64,
@@ -94,6 +97,7 @@ class ModelGen:
         self.inputs, self.input_dims = [], {}
         self.shared = {}          # (dtype, shape) -> initializer name, for shared weights
         self.init_inputs = []     # initializers also listed as graph inputs
+        self.n_size = None        # the size the symbol 'N' stands for, once used
 
     # -- randomness ----------------------------------------------------------
     def pick(self, seq):
@@ -174,15 +178,17 @@ class ModelGen:
 
     def new_input(self, shape, dtype=None, symbolic=0.08):
         """A graph input of concrete dims shape; each dim is symbolic with probability
-        symbolic (the first one also as 'N')."""
+        symbolic (the first one also as 'N'). One symbol is one size: 'N' only where the
+        size is that of the first input declared with it, a fresh name for any other."""
         dtype = self.dtype if dtype is None else dtype
         name = self.fresh('in')
         dims = []
         for i, d in enumerate(shape):
-            if i == 0 and self.chance(0.35):
+            if i == 0 and self.chance(0.35) and self.n_size in (None, int(d)):
+                self.n_size = int(d)
                 dims.append('N')
             elif self.chance(symbolic):
-                dims.append('d%d' % self.n)
+                dims.append('d%d_%d' % (self.n, i))
             else:
                 dims.append(int(d))
         if dtype == TP.BOOL:
@@ -838,27 +844,72 @@ class ModelGen:
         return True
 
     def p_noop(self):
-        """Nodes that change nothing: Cast to the same type, Reshape to the same shape,
-        the identity Transpose."""
+        """Nodes that change nothing (what an eliminate-noops pass removes): Cast to the same
+        type, Reshape to the same shape, the identity Transpose, a Transpose and its inverse,
+        Add of 0, Mul by 1, Concat of one input, a Slice of everything, Pad by zeros, Expand
+        to the same shape (and Dropout, p_dropout)."""
         x = self.operand(min_rank=1)
         if x is None:
             return False
         # onnxruntime's float16 fallback (InsertCastTransformer) retypes a float16 ->
         # float16 Cast next to ops without a float16 kernel and then refuses the model.
-        what = self.pick(['reshape', 'transpose'] + (['cast'] if self.dtype != TP.FLOAT16 else []))
-        if what == 'cast':
-            y = self.node('Cast', [x.name], to=self.dtype)
-        elif what == 'reshape':
-            spec = list(x.shape)
-            if self.chance(0.3):
-                spec[int(self.rng.integers(x.rank))] = -1
-            elif self.chance(0.3):
-                spec[0] = 0
-            y = self.node('Reshape', [x.name, self.ints(spec)])
-        else:
-            y = self.node('Transpose', [x.name], perm=list(range(x.rank)))
+        forms = ['reshape', 'transpose', 'add0', 'mul1', 'concat1', 'slice_all', 'pad0']
+        forms += ['cast'] if self.dtype != TP.FLOAT16 else []
+        forms += ['transpose2'] if x.rank >= 2 else []
+        forms += ['expand'] if self.opset >= 8 else []
+        what = self.pick(forms)
+        y = getattr(self, 'noop_' + what)(x)
         self.value(y, x.shape)
         return True
+
+    def noop_cast(self, x):
+        return self.node('Cast', [x.name], to=self.dtype)
+
+    def noop_reshape(self, x):
+        spec = list(x.shape)
+        if self.chance(0.3):
+            spec[int(self.rng.integers(x.rank))] = -1
+        elif self.chance(0.3):
+            spec[0] = 0
+        return self.node('Reshape', [x.name, self.ints(spec)])
+
+    def noop_transpose(self, x):
+        return self.node('Transpose', [x.name], perm=list(range(x.rank)))
+
+    def noop_transpose2(self, x):
+        """Transpose(perm) then Transpose(inverse of perm)."""
+        perm = [int(p) for p in self.rng.permutation(x.rank)]
+        t = self.node('Transpose', [x.name], perm=perm)
+        return self.node('Transpose', [t], perm=[int(i) for i in np.argsort(perm)])
+
+    def noop_add0(self, x):
+        zero = self.const(np.zeros(self.pick([[], [1], list(x.shape[-1:])]), self.np))
+        return self.node('Add', [x.name, zero] if self.chance(0.7) else [zero, x.name])
+
+    def noop_mul1(self, x):
+        one = self.const(np.ones(self.pick([[], [1], list(x.shape[-1:])]), self.np))
+        return self.node('Mul', [x.name, one] if self.chance(0.7) else [one, x.name])
+
+    def noop_concat1(self, x):
+        return self.node('Concat', [x.name], axis=int(self.rng.integers(0, x.rank)))
+
+    def noop_slice_all(self, x):
+        axes = list(range(x.rank))
+        ends = [int(d) if self.chance(0.5) else 2 ** 63 - 1 for d in x.shape]
+        if self.opset < 10:
+            return self.node('Slice', [x.name], starts=[0] * x.rank,
+                             ends=[min(e, 2 ** 31 - 1) for e in ends], axes=axes)
+        return self.node('Slice', [x.name, self.ints([0] * x.rank), self.ints(ends),
+                                   self.ints(axes)])
+
+    def noop_pad0(self, x):
+        if self.opset < 11:
+            return self.node('Pad', [x.name], pads=[0] * (2 * x.rank))
+        return self.node('Pad', [x.name, self.ints([0] * (2 * x.rank))])
+
+    def noop_expand(self, x):
+        shape = list(x.shape) if self.chance(0.6) else [1] * x.rank
+        return self.node('Expand', [x.name, self.ints(shape)])
 
     def body_chain(self, x):
         """A few ops inside a body, on the body's own input or an outer value x."""
@@ -952,10 +1003,10 @@ class ModelGen:
         ('p_conv', 3.0), ('p_gemm', 1.5), ('p_bn', 1.0), ('p_unary', 1.0), ('p_binary', 1.0),
         ('p_identity', 1.0), ('p_constant_out', 0.3), ('p_clip', 1.0), ('p_pad', 1.2),
         ('p_slice', 1.0), ('p_resize', 1.2), ('p_reshape', 0.8), ('p_transpose', 0.6),
-        ('p_concat', 0.6), ('p_split', 0.5), ('p_gather', 0.5), ('p_layernorm', 0.4),
-        ('p_gelu', 0.4), ('p_dropout', 0.5), ('p_if', 0.5), ('p_loop', 0.4),
+        ('p_concat', 0.6), ('p_split', 0.5), ('p_gather', 0.5), ('p_layernorm', 0.8),
+        ('p_gelu', 0.8), ('p_dropout', 0.5), ('p_if', 0.5), ('p_loop', 0.4),
         ('p_shape_reshape', 0.6), ('p_const_subgraph', 0.7), ('p_matmul_bias', 0.8),
-        ('p_pad_pool', 0.8), ('p_noop', 0.6),
+        ('p_pad_pool', 0.8), ('p_noop', 1.2),
     ]
 
     # -- whole model -----------------------------------------------------------
@@ -1014,6 +1065,15 @@ class ModelGen:
         helper.set_model_props(m, {INPUT_DIMS_KEY: json.dumps(self.input_dims, sort_keys=True)})
         return self.finish_value_info(m)
 
+    def symbol_sizes(self):
+        """{symbol: size fed} of the graph inputs' symbolic dims."""
+        out = {}
+        for vi in self.inputs:
+            for d, size in zip(vi.type.tensor_type.shape.dim, self.input_dims[vi.name]):
+                if d.dim_param:
+                    out[d.dim_param] = size
+        return out
+
     def finish_value_info(self, m):
         """value_info: none, what shape inference finds, a part of it, or with stale entries;
         graph outputs with or without their inferred shapes."""
@@ -1021,6 +1081,9 @@ class ModelGen:
             inferred = shape_inference.infer_shapes(m)
         except Exception:
             return m
+        sizes = {v.name: v.shape for v in self.main.pool}
+        for v in list(inferred.graph.value_info) + list(inferred.graph.output):
+            forget_unproven_symbols(v, sizes.get(v.name), self.symbol_sizes())
         shapes = {v.name: v for v in list(inferred.graph.value_info) + list(inferred.graph.output)}
         if self.chance(0.6):
             for o in m.graph.output:
@@ -1043,6 +1106,21 @@ class ModelGen:
                 m.graph.value_info.append(helper.make_tensor_value_info(
                     self.fresh('stale'), self.dtype, [int(self.rng.integers(1, 5))]))
         return m
+
+
+def forget_unproven_symbols(vi, sizes, symbols):
+    """Makes unknown each symbolic dim of vi (onnx's inference) unless it is an input's
+    symbol (symbols: {name: size fed}) and sizes, vi's concrete dims as generated, say that
+    dim has that size. onnx-1.12 gives wrong ones: one unk__N to dims of different sizes
+    (a Conv output's and a Slice's of it), the input's N to a Slice [1:2] of an N dim; the
+    model would declare them, and ppqfmt rightly trusts declarations."""
+    if vi.type.WhichOneof('value') != 'tensor_type':
+        return
+    for k, d in enumerate(vi.type.tensor_type.shape.dim):
+        if not d.HasField('dim_param'):
+            continue
+        if sizes is None or len(sizes) <= k or symbols.get(d.dim_param) != sizes[k]:
+            d.ClearField('dim_param')
 
 
 # Productions onnxruntime's CPU provider runs in each dtype: it has no double

@@ -27,31 +27,22 @@ import collections
 import concurrent.futures
 import glob
 import os
-import re
 import subprocess
 import sys
 import tempfile
 import time
 
 import onnx
-from onnx import helper, shape_inference
+from onnx import shape_inference
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, 'scripts'))
 sys.path.insert(0, os.path.join(ROOT, 'tests'))
 import ortcheck  # noqa: E402
 from backend_conformance import prepare  # noqa: E402
+from shape_oracle import (DTYPE_NAME, compare_ort, declared_facts,  # noqa: E402,F401
+                          eval_dim, with_all_outputs)
 from suite import SUITE_DIR, find_cases  # noqa: E402
-
-IDENT = re.compile(r'[A-Za-z_][A-Za-z0-9_]*')
-
-
-def dtype_names():
-    return {v: k.lower() for k, v in onnx.TensorProto.DataType.items()}
-
-
-DTYPE_NAME = dtype_names()
-
 
 def parse_dims(text):
     """'[1,3,seq]' -> ['1', '3', 'seq']; '?' -> None."""
@@ -183,60 +174,6 @@ def compare_onnx(name, ours, theirs, prod, ruled, t, problems, misses=None):
                 problems.append('%s (%s): dims %s, onnx %s' % (v, op, odims, xdims))
 
 
-def eval_dim(expr, env):
-    """Value of a dim expression given symbol values, or None while a symbol is unbound."""
-    names = IDENT.findall(expr)
-    if any(n not in env for n in names):
-        return None
-    return eval(expr.replace('/', '//'), {'__builtins__': {}}, dict(env))  # noqa: S307
-
-
-def compare_ort(ours, actual, t, problems, tag=''):
-    """Binds symbols from the actual shapes, then checks every dim (counters prefixed by tag)."""
-    env, pending = {}, []
-    for v, arr in actual.items():
-        dtype, dims = ours.get(v, (None, None))
-        if dtype and '(' in dtype:  # a sequence or an optional: not an array
-            t.c[tag + 'ort_wrapped'] += 1
-            continue
-        if dims is None:
-            t.c[tag + 'ort_unchecked'] += 1
-            continue
-        if len(dims) != arr.ndim:
-            problems.append('%s: rank %d, onnxruntime %d' % (v, len(dims), arr.ndim))
-            t.c[tag + 'ort_conflicts'] += 1
-            continue
-        pending += [(v, d, int(s), dims) for d, s in zip(dims, arr.shape)]
-    progress = True
-    while pending and progress:
-        progress, rest = False, []
-        for v, d, s, dims in pending:
-            if IDENT.fullmatch(d) and d not in env:
-                env[d] = s
-            val = eval_dim(d, env)
-            if val is None:
-                rest.append((v, d, s, dims))
-                continue
-            progress = True
-            t.c[tag + 'ort_dims'] += 1
-            t.c[tag + 'ort_static'] += d.lstrip('-').isdigit()
-            if val != s:
-                t.c[tag + 'ort_conflicts'] += 1
-                problems.append('%s: dim %s = %d, onnxruntime %d (shape %s)' % (v, d, val, s, dims))
-        pending = rest
-    t.c[tag + 'ort_unchecked'] += len(pending)
-
-
-def with_all_outputs(model, names, path):
-    m = onnx.ModelProto()
-    m.CopyFrom(model)
-    have = {o.name for o in m.graph.output}
-    for n in names:
-        if n not in have:
-            m.graph.output.append(helper.make_empty_tensor_value_info(n))
-    onnx.save(m, path)
-
-
 def symbolic_copy(model, path):
     """model with every dim of its real inputs replaced by a symbol, saved to path."""
     m = onnx.ModelProto()
@@ -262,19 +199,7 @@ def written_facts(ppqfmt, model, out):
                            stdout=subprocess.PIPE, timeout=120)
     with open(out, 'rb') as f:
         same = again.returncode == 0 and again.stdout == f.read()
-    g = onnx.load(out).graph
-    facts = {}
-    for vi in list(g.input) + list(g.value_info) + list(g.output):
-        if vi.type.WhichOneof('value') != 'tensor_type':
-            continue
-        tt = vi.type.tensor_type
-        dims = None
-        if tt.HasField('shape'):
-            dims = [str(d.dim_value) if d.HasField('dim_value') else
-                    d.dim_param if d.HasField('dim_param') else 'anon_%s_%d' % (len(facts), i)
-                    for i, d in enumerate(tt.shape.dim)]
-        facts[vi.name] = (DTYPE_NAME.get(tt.elem_type), dims)
-    return facts, same
+    return declared_facts(onnx.load(out).graph), same
 
 
 def ruled_ops(tool):

@@ -3,25 +3,39 @@
 
 Usage: tests/test_fuzz_diff.py [--count N] [--jobs J]
 
+0. The runner's parts: ppqfmt through build/tools/fork_server gives what the binary
+   gives; the value_info check passes right declarations and flags a wrong dim; over
+   GEN_SEEDS the generator makes every no-op form, layer norms at opset 17 and no
+   unk__N symbol, and the random configurations draw --target-opset, --input-shape
+   (with the sizes fed) and --enable; a refused --target-opset is a skip.
 1. Every row of tests/regress/diff/README.md is replayed with its command
    (scripts/fuzz_diff.py replay): a `known` row's check must still fail (an
    expected failure; if it passes: `XPASS: remove from known bugs`), a `fixed`
    row's checks must all pass.
 2. Seeds 0..N-1 (default 240) go through the generator and every check of
-   scripts/fuzz_diff.py (default passes, --passes=none, random pass subsets),
+   scripts/fuzz_diff.py (default passes, --passes=none, random pass subsets and options),
    except the seeds of `known` rows. A seed the generator cannot make valid
    (a reject) fails too: the generator must make valid models.
 The last line is `fuzz_diff: N passed, M failed` (N counts the checks).
 Run with Debian's /usr/bin/python3 (python3-onnx, numpy; onnxruntime via node).
 """
 import argparse
+import functools
 import os
+import shutil
+import subprocess
 import sys
+import tempfile
+
+import onnx
+from onnx import helper
 
 import testlib  # tests/, beside this file
 
 sys.path.insert(0, testlib.SCRIPTS)
 import fuzz_diff  # noqa: E402
+import gen_random_model as gen  # noqa: E402
+import shape_oracle  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DIFF_DIR = os.path.join(REPO, "tests", "regress", "diff")
@@ -54,8 +68,190 @@ def fixed_seeds(count, jobs):
         T.report("generator rejects (%d seeds)" % n, why)
     print("fixed seeds: %d models, %d skipped as known, %.1f s, %d checks skipped (no kernel)" % (
         stats.models, len(known & set(range(count))), elapsed, stats.skipped))
-    print("models each pass changed (default run): " + ", ".join(
+    print("models each pass changed (any configuration): " + ", ".join(
         "%s %d" % (p, stats.changed.get(p, 0)) for p in fuzz_diff.pass_names()))
+
+
+GEN_SEEDS = range(150)   # seeds whose models the generator checks look at
+NOOP_FORMS = {   # op type -> predicate on (node, constants {name: ndarray}) of a no-op form
+    "Concat of one input": ("Concat", lambda n, c: len(n.input) == 1),
+    "Pad by zeros": ("Pad", lambda n, c: _attr(n, "pads", c, 1) is not None and
+                     not any(_attr(n, "pads", c, 1))),
+    "Expand": ("Expand", lambda n, c: True),
+    "Add of 0": ("Add", lambda n, c: any(i in c and c[i].size and not c[i].any()
+                                         for i in n.input)),
+    "Mul by 1": ("Mul", lambda n, c: any(i in c and c[i].size and (c[i] == 1).all()
+                                         for i in n.input)),
+    "Transpose then Transpose": ("Transpose", lambda n, c: n.input[0] in c["#transposed"]),
+}
+
+
+def _attr(node, name, consts, index):
+    """node's attribute name, or its input index when that is a constant (None: neither)."""
+    for a in node.attribute:
+        if a.name == name:
+            return list(a.ints)
+    if len(node.input) > index and node.input[index] in consts:
+        return list(consts[node.input[index]].flat)
+    return None
+
+
+def _constants(g):
+    consts = {t.name: onnx.numpy_helper.to_array(t) for t in g.initializer}
+    for n in g.node:
+        for a in n.attribute:
+            if n.op_type == "Constant" and a.name == "value":
+                consts[n.output[0]] = onnx.numpy_helper.to_array(a.t)
+    consts["#transposed"] = {n.output[0] for n in g.node if n.op_type == "Transpose"}
+    return consts
+
+
+@functools.lru_cache(maxsize=None)
+def generated(seed):
+    return gen.generate(seed)
+
+
+def generator_checks():
+    """The generator makes every no-op form, fusable layer norms at opset 17, and no
+    symbol of onnx's making (unk__N) in the declarations."""
+    seen, ln17, made_up = set(), 0, []
+    for seed in GEN_SEEDS:
+        got = generated(seed)
+        if got is None:
+            continue
+        g, consts = got.model.graph, _constants(got.model.graph)
+        for form, (op, pred) in NOOP_FORMS.items():
+            seen |= {form for n in g.node if n.op_type == op and pred(n, consts)}
+        ln17 += fuzz_diff.model_opset(got.model) >= 17 and \
+            sum(n.op_type == "ReduceMean" for n in g.node) >= 2
+        made_up += [(seed, v.name) for v in list(g.value_info) + list(g.output)
+                    for d in v.type.tensor_type.shape.dim if d.dim_param.startswith("unk__")]
+    missing = sorted(set(NOOP_FORMS) - seen)
+    T.report("generator: no-op forms (%d seeds)" % len(GEN_SEEDS),
+             "never made: %s" % missing if missing else None)
+    T.report("generator: layer norms at opset 17", None if ln17 >= 5 else
+             "only %d of %d models" % (ln17, len(GEN_SEEDS)))
+    T.report("generator: no unk__ symbols declared",
+             "e.g. seed %d value %s" % made_up[0] if made_up else None)
+
+
+def config_checks():
+    """Random subsets draw --target-opset N (model opset <= N <= 17) and --input-shape with
+    the sizes fed, and --enable for passes off by default."""
+    opsets, shapes, enables, bad = 0, 0, 0, []
+    for seed in GEN_SEEDS:
+        got = generated(seed)
+        if got is None:
+            continue
+        dims = gen.input_dims(got.model)
+        for _, args in fuzz_diff.configs_for(seed, got.model):
+            for a in args:
+                if a.startswith("--target-opset="):
+                    opsets += 1
+                    n = int(a.split("=")[1])
+                    if not fuzz_diff.model_opset(got.model) <= n <= 17:
+                        bad.append("seed %d: %s" % (seed, a))
+                elif a.startswith("--input-shape="):
+                    shapes += 1
+                    name, spec = a[len("--input-shape="):].split("=")
+                    sizes = [d.split(":")[-1] for d in spec.split(",")]
+                    if any(s != "-1" and int(s) != w for s, w in zip(sizes, dims[name])):
+                        bad.append("seed %d: %s, fed %s" % (seed, a, dims[name]))
+                enables += a.startswith("--enable=")
+    T.report("configs: target-opset, input-shape, enable drawn", bad[0] if bad else None if
+             opsets and shapes and enables else "drawn: %d target-opset, %d input-shape, "
+             "%d enable" % (opsets, shapes, enables))
+
+
+def value_info_check():
+    """check_value_info passes a model whose declared shapes are right and flags one whose
+    value_info claims a wrong dim."""
+    tmp = tempfile.mkdtemp(prefix="test_fuzz_diff_")
+    try:
+        x = helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, ["N", 3])
+        y = helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, ["N", 3])
+        g = helper.make_graph([helper.make_node("Relu", ["x"], ["t"]),
+                               helper.make_node("Neg", ["t"], ["y"])], "g", [x], [y])
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+        m.ir_version = 7
+        ok = os.path.join(tmp, "ok.onnx")
+        m.graph.value_info.append(helper.make_tensor_value_info("t", onnx.TensorProto.FLOAT,
+                                                                ["N", 3]))
+        onnx.save(m, ok)
+        m.graph.value_info[0].type.tensor_type.shape.dim[1].dim_value = 4
+        bad = os.path.join(tmp, "bad.onnx")
+        onnx.save(m, bad)
+        feeds = {"x": fuzz_diff.np.ones((2, 3), fuzz_diff.np.float32)}
+        ort = fuzz_diff.OrtServer.shared()
+        errs = [fuzz_diff.check_value_info({"out": p, "args": [], "feeds": feeds, "ort": ort})
+                for p in (ok, bad)]
+        T.report("value_info check: right shapes pass", errs[0])
+        T.report("value_info check: a wrong dim fails", None if errs[1] and "t: dim 4" in errs[1]
+                 else "not flagged: %r" % errs[1])
+        twice = shape_oracle.declared_facts(helper.make_graph(
+            [], "g", [helper.make_tensor_value_info("a", 1, [None])],
+            [helper.make_tensor_value_info("a", 1, [None]),
+             helper.make_tensor_value_info("b", 1, [None])]))
+        T.report("declared_facts: a value declared twice shares no dim name with another",
+                 None if twice["a"][1] != twice["b"][1] else "both %s" % twice["a"][1])
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def opset_refusal_check():
+    """A --target-opset that ppqfmt refuses as documented (exit 2: a nearest Resize-10 that
+    upsamples and downsamples at once) is a skip; the same exit without it is a failure."""
+    tmp = tempfile.mkdtemp(prefix="test_fuzz_diff_")
+    try:
+        x = helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [1, 1, 4, 4])
+        y = helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [1, 1, 2, 8])
+        scales = onnx.numpy_helper.from_array(
+            fuzz_diff.np.array([1, 1, 0.5, 2], fuzz_diff.np.float32), "s")
+        g = helper.make_graph([helper.make_node("Resize", ["x", "s"], ["y"], mode="nearest")],
+                              "g", [x], [y], initializer=[scales])
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 10)])
+        m.ir_version = 5
+        src = os.path.join(tmp, "in.onnx")
+        onnx.save(m, src)
+        case = fuzz_diff.Case(0, m)
+        ctx = {"tmp": tmp, "src": src}
+        got = [fuzz_diff.run_config(case, "c", args, ctx)[0][0][1]
+               for args in (["--target-opset=13"], ["--passes=none", "--bogus"])]
+        T.report("a refused --target-opset is a skip",
+                 None if got[0] and got[0].startswith(fuzz_diff.SKIP) else "got %r" % got[0])
+        T.report("another exit status is a failure",
+                 None if got[1] and not got[1].startswith(fuzz_diff.SKIP) else "got %r" % got[1])
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def fork_server_check():
+    """ppqfmt through the fork server: the same output bytes, exit status and stderr as
+    the binary's."""
+    server = fuzz_diff.ForkServer.mine()
+    if server is None:
+        return T.report("fork server", testlib.SKIP + "build/tools/fork_server is not built")
+    src = os.path.join(REPO, "testdata", "sample.onnx")
+    tmp = tempfile.mkdtemp(prefix="test_fuzz_diff_")
+    try:
+        for name, args in (("the default passes", []), ("a usage error", ["--bogus"])):
+            got, want = [os.path.join(tmp, k + ".onnx") for k in ("got", "want")]
+            rc, why = server.run(args + [src, "-o", got], got + ".err")
+            p = subprocess.run([fuzz_diff.PPQFMT] + args + [src, "-o", want],
+                               capture_output=True)
+            same = [open(f, "rb").read() if os.path.exists(f) else None for f in (got, want)]
+            with open(got + ".err", "rb") as f:
+                err = f.read()
+            T.report("fork server: %s" % name, why or (
+                None if rc == p.returncode and same[0] == same[1] and err == p.stderr else
+                "exit %s (binary %d), same output %s, stderr %r (binary %r)" % (
+                    rc, p.returncode, same[0] == same[1], err[:100], p.stderr[:100])))
+            for f in (got, want):
+                if os.path.exists(f):
+                    os.remove(f)
+    finally:
+        server.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def main():
@@ -63,6 +259,11 @@ def main():
     ap.add_argument("--count", type=int, default=240)
     ap.add_argument("--jobs", type=int, default=2)
     a = ap.parse_args()
+    fork_server_check()
+    opset_refusal_check()
+    value_info_check()
+    generator_checks()
+    config_checks()
     for row in fuzz_diff.known_rows(README):
         replay_row(row)
     fixed_seeds(a.count, a.jobs)

@@ -95,7 +95,25 @@ static int resize_add_roi(Op *op, int64_t from, int64_t to)
     return set_mapping(op, scales, false);
 }
 
-const Upgrade UPGRADE_RESIZE = {"Resize", resize_check, resize_add_roi};
+/* Resize-11 and 12 need a scales input even with sizes, an empty tensor
+ * then; Resize-13 wants scales absent instead (onnxruntime refuses both). */
+static void resize_drop_empty_scales(Op *op, int64_t from, int64_t to)
+{
+    Var *scales = op->n_inputs >= 4 && op->inputs[3] ? op->inputs[2] : NULL;
+    if (upgrade_crosses(from, to, 13) && scales && value_rank(scales) == 1 &&
+        value_dim(scales, 0) == 0)
+        op_set_input(op, 2, NULL);
+}
+
+static int resize_adapt(Op *op, int64_t from, int64_t to)
+{
+    if (resize_add_roi(op, from, to))
+        return -1;
+    resize_drop_empty_scales(op, from, to);
+    return 0;
+}
+
+const Upgrade UPGRADE_RESIZE = {"Resize", resize_check, resize_adapt};
 
 /* Upsample-7 holds scales in an attribute, Upsample-9 takes them as input. */
 static const char *upsample_check(const Op *op, int64_t from, int64_t to)

@@ -217,6 +217,18 @@ def _(name):
                  [roi, scales])
 
 
+@model("resize12_sizes")
+def _(name):
+    roi = numpy_helper.from_array(np.array([], np.float32), "roi")
+    scales = numpy_helper.from_array(np.array([], np.float32), "scales")
+    sizes = numpy_helper.from_array(np.array([1, 1, 3, 5], np.int64), "sizes")
+    node = helper.make_node("Resize", ["x", "roi", "scales", "sizes"], ["y"], "resize",
+                            mode="linear")
+    return build(name, 12, [node], [fvi("x", [1, 1, 2, 2])], [fvi("y", [1, 1, 3, 5])],
+                 "Resize-12 with sizes and the empty scales opsets 11-12 require; "
+                 "Resize-13 wants scales absent", [roi, scales, sizes])
+
+
 @model("cannot_opset5")
 def _(name):
     return build(name, 5, [helper.make_node("Relu", ["x"], ["y"], "relu")],

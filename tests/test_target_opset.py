@@ -148,6 +148,11 @@ def upsample_as(target):
     return chk
 
 
+def resize_no_scales(inp, out):
+    new = node(out, "Resize")
+    expect(list(new.input) == ["x", "roi", "", "sizes"], "inputs %s" % list(new.input))
+
+
 def topk_k(inp, out):
     old, new = node(inp, "TopK"), node(out, "TopK")
     got = init(out, new.input[1]) if len(new.input) == 2 else None
@@ -184,6 +189,8 @@ CASES = [
     ("upsample7_attr", 17, upsample_as(17)),
     ("topk9", 10, topk_k),
     ("scatter9", 11, scatter_renamed),
+    ("resize12_sizes", 12, None),
+    ("resize12_sizes", 13, resize_no_scales),
     ("mix_slice_clip_pad9", 17, None),
 ]
 # (model, target, operator the message must name)

@@ -108,6 +108,9 @@ ALL_OPSETS = [11, 13, 17]
 USER_MODELS = list(exporter.USER)
 USER_OPSETS = list(exporter.export_transformers.DEFAULT_OPSETS)
 DETECTION = ('ssdlite320_mobilenet_v3_large', 'fasterrcnn_mobilenet_v3_large_320_fpn')
+# exports whose layer norms and GELUs the fusions must take at --target-opset=17 (fusion_check)
+FUSION_MODELS = ('gpt2_tiny', 'bert_tiny', 'llama_tiny', 'vit_b_16', 'swin_t')
+FUSION_ARGS = ['--target-opset=17', '--enable=fuse-gelu']
 LEGACY = [('resnet18', 9), ('mobilenet_v2', 9), ('squeezenet1_1', 9), ('legacy_nearest', 9),
           ('legacy_bilinear', 9), ('resnet18_constw', 13), ('mobilenet_v2_constw', 9),
           ('legacy_nearest_constw', 9)]
@@ -511,6 +514,8 @@ def test_model(name, opset, d, workdir, extra):
         r['checks']['legacy'] = 'ok'
 
     census_check(r, name, src, orig, meta, workdir, extra, fail)
+    if name in FUSION_MODELS and opset < 17:
+        fusion_check(r, name, src, orig, meta, workdir, extra, fail)
 
     # Formatting the output again must change nothing (docs/ARCHITECTURE.md, correct output rule 5).
     again = os.path.join(workdir, '%s.again.onnx' % name)
@@ -618,6 +623,74 @@ def census_left(path):
     m = onnx.load(path)
     types = census.onnx_types(m)
     return census.foldable_left(m, types=types), census.static_shapes_left(m, types=types)
+
+
+def pattern_nodes(m):
+    """(ReduceMeans of layer norms, Erf/Tanh of GELUs) of the main graph, by role: a ReduceMean
+    whose mean a Sub takes from the same input, or that averages the square (Pow or Mul) of
+    such a difference; every Erf; a Tanh read by an Add (0.5*x*(1+tanh(...))). An RMSNorm's
+    ReduceMean of x*x and a pooler's Tanh are neither."""
+    made = {o: n for n in m.graph.node for o in n.output}
+    readers = defaultdict(list)
+    for n in m.graph.node:
+        for x in n.input:
+            readers[x].append(n)
+
+    def centred(v):  # v = Sub(x, ReduceMean(x))
+        n = made.get(v)
+        mean = made.get(n.input[1]) if n is not None and n.op_type == 'Sub' else None
+        return mean is not None and mean.op_type == 'ReduceMean' and mean.input[0] == n.input[0]
+
+    ln, gelu = [], []
+    for n in m.graph.node:
+        if n.op_type == 'ReduceMean':
+            sq = made.get(n.input[0])
+            if any(r.op_type == 'Sub' and r.input[0] == n.input[0] for r in readers[n.output[0]]) \
+                    or (sq is not None and sq.op_type in ('Pow', 'Mul') and centred(sq.input[0])):
+                ln.append(n.name)
+        elif n.op_type == 'Erf' or (n.op_type == 'Tanh' and
+                                    any(r.op_type == 'Add' for r in readers[n.output[0]])):
+            gelu.append(n.name)
+    return ln, gelu
+
+
+def fusion_check(r, name, src, orig, meta, workdir, extra, fail):
+    """Issue 15's transformer check: formatted with --target-opset=17 --enable=fuse-gelu, no
+    ReduceMean of a layer norm and no Erf/Tanh of a GELU is left (pattern_nodes, counted on the
+    export itself, not from ppqfmt's report), and onnxruntime gives the export's outputs."""
+    dst = os.path.join(workdir, '%s.fused.onnx' % name)
+    _, report, err = run_ppqfmt(src, dst, extra + FUSION_ARGS)
+    try:
+        if err:
+            fail('fusions', 'with %s: %s' % (' '.join(FUSION_ARGS), err))
+            return
+        out = onnx.load(dst)
+        before, after = pattern_nodes(orig), pattern_nodes(out)
+        fused = Counter(n.op_type for n in out.graph.node
+                        if n.op_type in ('LayerNormalization', 'Gelu', 'FastGelu', 'BiasGelu',
+                                         'QuickGelu'))
+        r['fusions'] = {'ln': (len(before[0]), len(after[0])),
+                        'gelu': (len(before[1]), len(after[1])), 'fused': dict(fused)}
+        feeds = ortcheck.random_inputs(src, 0, meta.get('test_sizes'))
+        runs = ortcheck.run_models([{'model': p, 'inputs': feeds} for p in (src, dst)])
+        ok, msg = (False, '; '.join(x for x in runs if isinstance(x, str))) \
+            if any(isinstance(x, str) for x in runs) else ortcheck.compare(runs[0], runs[1])
+        problems = ['%d layer-norm ReduceMean left: %s' % (len(after[0]), short(after[0]))
+                    if after[0] else '',
+                    '%d GELU Erf/Tanh left: %s' % (len(after[1]), short(after[1]))
+                    if after[1] else '', '' if ok else 'onnxruntime: %s' % msg]
+        problems = [p for p in problems if p]
+        if problems:
+            fail('fusions', '; '.join(problems))
+        else:
+            r['checks']['fusions'] = 'ok'
+            r['notes'].append('fusions (%s): layer-norm ReduceMean %d -> 0, GELU Erf/Tanh %d -> '
+                              '0; %s; %s' % (' '.join(FUSION_ARGS), len(before[0]),
+                                             len(before[1]), dict(fused), msg))
+    finally:
+        for f in (dst, dst + '.data'):
+            if os.path.exists(f):
+                os.remove(f)
 
 
 def census_check(r, name, src, orig, meta, workdir, extra, fail):

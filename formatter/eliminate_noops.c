@@ -50,18 +50,31 @@ static int noop_dims(const Var *v, const Dim **dims)
     return f->rank;
 }
 
-/* The integer contents of v, every element a number: their count, or -1. */
-static long noop_ints(const Var *v, int64_t *out, size_t cap)
+/* The integer contents of v as inference knows them, every element known
+ * (a number or a symbolic dim): their count, or -1. */
+static long noop_values(const Var *v, const Dim **out, size_t cap)
 {
     const InferFact *f = value_fact(v);
     if (!f || !f->value || f->n_value > cap)
         return -1;
-    for (size_t i = 0; i < f->n_value; i++) {
-        if (!f->value[i] || !dim_is_const(f->value[i]))
+    for (size_t i = 0; i < f->n_value; i++)
+        if (!f->value[i])
             return -1;
-        out[i] = dim_value(f->value[i]);
-    }
+    *out = f->value;
     return (long)f->n_value;
+}
+
+/* The same when every element is a number. */
+static long noop_ints(const Var *v, int64_t *out, size_t cap)
+{
+    const Dim *d = NULL;
+    long n = noop_values(v, &d, cap);
+    for (long i = 0; i < n; i++) {
+        if (!dim_is_const(d[i]))
+            return -1;
+        out[i] = dim_value(d[i]);
+    }
+    return n;
 }
 
 static bool noop_dim_is(Dim d, int64_t v)
@@ -116,21 +129,20 @@ static bool noop_cast(const Op *op)
  * (a number, the same symbolic dim, or 0 copying it), one -1 at most. */
 static bool noop_reshape(const Op *op)
 {
-    const Dim *in = NULL;
-    int64_t s[NOOP_MAX_RANK];
+    const Dim *in = NULL, *s = NULL;
     int rank = noop_dims(op->inputs[0], &in);
-    if (op->n_inputs != 2 || rank < 0 || noop_ints(op->inputs[1], s, NOOP_MAX_RANK) != rank)
+    if (op->n_inputs != 2 || rank < 0 || noop_values(op->inputs[1], &s, NOOP_MAX_RANK) != rank)
         return false;
     bool allowzero = op_attr_int(op, "allowzero", 0) != 0, inferred = false;
     for (int i = 0; i < rank; i++) {
-        if (s[i] == -1 && !inferred)
+        if (noop_dim_is(s[i], -1) && !inferred)
             inferred = true;
-        else if (!(s[i] == 0 && !allowzero) && !noop_dim_is(in[i], s[i]))
+        else if (s[i] != in[i] && !(noop_dim_is(s[i], 0) && !allowzero))
             return false;
     }
     /* -1 is the input's dim only when the other dims cannot be 0. */
     for (int i = 0; inferred && i < rank; i++)
-        if (s[i] != -1 && noop_dim_is(in[i], 0))
+        if (!noop_dim_is(s[i], -1) && noop_dim_is(in[i], 0))
             return false;
     return true;
 }
@@ -177,16 +189,18 @@ static bool noop_squeeze(const Op *op)
 /* Expand to a shape that broadcasts to the input's own; Tile by ones. */
 static bool noop_expand(const Op *op)
 {
-    const Dim *in = NULL;
-    int64_t s[NOOP_MAX_RANK];
+    const Dim *in = NULL, *s = NULL;
     int rank = noop_dims(op->inputs[0], &in);
-    long n = op->n_inputs == 2 ? noop_ints(op->inputs[1], s, NOOP_MAX_RANK) : -1;
+    long n = op->n_inputs == 2 ? noop_values(op->inputs[1], &s, NOOP_MAX_RANK) : -1;
+    for (long j = 0; j < n && op_is(op, "Tile"); j++)
+        if (!noop_dim_is(s[j], 1))
+            return false;
     if (op_is(op, "Tile"))
-        return n == rank && noop_all(s, n, 1);
+        return n == rank && n >= 0;
     if (rank < 0 || n < 0 || n > rank)
         return false;
     for (long j = 0; j < n; j++)
-        if (s[j] != 1 && !noop_dim_is(in[rank - n + j], s[j]))
+        if (!noop_dim_is(s[j], 1) && s[j] != in[rank - n + j])
             return false;
     return true;
 }

@@ -318,8 +318,10 @@ static int noop_slot(const Op *op)
         return noop_arith(op);
     if (op_is(op, "Dropout"))
         return noop_dropout(op) ? 0 : -1;
-    if (op_is(op, "Concat") || op_is(op, "Split"))
-        return op->n_inputs == 1 || (op_is(op, "Split") && op->n_outputs == 1) ? 0 : -1;
+    if (op_is(op, "Concat"))
+        return op->n_inputs == 1 ? 0 : -1;
+    if (op_is(op, "Split"))
+        return op->n_outputs == 1 ? 0 : -1;
     bool same = op->n_outputs == 1 &&
                 ((op_is(op, "Cast") || op_is(op, "CastLike")) ? noop_cast(op)
                  : op_is(op, "Reshape")                       ? noop_reshape(op)

@@ -356,6 +356,14 @@ def _(r):
     return chain("noops_split_one", "Split", axis=1)
 
 
+@model("noops_split_two_unused")
+def _(r):
+    """Split(r [2,4,4], axis 1) into two halves, the second read by nobody.
+    Expect: kept (relu1 reads a [2,2,4] half)."""
+    return chain("noops_split_two_unused", "Split", xshape=(2, 4, 4), yshape=[2, 2, 4],
+                 outputs=["m", "unused"], axis=1)
+
+
 # -- graph outputs and subgraphs ---------------------------------------------------------
 
 @model("noops_output")

@@ -1649,6 +1649,7 @@ NOOPS_SPECS = {
     "noops_div_one": dict(both=GONE),
     "noops_concat_one": dict(both=GONE),
     "noops_split_one": dict(both=GONE),
+    "noops_split_two_unused": dict(both=STAYS),
     "noops_output": dict(both=[removed("op0"), node_output("relu0", 0, "Y")]),
     "noops_output_kept": dict(both=STAYS, warns=["op0"]),
     "noops_in_if": dict(both=[removed("then_rs", "else_add"), node_input("then_relu1", 0, "t0"),

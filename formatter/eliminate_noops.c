@@ -3,8 +3,8 @@
  * inference form (its mask unread), Cast/CastLike to the input's own type,
  * Reshape/Flatten/Squeeze/Unsqueeze/Expand/Tile that keep the shape,
  * Transpose with the identity permutation, a Slice covering the whole
- * tensor, a Pad of zeros, x+0, x-0, x*1, x/1 (the constant neither
- * broadcasts x up nor changes its type; -0.0+0 gives +0.0, as onnxruntime's
+ * tensor, a Pad of zeros, x+0, x-0, x*1, x/1 (the constant, up to 1 MiB,
+ * neither broadcasts x up nor changes its type; -0.0+0 gives +0.0, as onnxruntime's
  * own rewrite does), and a Concat or Split of one piece. Two Transposes in a
  * row compose into one, and a Reshape of a Reshape reads the first one's
  * input, when nothing else reads the intermediate value.
@@ -24,7 +24,13 @@
 #include "params.h"
 #include "passes.h"
 
-enum { NOOP_MAX_RANK = 64 };
+enum {
+    NOOP_MAX_RANK = 64,
+    /* Add/Sub/Mul/Div constants up to this size are read to see whether
+     * they hold only 0 or 1: no-op constants are scalars and small vectors,
+     * and a large one would be read (paged in) for nothing. */
+    NOOP_MAX_UNIT_BYTES = 1 << 20,
+};
 
 /* Slice ends from here on reach past any dim a tensor can have. */
 #define NOOP_END_OF_ANY_DIM ((int64_t)1 << 62)
@@ -285,7 +291,8 @@ static bool noop_unit(const Var *x, const Var *c, double unit)
 {
     const Tensor *t = noop_constant(c);
     int rank = value_rank(x);
-    if (!t || t->dtype != value_dtype(x) || rank < (int)t->ndims)
+    if (!t || t->dtype != value_dtype(x) || rank < (int)t->ndims ||
+        t->nbytes > NOOP_MAX_UNIT_BYTES)
         return false;
     for (size_t j = 0; j < t->ndims; j++)
         if (t->dims[j] != 1 && value_dim(x, rank - (int)t->ndims + (int)j) != t->dims[j])

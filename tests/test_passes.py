@@ -1282,11 +1282,14 @@ SPECS = {
         NC, NBN, NADD, op_count("Identity", 1), kept("loop0", "body_conv", "conv_out",
                                                    "body_id_cond"),
         removed("body_id", "body_bn", "body_const", "body_add"), ONCE]),
+    # the folded target [2,-1] keeps X's shape [2,12]: eliminate-noops then
+    # removes reshape0 in the default run
     "fold_shape_chain": dict(both=[
-        removed("shape0", "gather0", "unsq0", "concat0", "size0", "cast0"),
-        kept("reshape0", "mul0"),
-        folded_input("reshape0", 1, lambda I: np.array([I("W").shape[0], -1], np.int64)),
-        folded_input("mul0", 1, lambda I: np.float32(I("W").size))]),
+        removed("shape0", "gather0", "unsq0", "concat0", "size0", "cast0"), kept("mul0"),
+        folded_input("mul0", 1, lambda I: np.float32(I("W").size))],
+        single=[kept("reshape0"),
+                folded_input("reshape0", 1, lambda I: np.array([I("W").shape[0], -1], np.int64))],
+        default=[removed("reshape0"), node_input("mul0", 0, "X")]),
     "fold_weight_transform": dict(both=[
         removed("tr0", "mul0", "cast0", "cast1", "reshape0"), kept("matmul0", "conv0"),
         folded_input("matmul0", 1, lambda I: (I("W").T.astype(np.float64) * I("s"))

@@ -348,7 +348,7 @@ static void noop_remove(Op *op, Var *x)
     Model *m = op->graph->model;
     Var *y = op->outputs[0];
     const char *label = op_label(op);
-    if (y->shadowed || y->shadows || x == y)
+    if (x == y)
         return;
     /* graph_remove_op_into_output's conditions, checked before the mask goes. */
     if (y->is_output && (x->producer == NULL || x->producer->graph != op->graph || x->is_output)) {

@@ -4,10 +4,10 @@
  * Reshape/Flatten/Squeeze/Unsqueeze/Expand/Tile that keep the shape,
  * Transpose with the identity permutation, a Slice covering the whole
  * tensor, a Pad of zeros, x+0, x-0, x*1, x/1 (the constant, up to 1 MiB,
- * neither broadcasts x up nor changes its type; -0.0+0 gives +0.0, as onnxruntime's
- * own rewrite does), and a Concat or Split of one piece. Two Transposes in a
- * row compose into one, and a Reshape of a Reshape reads the first one's
- * input, when nothing else reads the intermediate value.
+ * neither broadcasts x up nor changes its type; -0.0+0 gives +0.0, as
+ * onnxruntime's own rewrite does), and a Concat or Split of one piece. Two
+ * Transposes in a row compose into one, and a Reshape of a Reshape reads the
+ * first one's input, when nothing else reads the intermediate value.
  *
  * Shapes come from shape inference (the round's facts): a dim is compared
  * with another as a number or as the same symbolic expression, never
@@ -351,7 +351,7 @@ static void noop_remove(Op *op, Var *x)
     if (x == y)
         return;
     /* graph_remove_op_into_output's conditions, checked before the mask goes. */
-    if (y->is_output && (x->producer == NULL || x->producer->graph != op->graph || x->is_output)) {
+    if (y->is_output && (!x->producer || x->producer->graph != op->graph || x->is_output)) {
         model_warn(m, label, "kept %s: %s", op->type, kept_output_reason(x));
         return;
     }

@@ -8,17 +8,6 @@
 #include "params.h"
 #include "passes.h"
 
-static const char *why_kept(const Var *x)
-{
-    if (x->is_output)
-        return "its input is a graph output too";
-    if (x->is_input)
-        return "it copies a graph input to a graph output";
-    if (x->param)
-        return "it copies an initializer to a graph output";
-    return "it copies an outer-scope value to a graph output";
-}
-
 int pass_identity(Graph *g, Diag *d)
 {
     (void)d;
@@ -32,7 +21,7 @@ int pass_identity(Graph *g, Diag *d)
         const char *label = op_label(op);
         int rc = y->is_output ? graph_remove_op_into_output(op, x) : graph_remove_op(op, x);
         if (rc)
-            model_warn(m, label, "kept Identity: %s", why_kept(x));
+            model_warn(m, label, "kept Identity: %s", kept_output_reason(x));
         else
             model_note(m, "removed", label);
     }

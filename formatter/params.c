@@ -283,3 +283,14 @@ Var *new_int64_param(Op *op, const char *suffix, const int64_t *v, size_t n)
         tensor_set_i64(t, i, v[i]);
     return graph_new_param(op->graph, param_base_name(op, suffix), t);
 }
+
+const char *kept_output_reason(const Var *x)
+{
+    if (x->is_output)
+        return "its input is a graph output too";
+    if (x->is_input)
+        return "it copies a graph input to a graph output";
+    if (x->param)
+        return "it copies an initializer to a graph output";
+    return "it copies an outer-scope value to a graph output";
+}

@@ -38,6 +38,10 @@ double channel_value(const Tensor *t, int64_t c);
 bool bn_inference_form(const Op *bn);
 /* y = scale * x + shift per channel, from BN's parameters and epsilon. */
 int bn_factors(Arena *a, const Op *bn, int64_t channels, double **scale, double **shift);
+/* Why a node writing a graph output from x cannot hand the output name to
+ * x's producer (graph_remove_op_into_output refused): x is a graph input or
+ * output, an initializer or an outer-scope value. */
+const char *kept_output_reason(const Var *x);
 /* "<node name><suffix>" as a base for a new parameter's name. */
 const char *param_base_name(const Op *op, const char *suffix);
 

@@ -12,6 +12,8 @@ static const Pass PASSES[] = {
     {"constant", "turn Constant nodes into initializers", true, pass_constant, FACTS_NONE},
     {"fold", "evaluate nodes whose inputs are all constants into initializers", true, pass_fold,
      FACTS_ROUND},
+    {"eliminate-noops", "remove nodes passing their input on unchanged (Dropout, x*1, ...)",
+     true, pass_eliminate_noops, FACTS_ROUND},
     {"split-params", "give every use of a shared initializer its own copy", true,
      pass_split_params, FACTS_NONE},
     {"fuse-bias", "fold Add(constant) after Conv/ConvTranspose/Gemm into the bias", true,

@@ -203,6 +203,19 @@ def find_out_node(out, n):
     return None, None
 
 
+def through_dropouts(chain_in, name, out):
+    """name and, while its writer in the input is a Dropout the output no longer has
+    (eliminate-noops removes inference-form Dropouts), that Dropout's input."""
+    names = [name]
+    for _ in range(16):
+        w = next((n for n in chain_in[-1].node if n.output[:1] == [names[-1]]), None)
+        if w is None or w.op_type != "Dropout" or \
+                any(m.name == w.name for _, m in all_nodes(out)):
+            break
+        names.append(w.input[0])
+    return names
+
+
 def stripped(inputs):
     inputs = list(inputs)
     while inputs and inputs[-1] == "":
@@ -403,7 +416,8 @@ def check_converted(inp, out, strict):
         elif op == "Scatter":
             if m.op_type != "ScatterElements":
                 errs.append("Scatter %s became %s, expected ScatterElements" % (n.name, m.op_type))
-            elif list(m.input) != list(n.input) or attr(m, "axis", 0) != attr(n, "axis", 0):
+            elif len(m.input) != len(n.input) or attr(m, "axis", 0) != attr(n, "axis", 0) or \
+                    any(y not in through_dropouts(chain_in, x, out) for x, y in zip(n.input, m.input)):
                 errs.append("ScatterElements %s: inputs/axis changed" % n.name)
         elif op == "BatchNormalization" and attr(n, "spatial", 1) == 0:
             pass        # per-activation BN: only the numbers can tell

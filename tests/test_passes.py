@@ -43,6 +43,7 @@ import testlib  # tests/, beside this file
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TESTDATA = os.environ.get("PPQFMT_TESTDATA", os.path.join(REPO, "testdata"))
+NOOPS_DIR = os.path.join(TESTDATA, "noops")  # scripts/make_noops_testdata.py
 PPQFMT = os.environ.get("PPQFMT", os.path.join(REPO, "build", "ppqfmt"))
 RUN_TIMEOUT = 60
 
@@ -1282,11 +1283,14 @@ SPECS = {
         NC, NBN, NADD, op_count("Identity", 1), kept("loop0", "body_conv", "conv_out",
                                                    "body_id_cond"),
         removed("body_id", "body_bn", "body_const", "body_add"), ONCE]),
+    # the folded target [2,-1] keeps X's shape [2,12]: eliminate-noops then
+    # removes reshape0 in the default run
     "fold_shape_chain": dict(both=[
-        removed("shape0", "gather0", "unsq0", "concat0", "size0", "cast0"),
-        kept("reshape0", "mul0"),
-        folded_input("reshape0", 1, lambda I: np.array([I("W").shape[0], -1], np.int64)),
-        folded_input("mul0", 1, lambda I: np.float32(I("W").size))]),
+        removed("shape0", "gather0", "unsq0", "concat0", "size0", "cast0"), kept("mul0"),
+        folded_input("mul0", 1, lambda I: np.float32(I("W").size))],
+        single=[kept("reshape0"),
+                folded_input("reshape0", 1, lambda I: np.array([I("W").shape[0], -1], np.int64))],
+        default=[removed("reshape0"), node_input("mul0", 0, "X")]),
     "fold_weight_transform": dict(both=[
         removed("tr0", "mul0", "cast0", "cast1", "reshape0"), kept("matmul0", "conv0"),
         folded_input("matmul0", 1, lambda I: (I("W").T.astype(np.float64) * I("s"))
@@ -1667,6 +1671,85 @@ FUSION_SPECS = {
 }
 SPECS.update(FUSION_SPECS)
 
+# ---------------------------------------------------------------------------
+# eliminate-noops (models from scripts/make_noops_testdata.py, in
+# testdata/noops/): most read X -> relu0 -> op0 -> relu1 -> Y, so a removed
+# op0 leaves relu1 reading relu0's output r.
+# ---------------------------------------------------------------------------
+
+def composed_perm(first, second, node):
+    """node's perm is Transpose `first` then `second` of the input model,
+    composed here by transposing an index array with numpy."""
+    def fn(inp, out):
+        _, a = find_scoped(inp, first)
+        _, b = find_scoped(inp, second)
+        rank = len(attr(a, "perm"))
+        x = np.arange(np.prod(range(2, 2 + rank))).reshape(range(2, 2 + rank))
+        exp = np.transpose(np.transpose(x, attr(a, "perm")), attr(b, "perm"))
+        _, n = find_scoped(out, node)
+        got = np.transpose(x, list(attr(n, "perm")))
+        return None if got.shape == exp.shape and (got == exp).all() else \
+            "%s perm %s is not %s then %s" % (node, list(attr(n, "perm")), first, second)
+    return ("%s composes %s and %s" % (node, first, second), fn)
+
+
+GONE = [removed("op0"), node_input("relu1", 0, "r")]
+STAYS = [unchanged("op0")]
+
+NOOPS_SPECS = {
+    "noops_dropout": dict(both=GONE),
+    "noops_dropout_mask_unused": dict(both=GONE),
+    "noops_dropout_training_false": dict(both=GONE),
+    "noops_dropout_training_true": dict(both=STAYS),
+    "noops_dropout_mask_used": dict(both=STAYS),
+    # onnxruntime has no Dropout-6 kernel: the output of the first (two
+    # Relus) is compared with numpy, the second (kept) is not run
+    "noops_dropout_opset6_test": dict(both=GONE, reference=lambda f: {"Y": _relu(_f64(f, "X"))}),
+    "noops_dropout_opset6_train": dict(both=STAYS, no_numbers="onnxruntime has no Dropout-6"),
+    "noops_cast_same": dict(both=GONE),
+    "noops_cast_other": dict(both=STAYS),
+    "noops_castlike_same": dict(both=GONE),
+    "noops_reshape_same": dict(both=GONE),
+    "noops_reshape_zero_minus": dict(both=GONE),
+    "noops_reshape_changes": dict(both=STAYS),
+    "noops_reshape_symbolic": dict(both=GONE, default=[no_op("Shape"), no_op("Concat")]),
+    "noops_reshape_pair": dict(both=[removed("rs0"), node_input("op0", 0, "r"),
+                                     folded_input("op0", 1, lambda I: I("s1"))]),
+    "noops_reshape_pair_zero": dict(both=[unchanged("rs0", "op0")]),
+    "noops_flatten_rank2": dict(both=GONE),
+    "noops_flatten_changes": dict(both=STAYS),
+    "noops_squeeze_none": dict(both=GONE),
+    "noops_squeeze_one": dict(both=STAYS),
+    "noops_transpose_identity": dict(both=GONE),
+    "noops_transpose_pair_identity": dict(both=[removed("tr0", "op0"),
+                                                node_input("relu1", 0, "r")]),
+    "noops_transpose_pair_compose": dict(both=[removed("tr0"), node_input("op0", 0, "r"),
+                                               composed_perm("tr0", "op0", "op0")]),
+    "noops_transpose_pair_shared": dict(both=[unchanged("tr0", "op0")]),
+    "noops_expand_same": dict(both=GONE),
+    "noops_expand_up": dict(both=STAYS),
+    "noops_tile_ones": dict(both=GONE),
+    "noops_slice_whole": dict(both=GONE),
+    "noops_slice_part": dict(both=STAYS),
+    "noops_pad_zero": dict(both=GONE),
+    "noops_add_zero": dict(both=GONE),
+    "noops_add_zero_first": dict(both=GONE),
+    "noops_add_zero_broadcast": dict(both=STAYS),
+    "noops_sub_zero": dict(both=GONE),
+    "noops_sub_from_zero": dict(both=STAYS),
+    "noops_mul_one": dict(both=GONE),
+    "noops_mul_not_one": dict(both=STAYS),
+    "noops_div_one": dict(both=GONE),
+    "noops_concat_one": dict(both=GONE),
+    "noops_split_one": dict(both=GONE),
+    "noops_split_two_unused": dict(both=STAYS),
+    "noops_output": dict(both=[removed("op0"), node_output("relu0", 0, "Y")]),
+    "noops_output_kept": dict(both=STAYS, warns=["op0"]),
+    "noops_in_if": dict(both=[removed("then_rs", "else_add"), node_input("then_relu1", 0, "t0"),
+                              node_input("else_relu1", 0, "e0"), kept("if0")]),
+}
+SPECS.update(NOOPS_SPECS)
+
 # file-name prefix (up to the first '_') -> the pass the model is about
 PASS_NAMES = {
     "constant": "constant", "identity": "identity", "isolated": "isolated",
@@ -1674,7 +1757,7 @@ PASS_NAMES = {
     "bntoconv": "bn-to-conv", "deinplace": "de-inplace", "fold": "fold",
     "fusepad": "fuse-pad", "fusescale": "fuse-conv-scale", "fusebnfwd": "fuse-bn-forward", "fusemm": "fuse-matmul-add",
     "fusemmnd": "fuse-matmul-add-nd",
-    "fuseln": "fuse-layernorm", "fusegelu": "fuse-gelu",
+    "fuseln": "fuse-layernorm", "fusegelu": "fuse-gelu", "noops": "eliminate-noops",
 }
 
 
@@ -1802,7 +1885,9 @@ def main(argv):
         else:
             patterns.append(a)
 
-    models = testlib.models_in(TESTDATA, patterns)
+    # (name, folder): testdata/ and its noops/ folder
+    models = [(m, TESTDATA) for m in testlib.models_in(TESTDATA, patterns)] + \
+        [(m, NOOPS_DIR) for m in testlib.models_in(NOOPS_DIR, patterns)]
 
     if not (os.path.isfile(PPQFMT) and os.access(PPQFMT, os.X_OK)):
         report("setup", "ppqfmt not found at %s (build it, or set PPQFMT)" % PPQFMT)
@@ -1812,12 +1897,12 @@ def main(argv):
         workdir = keep or tempfile.mkdtemp(prefix="test_passes_")
         os.makedirs(workdir, exist_ok=True)
         try:
-            for model in models:
+            for model, folder in models:
                 spec = SPECS.get(model)
                 if spec is None:
                     report("%s: has expectations" % model, "no entry in SPECS of tests/test_passes.py")
                     continue
-                src = os.path.join(TESTDATA, model + ".onnx")
+                src = os.path.join(folder, model + ".onnx")
                 both = spec.get("both", [])
                 extra = (spec.get("reference"), spec.get("no_numbers"), spec.get("plain_checker"))
                 opsets = spec.get("opsets", {})
@@ -1834,7 +1919,7 @@ def main(argv):
                 test_none(model, src, workdir)
                 if model == "sample":
                     check("sample: --report=json is JSON on stderr", test_report, src, workdir)
-            missing = sorted(set(SPECS) - set(models))
+            missing = sorted(set(SPECS) - set(m for m, _ in models))
             if missing and not patterns:
                 report("testdata complete", "models missing from %s: %s" % (TESTDATA, missing))
         finally:

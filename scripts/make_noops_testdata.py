@@ -1,0 +1,412 @@
+#!/usr/bin/python3
+"""Generate the testdata/noops/ models of pass eliminate-noops that
+tests/test_passes.py uses, in the style of scripts/make_fusion_testdata.py
+(make_testdata's helpers): one model per kind of no-op, variant and reason
+to keep the node, named noops_<case>.onnx, the builder's docstring saying
+what ppqfmt must produce.
+
+Most models read X, apply relu0, then the node under test (op0), then relu1
+writing Y, so the removed node's readers and writer are ordinary nodes.
+Constant inputs are initializers (the single-pass run has no fold).
+
+Usage: scripts/make_noops_testdata.py [OUTDIR]   (default: testdata/noops/)
+Run with Debian's python (/usr/bin/python3, python3-onnx 1.12).
+"""
+import os
+import sys
+
+import numpy as np
+from onnx import TensorProto as TP
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import make_testdata as mt  # noqa: E402
+from make_testdata import finish, fvi, graph, if_node, node, raw_tensor, vi  # noqa: E402
+
+FIRST = len(mt.BUILDERS)
+model = mt.model
+INT64_MAX = np.iinfo(np.int64).max
+
+
+def i64(name, values):
+    return raw_tensor(name, np.array(values, np.int64))
+
+
+def f32(name, value):
+    return raw_tensor(name, np.array(value, np.float32))
+
+
+def chain(name, op, extra_inputs=(), inits=(), xshape=(2, 3, 4), yshape=None, opset=mt.OPSET,
+          ir=mt.IR, outputs=None, extra_graph_outputs=(), **attrs):
+    """X -> relu0 -> op0(r, *extra_inputs) -> relu1 -> Y."""
+    nodes = [node("Relu", ["X"], ["r"], "relu0"),
+             node(op, ["r"] + list(extra_inputs), outputs or ["m"], "op0", **attrs),
+             node("Relu", ["m"], ["Y"], "relu1")]
+    outs = [fvi("Y", list(yshape or xshape))] + list(extra_graph_outputs)
+    return finish(graph(nodes, name, [fvi("X", list(xshape))], outs, inits=inits), opset, ir)
+
+
+# -- Dropout -------------------------------------------------------------------
+
+@model("noops_dropout")
+def _(r):
+    """Dropout(r), one output. Expect: op0 removed, relu1 reads r."""
+    return chain("noops_dropout", "Dropout")
+
+
+@model("noops_dropout_mask_unused")
+def _(r):
+    """Dropout(r) -> (m, mask), mask read by nobody. Expect: op0 removed."""
+    return chain("noops_dropout_mask_unused", "Dropout", outputs=["m", "mask"])
+
+
+@model("noops_dropout_training_false")
+def _(r):
+    """Dropout(r, ratio 0.5, training_mode false). Expect: op0 removed."""
+    return chain("noops_dropout_training_false", "Dropout", ["ratio", "train"],
+                 [f32("ratio", 0.5), raw_tensor("train", np.array(False))])
+
+
+@model("noops_dropout_training_true")
+def _(r):
+    """Dropout(r, ratio 0, training_mode true): training form (with ratio 0
+    its output equals its input, so onnxruntime can compare). Expect: kept."""
+    return chain("noops_dropout_training_true", "Dropout", ["ratio", "train"],
+                 [f32("ratio", 0.0), raw_tensor("train", np.array(True))])
+
+
+@model("noops_dropout_mask_used")
+def _(r):
+    """Dropout(r) -> (m, mask), mask a graph output. Expect: kept."""
+    return chain("noops_dropout_mask_used", "Dropout", outputs=["m", "mask"],
+                 extra_graph_outputs=[vi("mask", TP.BOOL, [2, 3, 4])])
+
+
+@model("noops_dropout_opset6_test")
+def _(r):
+    """Opset 6 Dropout is_test=1 (inference). Expect: op0 removed."""
+    return chain("noops_dropout_opset6_test", "Dropout", opset=6, ir=3, is_test=1)
+
+
+@model("noops_dropout_opset6_train")
+def _(r):
+    """Opset 6 Dropout without is_test (training form). Expect: kept."""
+    return chain("noops_dropout_opset6_train", "Dropout", opset=6, ir=3)
+
+
+# -- Cast ----------------------------------------------------------------------
+
+@model("noops_cast_same")
+def _(r):
+    """Cast(r, to FLOAT) of a float. Expect: op0 removed."""
+    return chain("noops_cast_same", "Cast", to=TP.FLOAT)
+
+
+@model("noops_cast_other")
+def _(r):
+    """Cast(r, to DOUBLE) -> Y (double). Expect: kept."""
+    nodes = [node("Relu", ["X"], ["r"], "relu0"), node("Cast", ["r"], ["Y"], "op0", to=TP.DOUBLE)]
+    return finish(graph(nodes, "noops_cast_other", [fvi("X", [2, 3])],
+                        [vi("Y", TP.DOUBLE, [2, 3])]))
+
+
+@model("noops_castlike_same")
+def _(r):
+    """CastLike(r, a float constant), opset 15. Expect: op0 removed."""
+    return chain("noops_castlike_same", "CastLike", ["like"], [f32("like", 1.0)], opset=15)
+
+
+# -- Reshape, Flatten, Squeeze, Unsqueeze ----------------------------------------
+
+@model("noops_reshape_same")
+def _(r):
+    """Reshape(r [2,3,4], [2,3,4]). Expect: op0 removed."""
+    return chain("noops_reshape_same", "Reshape", ["s"], [i64("s", [2, 3, 4])])
+
+
+@model("noops_reshape_zero_minus")
+def _(r):
+    """Reshape(r [2,3,4], [0,-1,4]). Expect: op0 removed."""
+    return chain("noops_reshape_zero_minus", "Reshape", ["s"], [i64("s", [0, -1, 4])])
+
+
+@model("noops_reshape_changes")
+def _(r):
+    """Reshape(r [2,3,4], [6,4]). Expect: kept."""
+    return chain("noops_reshape_changes", "Reshape", ["s"], [i64("s", [6, 4])], yshape=[6, 4])
+
+
+@model("noops_reshape_symbolic")
+def _(r):
+    """X [N,3,4]: Reshape(r, Concat(Unsqueeze(Gather(Shape(r), 0)), [3,4])):
+    the target's first entry is the symbolic N. Expect: op0 removed."""
+    nodes = [node("Relu", ["X"], ["r"], "relu0"),
+             node("Shape", ["r"], ["sh"], "shape0"),
+             node("Gather", ["sh", "zero"], ["n"], "gather0", axis=0),
+             node("Unsqueeze", ["n", "ax0"], ["n1"], "unsq0"),
+             node("Concat", ["n1", "tail"], ["s"], "concat0", axis=0),
+             node("Reshape", ["r", "s"], ["m"], "op0"),
+             node("Relu", ["m"], ["Y"], "relu1")]
+    inits = [raw_tensor("zero", np.array(0, np.int64)), i64("ax0", [0]), i64("tail", [3, 4])]
+    return finish(graph(nodes, "noops_reshape_symbolic", [fvi("X", ["N", 3, 4])],
+                        [fvi("Y", ["N", 3, 4])], inits=inits))
+
+
+@model("noops_reshape_pair")
+def _(r):
+    """Reshape(Reshape(r [2,3,4], [6,4]) -> rs0, [4,6]) -> op0.
+    Expect: rs0 removed, op0 reads r with its own shape."""
+    nodes = [node("Relu", ["X"], ["r"], "relu0"),
+             node("Reshape", ["r", "s0"], ["a"], "rs0"),
+             node("Reshape", ["a", "s1"], ["m"], "op0"),
+             node("Relu", ["m"], ["Y"], "relu1")]
+    return finish(graph(nodes, "noops_reshape_pair", [fvi("X", [2, 3, 4])], [fvi("Y", [4, 6])],
+                        inits=[i64("s0", [6, 4]), i64("s1", [4, 6])]))
+
+
+@model("noops_reshape_pair_zero")
+def _(r):
+    """Reshape(Reshape(r [2,3,4], [6,4]), [0,2,2]): the 0 copies a dim of
+    the first Reshape's output. Expect: both kept."""
+    nodes = [node("Relu", ["X"], ["r"], "relu0"),
+             node("Reshape", ["r", "s0"], ["a"], "rs0"),
+             node("Reshape", ["a", "s1"], ["m"], "op0"),
+             node("Relu", ["m"], ["Y"], "relu1")]
+    return finish(graph(nodes, "noops_reshape_pair_zero", [fvi("X", [2, 3, 4])],
+                        [fvi("Y", [6, 2, 2])], inits=[i64("s0", [6, 4]), i64("s1", [0, 2, 2])]))
+
+
+@model("noops_flatten_rank2")
+def _(r):
+    """Flatten(r [2,6], axis 1). Expect: op0 removed."""
+    return chain("noops_flatten_rank2", "Flatten", xshape=(2, 6), axis=1)
+
+
+@model("noops_flatten_changes")
+def _(r):
+    """Flatten(r [2,3,4], axis 1) -> [2,12]. Expect: kept."""
+    return chain("noops_flatten_changes", "Flatten", yshape=[2, 12], axis=1)
+
+
+@model("noops_squeeze_none")
+def _(r):
+    """Squeeze(r [2,3,4]) without axes: no dim is 1. Expect: op0 removed."""
+    return chain("noops_squeeze_none", "Squeeze")
+
+
+@model("noops_squeeze_one")
+def _(r):
+    """Squeeze(r [2,1,4]) without axes drops the 1. Expect: kept."""
+    return chain("noops_squeeze_one", "Squeeze", xshape=(2, 1, 4), yshape=[2, 4])
+
+
+# -- Transpose -------------------------------------------------------------------
+
+@model("noops_transpose_identity")
+def _(r):
+    """Transpose(r, perm [0,1,2]). Expect: op0 removed."""
+    return chain("noops_transpose_identity", "Transpose", perm=[0, 1, 2])
+
+
+def transpose_pair(name, p1, p2, shared=False):
+    """relu0 -> tr0(p1) -> op0(p2) -> relu1 -> Y; shared: relu2 reads tr0's
+    output too (graph output Z)."""
+    xshape = [2, 3, 4]
+    mid = [xshape[i] for i in p1]
+    nodes = [node("Relu", ["X"], ["r"], "relu0"),
+             node("Transpose", ["r"], ["t"], "tr0", perm=p1),
+             node("Transpose", ["t"], ["m"], "op0", perm=p2),
+             node("Relu", ["m"], ["Y"], "relu1")]
+    outs = [fvi("Y", [mid[i] for i in p2])]
+    if shared:
+        nodes.append(node("Relu", ["t"], ["Z"], "relu2"))
+        outs.append(fvi("Z", mid))
+    return finish(graph(nodes, name, [fvi("X", xshape)], outs))
+
+
+@model("noops_transpose_pair_identity")
+def _(r):
+    """Transpose [1,0,2] twice. Expect: tr0 and op0 removed."""
+    return transpose_pair("noops_transpose_pair_identity", [1, 0, 2], [1, 0, 2])
+
+
+@model("noops_transpose_pair_compose")
+def _(r):
+    """Transpose [0,2,1] then [2,0,1]. Expect: tr0 removed, op0 reads r with
+    the composed perm."""
+    return transpose_pair("noops_transpose_pair_compose", [0, 2, 1], [2, 0, 1])
+
+
+@model("noops_transpose_pair_shared")
+def _(r):
+    """Transpose [1,0,2] twice, the middle value also read by relu2.
+    Expect: both kept."""
+    return transpose_pair("noops_transpose_pair_shared", [1, 0, 2], [1, 0, 2], shared=True)
+
+
+# -- Expand, Tile, Slice, Pad ------------------------------------------------------
+
+@model("noops_expand_same")
+def _(r):
+    """Expand(r [2,3,4], [3,1]). Expect: op0 removed."""
+    return chain("noops_expand_same", "Expand", ["s"], [i64("s", [3, 1])])
+
+
+@model("noops_expand_up")
+def _(r):
+    """Expand(r [2,3,4], [2,2,3,4]). Expect: kept."""
+    return chain("noops_expand_up", "Expand", ["s"], [i64("s", [2, 2, 3, 4])],
+                 yshape=[2, 2, 3, 4])
+
+
+@model("noops_tile_ones")
+def _(r):
+    """Tile(r, [1,1,1]). Expect: op0 removed."""
+    return chain("noops_tile_ones", "Tile", ["s"], [i64("s", [1, 1, 1])])
+
+
+@model("noops_slice_whole")
+def _(r):
+    """Slice(r [2,3,4], starts [0,-5], ends [INT64_MAX,3], axes [0,1]).
+    Expect: op0 removed."""
+    return chain("noops_slice_whole", "Slice", ["st", "en", "ax"],
+                 [i64("st", [0, -5]), i64("en", [INT64_MAX, 3]), i64("ax", [0, 1])])
+
+
+@model("noops_slice_part")
+def _(r):
+    """Slice(r [2,3,4], starts [0], ends [2], axes [2]). Expect: kept."""
+    return chain("noops_slice_part", "Slice", ["st", "en", "ax"],
+                 [i64("st", [0]), i64("en", [2]), i64("ax", [2])], yshape=[2, 3, 2])
+
+
+@model("noops_pad_zero")
+def _(r):
+    """Pad(r, pads all 0, mode reflect). Expect: op0 removed."""
+    return chain("noops_pad_zero", "Pad", ["p"], [i64("p", [0] * 6)], mode="reflect")
+
+
+# -- Add 0, Sub 0, Mul 1, Div 1 ----------------------------------------------------
+
+@model("noops_add_zero")
+def _(r):
+    """Add(r [2,3,4], zeros [4]). Expect: op0 removed."""
+    return chain("noops_add_zero", "Add", ["c"], [f32("c", np.zeros(4))])
+
+
+@model("noops_add_zero_first")
+def _(r):
+    """Add(zeros [3,1], r): the constant first. Expect: op0 removed."""
+    nodes = [node("Relu", ["X"], ["r"], "relu0"), node("Add", ["c", "r"], ["m"], "op0"),
+             node("Relu", ["m"], ["Y"], "relu1")]
+    return finish(graph(nodes, "noops_add_zero_first", [fvi("X", [2, 3, 4])],
+                        [fvi("Y", [2, 3, 4])], inits=[f32("c", np.zeros((3, 1)))]))
+
+
+@model("noops_add_zero_broadcast")
+def _(r):
+    """Add(r [3,4], zeros [2,3,4]) broadcasts r up. Expect: kept."""
+    return chain("noops_add_zero_broadcast", "Add", ["c"], [f32("c", np.zeros((2, 3, 4)))],
+                 xshape=(3, 4), yshape=[2, 3, 4])
+
+
+@model("noops_sub_zero")
+def _(r):
+    """Sub(r, 0 scalar). Expect: op0 removed."""
+    return chain("noops_sub_zero", "Sub", ["c"], [f32("c", 0.0)])
+
+
+@model("noops_sub_from_zero")
+def _(r):
+    """Sub(0, r) negates. Expect: kept."""
+    nodes = [node("Relu", ["X"], ["r"], "relu0"), node("Sub", ["c", "r"], ["m"], "op0"),
+             node("Relu", ["m"], ["Y"], "relu1")]
+    return finish(graph(nodes, "noops_sub_from_zero", [fvi("X", [2, 3, 4])],
+                        [fvi("Y", [2, 3, 4])], inits=[f32("c", 0.0)]))
+
+
+@model("noops_mul_one")
+def _(r):
+    """Mul(r, ones [1,3,1]). Expect: op0 removed."""
+    return chain("noops_mul_one", "Mul", ["c"], [f32("c", np.ones((1, 3, 1)))])
+
+
+@model("noops_mul_not_one")
+def _(r):
+    """Mul(r, [1,1,1,2]). Expect: kept."""
+    return chain("noops_mul_not_one", "Mul", ["c"], [f32("c", [1, 1, 1, 2])])
+
+
+@model("noops_div_one")
+def _(r):
+    """Div(r, 1). Expect: op0 removed."""
+    return chain("noops_div_one", "Div", ["c"], [f32("c", [1.0])])
+
+
+# -- Concat, Split -------------------------------------------------------------------
+
+@model("noops_concat_one")
+def _(r):
+    """Concat(r) of one input. Expect: op0 removed."""
+    return chain("noops_concat_one", "Concat", axis=1)
+
+
+@model("noops_split_one")
+def _(r):
+    """Split(r) into one output. Expect: op0 removed."""
+    return chain("noops_split_one", "Split", axis=1)
+
+
+@model("noops_split_two_unused")
+def _(r):
+    """Split(r [2,4,4], axis 1) into two halves, the second read by nobody.
+    Expect: kept (relu1 reads a [2,2,4] half)."""
+    return chain("noops_split_two_unused", "Split", xshape=(2, 4, 4), yshape=[2, 2, 4],
+                 outputs=["m", "unused"], axis=1)
+
+
+# -- graph outputs and subgraphs ---------------------------------------------------------
+
+@model("noops_output")
+def _(r):
+    """relu0 -> Reshape(same shape) writes graph output Y. Expect: op0
+    removed, relu0 writes Y."""
+    nodes = [node("Relu", ["X"], ["r"], "relu0"), node("Reshape", ["r", "s"], ["Y"], "op0")]
+    return finish(graph(nodes, "noops_output", [fvi("X", [2, 3])], [fvi("Y", [2, 3])],
+                        inits=[i64("s", [2, 3])]))
+
+
+@model("noops_output_kept")
+def _(r):
+    """Y = Cast(X, to FLOAT), X a graph input: the name Y cannot move.
+    Expect: op0 kept, with a warning."""
+    nodes = [node("Cast", ["X"], ["Y"], "op0", to=TP.FLOAT)]
+    return finish(graph(nodes, "noops_output_kept", [fvi("X", [2, 3])], [fvi("Y", [2, 3])]))
+
+
+@model("noops_in_if")
+def _(r):
+    """If: then Relu(X) -> Reshape(outer constant S = X's shape) -> Relu;
+    else Relu(X) -> Add(outer zeros Z) -> Relu. Expect: then_rs and else_add
+    removed, the rest kept."""
+    then_g = graph([node("Relu", ["X"], ["t0"], "then_relu0"),
+                    node("Reshape", ["t0", "S"], ["t1"], "then_rs"),
+                    node("Relu", ["t1"], ["then_out"], "then_relu1")],
+                   "then_branch", [], [fvi("then_out", [2, 3])])
+    else_g = graph([node("Relu", ["X"], ["e0"], "else_relu0"),
+                    node("Add", ["e0", "Z"], ["e1"], "else_add"),
+                    node("Relu", ["e1"], ["else_out"], "else_relu1")],
+                   "else_branch", [], [fvi("else_out", [2, 3])])
+    return finish(graph([if_node("if0", "cond", ["Y"], then_g, else_g)], "noops_in_if",
+                        [vi("cond", TP.BOOL, []), fvi("X", [2, 3])], [fvi("Y", [2, 3])],
+                        inits=[i64("S", [2, 3]), f32("Z", np.zeros(3))]))
+
+
+def main(argv):
+    outdir = argv[1] if len(argv) > 1 else os.path.join(os.path.dirname(
+        os.path.abspath(__file__)), "..", "testdata", "noops")
+    del mt.BUILDERS[:FIRST]  # make_testdata's own models: its own script writes them
+    mt.main([argv[0], outdir])
+
+
+if __name__ == "__main__":
+    main(sys.argv)

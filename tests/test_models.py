@@ -63,8 +63,13 @@ ssdlite320_mobilenet_v3_large and fasterrcnn_mobilenet_v3_large_320_fpn at opset
 exported with dynamic axes and torch's constant folding on.
 
 --quick is the small CI subset: resnet18 and mobilenet_v2 at opset 13, r3d_18 at opset 11,
-resnet18 at opset 9, mobilenet_v2_constw at opset 9, gpt2_tiny at opset 17 and lstm_conv at
-opset 14.
+resnet18 at opset 9, mobilenet_v2_constw at opset 9, gpt2_tiny at opset 17, lstm_conv at
+opset 14 and bert_tiny at opset 14.
+
+Every model also gets the census check (tests/census.py: nothing fold could evaluate is left, no
+Shape/Size of a static value, also with --input-shape binding the dynamic inputs), and the
+exports of FUSION_MODELS below opset 17 the fusion check (--target-opset=17
+--enable=fuse-gelu leaves no layer-norm ReduceMean and no GELU Erf/Tanh, onnxruntime agrees).
 The default run is every model of ALL_MODELS at opsets 11, 13 and 17, the user-style set, plus
 the legacy set. --models/--opsets restrict it (a model named with --models is run at every
 opset given, or 11, 13 and 17 when none is -- 14 and 17 for a user-style model -- plus its
@@ -115,7 +120,8 @@ LEGACY = [('resnet18', 9), ('mobilenet_v2', 9), ('squeezenet1_1', 9), ('legacy_n
           ('legacy_bilinear', 9), ('resnet18_constw', 13), ('mobilenet_v2_constw', 9),
           ('legacy_nearest_constw', 9)]
 QUICK = [('resnet18', 13), ('mobilenet_v2', 13), ('r3d_18', 11), ('resnet18', 9),
-         ('mobilenet_v2_constw', 9), ('gpt2_tiny', 17), ('lstm_conv', 14)]
+         ('mobilenet_v2_constw', 9), ('gpt2_tiny', 17), ('lstm_conv', 14),
+         ('bert_tiny', 14)]  # the last: the fusion check (erf GELU, LayerNorm) in CI
 CONSTW = '_constw'   # scripts/export_torchvision.py: the Constant-weight variant of a model
 KNOWN_MODELS = ALL_MODELS + USER_MODELS + [m for m, _ in LEGACY if m not in ALL_MODELS and
                                             not m.endswith(CONSTW)]

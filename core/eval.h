@@ -85,6 +85,11 @@ bool eval_index_type(const Tensor *t);
 /* Element k of index tensor idx (bytes b) for an axis of size d, negative
  * values counted from the end; -1 when out of range. */
 int64_t eval_index_at(const Tensor *idx, const uint8_t *b, size_t k, int64_t d);
+/* GatherElements/ScatterElements: the element of x (strides xs) that
+ * element k of idx (bytes ib, strides is) addresses along axis; -1 when the
+ * index is out of range or idx reaches past x on another axis. */
+int64_t eval_elements_offset(const Tensor *x, const Tensor *idx, const uint8_t *ib, int axis,
+                             size_t k, const int64_t *xs, const int64_t *is);
 /* t's element bytes in memory: its data, or a computed tensor's bytes
  * produced now (when at most c->limit). NULL (c->why set) otherwise. */
 const uint8_t *eval_bytes(EvalCtx *c, const Tensor *t);

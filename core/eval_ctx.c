@@ -149,6 +149,21 @@ int64_t eval_index_at(const Tensor *idx, const uint8_t *b, size_t k, int64_t d)
     return v >= 0 && v < d ? v : -1;
 }
 
+int64_t eval_elements_offset(const Tensor *x, const Tensor *idx, const uint8_t *ib, int axis,
+                             size_t k, const int64_t *xs, const int64_t *is)
+{
+    int64_t at = 0, j = eval_index_at(idx, ib, k, x->dims[axis]);
+    if (j < 0)
+        return -1;
+    for (size_t a = 0; a < x->ndims; a++) {
+        int64_t coord = (int64_t)k / is[a] % idx->dims[a];
+        if ((int)a != axis && coord >= x->dims[a])
+            return -1;
+        at += ((int)a == axis ? j : coord) * xs[a];
+    }
+    return at;
+}
+
 const uint8_t *eval_bytes(EvalCtx *c, const Tensor *t)
 {
     if (t->data)

@@ -149,14 +149,8 @@ static int eval_scatter_elements(EvalCtx *c)
     eval_strides(idx->dims, idx->ndims, is);
     size_t size = dtype_size(x->dtype), n = (size_t)tensor_numel(idx);
     for (size_t t = 0; t < n; t++) {
-        int64_t to = 0, j = eval_index_at(idx, s.ib, t, x->dims[axis]);
-        for (size_t a = 0; a < x->ndims; a++) {
-            int64_t coord = (int64_t)t / is[a] % idx->dims[a];
-            if ((int)a != axis && coord >= x->dims[a])
-                return eval_decline(c, "the indices' shape exceeds the data's");
-            to += ((int)a == axis ? j : coord) * xs[a];
-        }
-        if (j < 0)
+        int64_t to = eval_elements_offset(x, idx, s.ib, axis, t, xs, is);
+        if (to < 0)
             return eval_decline(c, "an index out of range");
         if (!scatter_once(&s, (size_t)to))
             return eval_decline(c, "two updates of one place without a reduction");

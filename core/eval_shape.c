@@ -434,14 +434,8 @@ static int eval_gather_elements(EvalCtx *c)
     eval_strides(idx->dims, idx->ndims, is);
     size_t size = dtype_size(x->dtype), n = (size_t)tensor_numel(idx);
     for (size_t k = 0; k < n; k++) {
-        int64_t from = 0, j = eval_index_at(idx, ib, k, x->dims[axis]);
-        for (size_t a = 0; a < x->ndims; a++) {
-            int64_t coord = (int64_t)k / is[a] % idx->dims[a];
-            if ((int)a != axis && coord >= x->dims[a])
-                return eval_decline(c, "the indices' shape exceeds the data's");
-            from += ((int)a == axis ? j : coord) * xs[a];
-        }
-        if (j < 0)
+        int64_t from = eval_elements_offset(x, idx, ib, axis, k, xs, is);
+        if (from < 0)
             return eval_decline(c, "an index out of range");
         memcpy((uint8_t *)t->data + k * size, xb + (size_t)from * size, size);
     }

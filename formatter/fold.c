@@ -144,52 +144,6 @@ static void fold_keep_external(const Op *op, Tensor **outs)
             outs[i]->external = true;
 }
 
-/* Shape or Size of a value whose shape (the part Shape reads) inference
- * knows statically: a constant, whatever computes the value. NULL when a
- * dim it needs is unknown or symbolic (or out of memory: the node stays). */
-static Tensor *fold_static_shape(Op *op)
-{
-    const Var *x = op->n_inputs == 1 ? op->inputs[0] : NULL;
-    int rank = x ? value_rank(x) : -1;
-    if (rank < 0)
-        return NULL;
-    bool size = op_is(op, "Size");
-    int64_t start = size ? 0 : op_attr_int(op, "start", 0);
-    int64_t end = size ? rank : op_attr_int(op, "end", rank);
-    start = start < 0 ? start + rank : start;
-    end = end < 0 ? end + rank : end;
-    start = start < 0 ? 0 : start > rank ? rank : start;
-    end = end < start ? start : end > rank ? rank : end;
-    int64_t n = end - start, prod = 1;
-    Tensor *t = tensor_new(&op->graph->model->arena, DT_INT64, size ? 0 : 1, &n);
-    for (int64_t k = start; t && k < end; k++) {
-        int64_t d = value_dim(x, (int)k);
-        if (d < 0)
-            return NULL;
-        prod = d && prod > INT64_MAX / d ? -1 : prod * d;
-        if (prod < 0)
-            return NULL;
-        if (!size)
-            tensor_set_i64(t, (size_t)(k - start), d);
-    }
-    if (t && size)
-        tensor_set_i64(t, 0, prod);
-    return t;
-}
-
-/* A Shape/Size of a value that is not a constant (see fold_static_shape). */
-static int fold_shape_of(Op *op, Diag *d)
-{
-    Model *m = op->graph->model;
-    Tensor *t = fold_static_shape(op);
-    if (!t)
-        return 0;
-    if (op_outputs_to_params(op, &t))
-        return diag_set(d, PPQ_EINTERNAL, "out of memory in pass fold (node '%s')", op_label(op));
-    model_note(m, "folded static shape", op_label(op));
-    return 0;
-}
-
 /* v's fact when inference computed its contents in full: every dim and
  * every element a known constant of an integer type; else NULL. */
 static const InferFact *fold_known_fact(const Var *v)
@@ -215,8 +169,9 @@ static Tensor *fold_known_tensor(Arena *a, const InferFact *f)
 }
 
 /* A node that reads a dynamic value but whose every output inference knows
- * element by element (see the file comment). Nodes with subgraphs stay: a
- * body is not evaluated here. */
+ * element by element (see the file comment): Shape and Size of a static
+ * value, and what is computed from the static part of a shape. Nodes with
+ * subgraphs stay: a body is not evaluated here. */
 static int fold_known(Op *op, Diag *d)
 {
     Model *m = op->graph->model;
@@ -252,9 +207,6 @@ static int fold_op(Op *op, const NameMap *rewritten, Diag *d)
     Model *m = op->graph->model;
     if (!fold_outputs_ok(op, rewritten))
         return 0;
-    if ((op_is(op, "Shape") || op_is(op, "Size")) && op->n_outputs == 1 &&
-        op->n_inputs == 1 && op->inputs[0] && !fold_constant(op->inputs[0]))
-        return fold_shape_of(op, d);
     if (fold_excluded(op))
         return 0;
     if (!fold_all_constant(op))

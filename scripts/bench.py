@@ -717,21 +717,13 @@ def main():
             nodes_ok = bench_nodes(sorted(make_bench_models.parse_size(x) for x in sizes.split(',')), a.timeout)
         finally:
             shutil.rmtree(RUN, ignore_errors=True)
-    if not a.only or a.only == 'inference':
-        try:
-            bench_inference()
-        finally:
-            shutil.rmtree(RUN, ignore_errors=True)
-    if not a.only or a.only == 'fold':
-        try:
-            bench_fold()
-        finally:
-            shutil.rmtree(RUN, ignore_errors=True)
-    if not a.only or a.only == 'fusions':
-        try:
-            bench_fusions()
-        finally:
-            shutil.rmtree(RUN, ignore_errors=True)
+    for kind, bench_table in (('inference', bench_inference), ('fold', bench_fold),
+                              ('fusions', bench_fusions)):
+        if not a.only or a.only == kind:
+            try:
+                bench_table()
+            finally:
+                shutil.rmtree(RUN, ignore_errors=True)
     print('\nbench took %.1f s (model generation/cache check %.1f s)' % (time.perf_counter() - t_start, t_gen))
     sys.exit(1 if any(r['error'] for r in results) or not nodes_ok else 0)
 

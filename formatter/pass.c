@@ -11,7 +11,7 @@ static const Pass PASSES[] = {
      pass_de_inplace, FACTS_NONE},
     {"constant", "turn Constant nodes into initializers", true, pass_constant, FACTS_NONE},
     {"fold", "evaluate nodes whose inputs are all constants into initializers", true, pass_fold,
-     FACTS_ROUND},
+     FACTS_SETTLE},
     {"eliminate-noops", "remove nodes passing their input on unchanged (Dropout, x*1, ...)",
      true, pass_eliminate_noops, FACTS_ROUND},
     {"split-params", "give every use of a shared initializer its own copy", true,
@@ -123,6 +123,21 @@ static int facts_for(const Pass *p, Model *m, FactsState *st, Diag *d)
     return 0;
 }
 
+/* Runs p on the facts it needs; a FACTS_SETTLE pass again while it changes
+ * the model (bounded like the rounds). */
+static int run_pass(const Pass *p, Model *m, const PipelineOptions *o, FactsState *st, Diag *d)
+{
+    for (int run = 0; run < PIPELINE_MAX_ROUNDS; run++) {
+        size_t before = model_change_count(m);
+        int rc = facts_for(p, m, st, d);
+        if (!rc)
+            rc = pass_run(p, m, o->verify, d);
+        if (rc || p->facts != FACTS_SETTLE || model_change_count(m) == before)
+            return rc;
+    }
+    return 0;
+}
+
 /* Runs one round; *work: whether it changed something that may give an
  * earlier pass work (see FACTS_FRESH). */
 static int run_round(Model *m, const PipelineOptions *o, FactsState *st, bool *work,
@@ -138,9 +153,7 @@ static int run_round(Model *m, const PipelineOptions *o, FactsState *st, bool *w
         if (h && h->pass_start)
             h->pass_start(h->ctx, &PASSES[i]);
         size_t before = model_change_count(m);
-        int rc = facts_for(&PASSES[i], m, st, d);
-        if (!rc)
-            rc = pass_run(&PASSES[i], m, o->verify, d);
+        int rc = run_pass(&PASSES[i], m, o, st, d);
         *work |= PASSES[i].facts != FACTS_FRESH && model_change_count(m) != before;
         if (h && h->pass_end)
             h->pass_end(h->ctx, i);

@@ -20,6 +20,10 @@ typedef enum PassFacts {
     FACTS_FRESH, /* facts of the graph as it is now (remade when a pass changed it);
                   * such a pass only writes declarations, which make no work for
                   * another pass: its changes alone call for no further round */
+    FACTS_SETTLE, /* fresh facts, and the pass runs again on them at once while its
+                   * last run changed the graph: what fold turns into a constant
+                   * lets inference compute more values, which fold can then take
+                   * (Swin-T needed six rounds of the whole pipeline for that) */
 } PassFacts;
 
 typedef struct Pass {

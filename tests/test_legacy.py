@@ -102,7 +102,7 @@ def scoped_graphs(m):
         yield [g for _, g in chain]
 
 
-def all_nodes(m):
+def scoped_nodes(m):
     """(scope chain, node) for every node, subgraphs included."""
     return [(chain, n) for chain in scoped_graphs(m) for n in chain[-1].node]
 
@@ -194,10 +194,10 @@ def is_legacy(n, opset):
 
 def find_out_node(out, n):
     """(chain, node) in out standing for input node n: same name, else producer of its output."""
-    for chain, m in all_nodes(out):
+    for chain, m in scoped_nodes(out):
         if n.name and m.name == n.name:
             return chain, m
-    for chain, m in all_nodes(out):
+    for chain, m in scoped_nodes(out):
         if n.output and n.output[0] in m.output:
             return chain, m
     return None, None
@@ -210,7 +210,7 @@ def through_dropouts(chain_in, name, out):
     for _ in range(16):
         w = next((n for n in chain_in[-1].node if n.output[:1] == [names[-1]]), None)
         if w is None or w.op_type != "Dropout" or \
-                any(m.name == w.name for _, m in all_nodes(out)):
+                any(m.name == w.name for _, m in scoped_nodes(out)):
             break
         names.append(w.input[0])
     return names
@@ -392,7 +392,7 @@ def check_converted(inp, out, strict):
     types = elem_types(inp)
     opset = default_opset(inp)
     errs = []
-    for chain_in, n in all_nodes(inp):
+    for chain_in, n in scoped_nodes(inp):
         op = n.op_type
         interesting = is_legacy(n, opset) or op in ("Clip", "BatchNormalization", "Dropout",
                                                      "Gemm", "Upsample", "Resize")
@@ -435,7 +435,7 @@ def check_converted(inp, out, strict):
 
 def check_no_legacy(inp, out):
     opset = default_opset(out)
-    left = ["%s %s (%s)" % (n.op_type, n.name, is_legacy(n, opset)) for _, n in all_nodes(out)
+    left = ["%s %s (%s)" % (n.op_type, n.name, is_legacy(n, opset)) for _, n in scoped_nodes(out)
             if is_legacy(n, opset)]
     return ("legacy nodes left: %s" % left) if left else None
 
@@ -445,7 +445,7 @@ def expected_target(m):
     Resize or Upsample, else 10 (Slice-1 alone)."""
     opset = default_opset(m)
     if any((is_legacy(n, opset) and n.op_type in ("Pad", "Resize", "Upsample")) or
-           (n.op_type == "Clip" and opset < 11) for _, n in all_nodes(m)):
+           (n.op_type == "Clip" and opset < 11) for _, n in scoped_nodes(m)):
         return TARGET_OPSET, MIN_IR
     return SLICE_TARGET, SLICE_MIN_IR
 
@@ -479,7 +479,7 @@ def check_kept_legacy(inp, out, strict):
     if out.ir_version != inp.ir_version:
         errs.append("ir_version %d, expected %d" % (out.ir_version, inp.ir_version))
     opset = default_opset(inp)
-    for _, n in all_nodes(inp):
+    for _, n in scoped_nodes(inp):
         if is_legacy(n, opset) or n.op_type in ("Clip", "Resize", "TopK"):
             _, m = find_out_node(out, n)
             lenient = not strict and n.op_type in ("BatchNormalization", "Dropout", "Gemm")
@@ -490,21 +490,6 @@ def check_kept_legacy(inp, out, strict):
             elif m.SerializeToString() != n.SerializeToString():
                 errs.append("%s %s changed: %s" % (n.op_type, n.name,
                                                    " ".join(str(m).split())[:200]))
-    return "; ".join(errs) or None
-
-
-def check_interface(inp, out):
-    def real(m):
-        inits = {t.name for t in m.graph.initializer}
-        return [(v.name, v.type.SerializeToString()) for v in m.graph.input if v.name not in inits]
-    errs = []
-    if real(inp) != real(out):
-        errs.append("graph inputs %s, expected %s" % ([x for x, _ in real(out)],
-                                                      [x for x, _ in real(inp)]))
-    oi = [(v.name, v.type.SerializeToString()) for v in inp.graph.output]
-    oo = [(v.name, v.type.SerializeToString()) for v in out.graph.output]
-    if oi != oo:
-        errs.append("graph outputs changed: %s" % [v.name for v in out.graph.output])
     return "; ".join(errs) or None
 
 
@@ -655,8 +640,8 @@ def _used_names(m):
 def _blocker(m):
     """An op that can't be adapted to opset 11, or None."""
     opset = default_opset(m)
-    used = {i for _, x in all_nodes(m) for i in x.input} | {o.name for o in m.graph.output}
-    for chain, n in all_nodes(m):
+    used = {i for _, x in scoped_nodes(m) for i in x.input} | {o.name for o in m.graph.output}
+    for chain, n in scoped_nodes(m):
         if n.op_type == "Scan" and opset == 8:
             return "Scan"
         if n.op_type == "BatchNormalization" and attr(n, "spatial", 1) == 0:
@@ -677,7 +662,7 @@ def reference_convert(m):
     opset = default_opset(m)
     target, min_ir = expected_target(m)
     if not any(is_legacy(n, opset) and n.op_type in ("Clip", "Pad", "Slice", "Resize")
-               for _, n in all_nodes(m)):
+               for _, n in scoped_nodes(m)):
         return m, []
     blocker = _blocker(m)
     if blocker:
@@ -848,7 +833,7 @@ def test_run(model, label, args, src, workdir, reference):
               label != "default")
     if kind == "cannot":
         check("%s: warning names %s" % (name, op), check_warns, rep, op)
-    check("%s: graph interface" % name, check_interface, inp, out)
+    check("%s: graph interface" % name, testlib.check_interface, inp, out, True)
     check("%s: same numbers" % name, check_numbers, src, dst, inp)
     return dst
 

@@ -135,23 +135,11 @@ LEFTOVER_OPS = ('BatchNormalization', 'Constant', 'Identity')
 subgraphs = testlib.subgraphs
 
 
-def graphs(g, path='main'):
-    """(path, graph) for g and every graph nested in it."""
-    yield path, g
-    for n in g.node:
-        for label, sg in subgraphs(n):
-            yield from graphs(sg, '%s/%s.%s' % (path, n.name or n.op_type, label))
-
-
-def all_nodes(m):
-    return [(p, n) for p, g in graphs(m.graph) for n in g.node]
-
-
 def names_used_inside(node):
     """Every name a node's subgraphs read (over-approximates the outer-scope ones)."""
     used = set()
     for _, sg in subgraphs(node):
-        for _, g in graphs(sg):
+        for _, g in testlib.graphs(sg):
             for n in g.node:
                 used.update(x for x in n.input if x)
             used.update(o.name for o in g.output)
@@ -159,7 +147,7 @@ def names_used_inside(node):
 
 
 def op_counts(m):
-    return Counter(n.op_type for _, n in all_nodes(m))
+    return Counter(n.op_type for _, _, n in testlib.nodes(m))
 
 
 def outer_copies(g, path):
@@ -180,9 +168,9 @@ def leftovers(m):
     Identity that outer_copies() requires excepted)."""
     left = defaultdict(list)
     required = set()
-    for p, g in graphs(m.graph):
+    for p, g in testlib.graphs(m.graph):
         required |= outer_copies(g, p)
-    for p, n in all_nodes(m):
+    for p, _, n in testlib.nodes(m):
         if n.op_type in LEFTOVER_OPS and (p, n.output[0] if n.output else '') not in required:
             left[n.op_type].append(n.name if p == 'main' else '%s/%s' % (p, n.name))
     return dict(left)
@@ -211,7 +199,7 @@ def legacy_form(n):
 def legacy_nodes(m):
     """{legacy form: [node names]} (subgraphs included)."""
     found = defaultdict(list)
-    for p, n in all_nodes(m):
+    for p, _, n in testlib.nodes(m):
         form = legacy_form(n)
         if form:
             found[form].append(n.name if p == 'main' else '%s/%s' % (p, n.name))
@@ -258,9 +246,9 @@ def shared_params(m):
     """{initializer name: number of distinct nodes that read it}, for those read by more than
     one node. A read by a node inside a subgraph of an outer initializer counts (names are
     matched without regard to shadowing, which these exports do not use)."""
-    inits = {t.name for _, g in graphs(m.graph) for t in g.initializer}
+    inits = {t.name for _, g in testlib.graphs(m.graph) for t in g.initializer}
     readers = defaultdict(set)
-    for p, g in graphs(m.graph):
+    for p, g in testlib.graphs(m.graph):
         for k, n in enumerate(g.node):
             for x in set(n.input):
                 if x in inits:

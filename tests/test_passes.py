@@ -57,21 +57,9 @@ report, check = T.report, T.check
 # graph helpers (subgraphs included)
 # ---------------------------------------------------------------------------
 
-def graphs(g, path="main"):
-    """Yield (path, graph) for g and every subgraph below it."""
-    yield path, g
-    for n in g.node:
-        for label, sub in testlib.subgraphs(n):
-            yield from graphs(sub, "%s/%s.%s" % (path, n.name, label))
-
-
-def all_nodes(m):
-    return [(p, g, n) for p, g in graphs(m.graph) for n in g.node]
-
-
 def find_node(m, name):
     """(graph, node) of the node called name, or (None, None)."""
-    for _, g, n in all_nodes(m):
+    for _, g, n in testlib.nodes(m):
         if n.name == name:
             return g, n
     return None, None
@@ -148,7 +136,7 @@ def input_constant(inp, const_name):
 
 
 def input_initializer(inp, name):
-    for _, g in graphs(inp.graph):
+    for _, g in testlib.graphs(inp.graph):
         t = initializer(g, name)
         if t is not None:
             return numpy_helper.to_array(t)
@@ -166,14 +154,14 @@ def describe(g, name):
 
 def no_op(op):
     def fn(inp, out):
-        left = [n.name or "?" for _, _, n in all_nodes(out) if n.op_type == op]
+        left = [n.name or "?" for _, _, n in testlib.nodes(out) if n.op_type == op]
         return ("%d %s node(s) left: %s" % (len(left), op, left)) if left else None
     return ("no %s nodes left" % op, fn)
 
 
 def op_count(op, count):
     def fn(inp, out):
-        left = [n.name for _, _, n in all_nodes(out) if n.op_type == op]
+        left = [n.name for _, _, n in testlib.nodes(out) if n.op_type == op]
         return None if len(left) == count else "%d %s nodes %s, expected %d" % (
             len(left), op, left, count)
     return ("%d %s node(s)" % (count, op), fn)
@@ -289,7 +277,7 @@ def init_kept(name):
     """An initializer called name still exists (any graph) with the input's values."""
     def fn(inp, out):
         exp = input_initializer(inp, name)
-        for _, g in graphs(out.graph):
+        for _, g in testlib.graphs(out.graph):
             t = initializer(g, name)
             if t is not None:
                 err = same_array(numpy_helper.to_array(t), exp)
@@ -300,14 +288,14 @@ def init_kept(name):
 
 def init_removed(name):
     def fn(inp, out):
-        where = [p for p, g in graphs(out.graph) if initializer(g, name) is not None]
+        where = [p for p, g in testlib.graphs(out.graph) if initializer(g, name) is not None]
         return ("initializer %s still in %s" % (name, where)) if where else None
     return ("initializer %s removed" % name, fn)
 
 
 def init_count(count):
     def fn(inp, out):
-        names = [t.name for _, g in graphs(out.graph) for t in g.initializer]
+        names = [t.name for _, g in testlib.graphs(out.graph) for t in g.initializer]
         return None if len(names) == count else "initializers %s, expected %d" % (names, count)
     return ("%d initializers" % count, fn)
 
@@ -391,7 +379,7 @@ def vi_kept(name):
 
 def vi_removed(name):
     def fn(inp, out):
-        left = [p for p, g in graphs(out.graph) for v in g.value_info if v.name == name]
+        left = [p for p, g in testlib.graphs(out.graph) for v in g.value_info if v.name == name]
         return ("value_info %s still in %s" % (name, left)) if left else None
     return ("value_info %s removed" % name, fn)
 
@@ -406,20 +394,6 @@ def graph_input_kept(name):
 # ---------------------------------------------------------------------------
 # generic checks
 # ---------------------------------------------------------------------------
-
-def check_interface(inp, out):
-    errs = []
-    for what in ("input", "output"):
-        a, b = getattr(inp.graph, what), getattr(out.graph, what)
-        na, nb = [v.name for v in a], [v.name for v in b]
-        if na != nb:
-            errs.append("graph %ss %s, expected %s" % (what, nb, na))
-            continue
-        for va, vb in zip(a, b):
-            if va.type.SerializeToString() != vb.type.SerializeToString():
-                errs.append("graph %s %s type/shape changed" % (what, va.name))
-    return "; ".join(errs) or None
-
 
 def check_model_fields(inp, out, opsets=None):
     """opsets: {domain: version} the run is expected to set (the rest kept)."""
@@ -444,8 +418,8 @@ def check_model_fields(inp, out, opsets=None):
 
 def check_order(inp, out):
     """Nodes that survive keep their relative order, graph by graph."""
-    out_graphs = dict(graphs(out.graph))
-    for path, g in graphs(inp.graph):
+    out_graphs = dict(testlib.graphs(out.graph))
+    for path, g in testlib.graphs(inp.graph):
         og = out_graphs.get(path)
         if og is None:
             continue
@@ -1381,7 +1355,7 @@ def pad_folded(pad, consumer, include=False):
             errs.append("%s pads %s, expected %s" % (consumer, list(attr(on, "pads", [])), exp))
         if include and attr(on, "count_include_pad", 0) != 1:
             errs.append("%s count_include_pad is not 1" % consumer)
-        if any(n.name == pad for _, _, n in all_nodes(out)):
+        if any(n.name == pad for _, _, n in testlib.nodes(out)):
             errs.append("%s still there" % pad)
         return "; ".join(errs) or None
     return ("%s folded into %s" % (pad, consumer), fn)
@@ -1825,7 +1799,7 @@ def test_run(model, run, opts, specs, src, workdir, reference=None, no_numbers=N
               False)
     else:
         check("%s: full checker" % tag, check_full, dst)
-    check("%s: graph inputs/outputs unchanged" % tag, check_interface, inp, out)
+    check("%s: graph inputs/outputs unchanged" % tag, testlib.check_interface, inp, out)
     check("%s: model fields kept" % tag, check_model_fields, inp, out, opsets)
     check("%s: surviving node order kept" % tag, check_order, inp, out)
     for label, fn in specs:

@@ -62,16 +62,56 @@ def subgraphs(node):
                 yield "%s[%d]" % (a.name, i), g
 
 
+def subgraph_path(path, node, label):
+    """The path of node's subgraph `label` inside the graph at path, such as
+    `main/loop0.body` (the node's op type when it has no name)."""
+    return "%s/%s.%s" % (path, node.name or node.op_type, label)
+
+
 def scoped_graphs(m):
     """Yields the scope chain [(path, graph), ...] (outermost first) of m's main
-    graph and of every subgraph; a path reads like `main/loop0.body`."""
+    graph and of every subgraph (paths: subgraph_path)."""
     def walk(chain):
         yield chain
         path, g = chain[-1]
         for n in g.node:
             for label, sub in subgraphs(n):
-                yield from walk(chain + [("%s/%s.%s" % (path, n.name, label), sub)])
+                yield from walk(chain + [(subgraph_path(path, n, label), sub)])
     yield from walk([("main", m.graph)])
+
+
+def graphs(g, path="main"):
+    """(path, graph) for g and every graph nested in it (paths: subgraph_path)."""
+    yield path, g
+    for n in g.node:
+        for label, sub in subgraphs(n):
+            yield from graphs(sub, subgraph_path(path, n, label))
+
+
+def nodes(m):
+    """(path, graph, node) for every node of model m, subgraphs included."""
+    return [(p, g, n) for p, g in graphs(m.graph) for n in g.node]
+
+
+def check_interface(inp, out, params_may_change=False):
+    """None when out keeps inp's graph inputs and outputs: names, order and
+    types. params_may_change leaves out the graph inputs that are initializers
+    (before IR 4 every initializer is also an input, so a pass that adds or
+    drops a parameter changes that list); else an error string."""
+    def inputs(m):
+        inits = {t.name for t in m.graph.initializer} if params_may_change else set()
+        return [v for v in m.graph.input if v.name not in inits]
+    errs = []
+    for what, a, b in (("input", inputs(inp), inputs(out)),
+                       ("output", inp.graph.output, out.graph.output)):
+        na, nb = [v.name for v in a], [v.name for v in b]
+        if na != nb:
+            errs.append("graph %ss %s, expected %s" % (what, nb, na))
+            continue
+        for va, vb in zip(a, b):
+            if va.type.SerializeToString() != vb.type.SerializeToString():
+                errs.append("graph %s %s type/shape changed" % (what, va.name))
+    return "; ".join(errs) or None
 
 
 def ortcheck():

@@ -261,18 +261,37 @@ static int var_add_use(Arena *a, Var *v, Op *op, size_t slot)
     return 0;
 }
 
-/* Searches from the end: var_replace_all_uses and most edits remove the
- * latest uses, which makes this O(1) for them; the order of the remaining
- * uses is kept (it decides, for example, which copy split-params names w_1). */
+static bool use_is(const Use *u, const Op *op, size_t slot)
+{
+    return u->op == op && u->slot == slot;
+}
+
+/* Searches from both ends at once and closes the gap from the nearer one
+ * (at the front by moving the list's start: arena memory is never freed
+ * piecemeal). Most edits remove the latest use (var_replace_all_uses); a
+ * pass that replaces every reader of a wide fan-out in order removes the
+ * oldest (bn-to-conv on 40k BatchNormalizations reading one input was
+ * quadratic): both are O(1). The order of the remaining uses is kept (it
+ * decides, for example, which copy split-params names w_1). */
 static void var_del_use(Var *v, const Op *op, size_t slot)
 {
-    for (size_t i = v->n_uses; i-- > 0;) {
-        if (v->uses[i].op == op && v->uses[i].slot == slot) {
-            memmove(v->uses + i, v->uses + i + 1, (v->n_uses - i - 1) * sizeof *v->uses);
-            v->n_uses--;
-            return;
-        }
+    size_t n = v->n_uses, i = n;
+    for (size_t lo = 0, hi = n; lo < hi && i == n; lo++) {
+        if (use_is(&v->uses[--hi], op, slot))
+            i = hi;
+        else if (use_is(&v->uses[lo], op, slot))
+            i = lo;
     }
+    if (i == n)
+        return;
+    if (i < n / 2) {
+        memmove(v->uses + 1, v->uses, i * sizeof *v->uses);
+        v->uses++;
+        v->cap_uses--;
+    } else {
+        memmove(v->uses + i, v->uses + i + 1, (n - i - 1) * sizeof *v->uses);
+    }
+    v->n_uses--;
 }
 
 int op_reserve(Op *op, size_t n_inputs, size_t n_outputs, size_t n_attrs)

@@ -37,6 +37,8 @@ in OUTDIR/nodes-<pattern>-<N>/ with the same manifest and cache rules:
 
   convbn    N/2 x (Conv with bias -> BatchNormalization): fuse-bn folds each
   bn        N x BatchNormalization on a [1, 2, 4, 4] input: bn-to-conv
+  fanbn     N/2 x BatchNormalization all reading the input (one value with N/2
+            readers, each replaced in turn by bn-to-conv), summed by N/2 Adds
   clip      N x Clip-6 (min 0, max 6 attributes) at opset 9: clip upgrades
   dead      N/2 x Relu reaching the output, N/2 x Relu reaching nothing and
             N/2 initializers nobody reads: isolated removes them
@@ -205,7 +207,7 @@ def build_external(folder, features, layers, **_):
 
 # ---------------------------------------------------------------- node scaling
 
-NODE_PATTERNS = ['convbn', 'bn', 'clip', 'dead', 'split']
+NODE_PATTERNS = ['convbn', 'bn', 'fanbn', 'clip', 'dead', 'split']
 NODE_CHANNELS = 2
 
 
@@ -304,6 +306,17 @@ def _node_graph(pattern, n):
             nodes.append(_pb_node(b'BatchNormalization', [x, p + b's', p + b'o', p + b'm', p + b'v'],
                                   [y], p + b'bn', eps))
             x = y
+        return 13, 8, nodes, inits
+    if pattern == 'fanbn':
+        acc = b'X'
+        for i in range(n // 2):
+            p = b'l%d_' % i
+            inits += [_pb_tensor(p + k, r, [c]) for k, r in zip([b's', b'o', b'm', b'v'], bn_raw)]
+            nodes.append(_pb_node(b'BatchNormalization', [b'X', p + b's', p + b'o', p + b'm', p + b'v'],
+                                  [p + b'bn'], p + b'bn', eps))
+            y = out(i, n // 2 - 1, b'sum')
+            nodes.append(_pb_node(b'Add', [acc, p + b'bn'], [y], p + b'add'))
+            acc = y
         return 13, 8, nodes, inits
     if pattern == 'clip':
         bounds = _pb_attr_float(b'min', 0.0) + _pb_attr_float(b'max', 6.0)

@@ -294,6 +294,33 @@ static const char *check_op_set_input(Model *m)
     return NULL;
 }
 
+/* Uses leave from the front (a pass replacing each reader of a wide fan-out
+ * in order), the back and the middle; the rest keep their order, and a list
+ * whose start moved still grows. */
+static const char *check_use_removal_order(Model *m)
+{
+    Graph *g = m->graph;
+    Var *x = input(g, "x");
+    static const char *const names[] = {"R0", "R1", "R2", "R3", "R4", "R5"};
+    static const char *const outs[] = {"y0", "y1", "y2", "y3", "y4", "y5"};
+    Op *r[6];
+    for (int i = 0; i < 6; i++)
+        r[i] = node(g, "Relu", names[i], x, NULL, outs[i]);
+    op_set_input(r[0], 0, NULL); /* the oldest */
+    op_set_input(r[1], 0, NULL); /* the oldest again */
+    op_set_input(r[5], 0, NULL); /* the latest */
+    op_set_input(r[3], 0, NULL); /* the middle of R2 R3 R4 */
+    VERIFY(m);
+    EXPECT(x->n_uses == 2 && x->uses[0].op == r[2] && x->uses[1].op == r[4]);
+    op_set_input(r[0], 0, x);
+    op_set_input(r[1], 0, x);
+    op_set_input(r[5], 0, x);
+    VERIFY(m);
+    EXPECT(x->n_uses == 5 && x->uses[0].op == r[2] && x->uses[1].op == r[4] &&
+           x->uses[2].op == r[0] && x->uses[3].op == r[1] && x->uses[4].op == r[5]);
+    return NULL;
+}
+
 /* ===================================================================== */
 /* var_replace_all_uses                                                   */
 /* ===================================================================== */
@@ -1448,6 +1475,7 @@ int main(void)
 {
     RUN(use_lists_after_build);
     RUN(op_set_input);
+    RUN(use_removal_order);
     RUN(replace_all_uses);
     RUN(replace_all_uses_with_itself);
     RUN(remove_op_unused);

@@ -341,6 +341,18 @@ int op_append_output(Op *op, Var *v)
     return 0;
 }
 
+static void mark_changed(Op *op)
+{
+    op->changed = true;
+    op->graph->changed = true;
+    op->graph->model->n_op_edits++;
+}
+
+size_t model_op_edits(const Model *m)
+{
+    return m->n_op_edits;
+}
+
 Attr *op_add_attr(Op *op, const char *name, AttrType type)
 {
     Arena *a = &op->graph->model->arena;
@@ -479,12 +491,6 @@ static void type_from_tensor(Var *v, const Tensor *t)
     v->type.dim_params = NULL;
 }
 
-static void mark_changed(Op *op)
-{
-    op->changed = true;
-    op->graph->changed = true;
-}
-
 Var *graph_new_param(Graph *g, const char *base, Tensor *t)
 {
     bool as_input = model_params_are_inputs(g->model);
@@ -575,13 +581,16 @@ void param_set_value(Var *v, Tensor *t)
 static Attr *attr_for_update(Op *op, const char *name, AttrType type)
 {
     Attr *a = op_attr(op, name);
-    if (!a)
-        return op_add_attr(op, name, type);
-    const char *keep = a->name;
-    memset(a, 0, sizeof *a);
-    a->name = keep;
-    a->type = type;
-    mark_changed(op);
+    if (!a) {
+        a = op_add_attr(op, name, type);
+    } else {
+        const char *keep = a->name;
+        memset(a, 0, sizeof *a);
+        a->name = keep;
+        a->type = type;
+    }
+    if (a)
+        mark_changed(op);
     return a;
 }
 
@@ -889,17 +898,36 @@ void op_drop_inputs(Op *op, size_t n)
     mark_changed(op);
 }
 
-void model_set_opset(Model *m, const char *domain, int64_t version, int64_t min_ir)
+int model_set_opset(Model *m, const char *domain, int64_t version, int64_t min_ir)
 {
-    bool dflt = !*domain || strcmp(domain, "ai.onnx") == 0;
+    bool dflt = !*domain || strcmp(domain, "ai.onnx") == 0, found = false;
     for (size_t i = 0; i < m->n_opsets; i++) {
         const char *d = m->opsets[i].domain;
-        if (dflt ? !*d || strcmp(d, "ai.onnx") == 0 : strcmp(d, domain) == 0)
+        if (dflt ? !*d || strcmp(d, "ai.onnx") == 0 : strcmp(d, domain) == 0) {
             m->opsets[i].version = version;
+            found = true;
+        }
+    }
+    if (!found) {
+        Opset *grown = arena_array(&m->arena, m->n_opsets + 1, sizeof *grown);
+        const char *name = model_intern(m, domain);
+        if (!grown || !name)
+            return -1;
+        if (m->n_opsets)
+            memcpy(grown, m->opsets, m->n_opsets * sizeof *grown);
+        grown[m->n_opsets++] = (Opset){name, version};
+        m->opsets = grown;
     }
     if (m->ir_version < min_ir)
         m->ir_version = min_ir;
     m->changed = true;
+    return 0;
+}
+
+void graph_remove_value_info(Graph *g, size_t i)
+{
+    g->value_info[i].removed = true;
+    g->changed = true;
 }
 
 int graph_replace_op(Op *op, Op *repl)

@@ -187,6 +187,7 @@ typedef struct Model {
     Opset *opsets;
     size_t n_opsets;
     bool changed;  /* model-level fields (ir_version, opset_import) changed */
+    size_t n_op_edits; /* see model_op_edits */
     size_t n_training_info; /* ModelProto.training_info entries (kept as bytes) */
     bool drop_training_info; /* see model_drop_stale_training_info */
     bool oom;      /* an edit ran out of memory: the graph is not to be trusted */
@@ -350,9 +351,15 @@ int graph_remove_op_into_output(Op *op, Var *x);
 int op_drop_outputs(Op *op, size_t n);
 /* Detaches op's inputs from index n on and shortens its input list to n. */
 void op_drop_inputs(Op *op, size_t n);
-/* Sets the version the model imports for domain ("" for the default one)
- * and raises its IR version to at least min_ir. */
-void model_set_opset(Model *m, const char *domain, int64_t version, int64_t min_ir);
+/* Sets the version the model imports for domain ("" for the default one),
+ * adding the import when the model has none, and raises its IR version to
+ * at least min_ir. -1 only when out of memory (nothing changed then). */
+int model_set_opset(Model *m, const char *domain, int64_t version, int64_t min_ir);
+/* How many edits of an operation's inputs, outputs or attributes the model
+ * has seen: two readings tell a pass whether a call changed anything. */
+size_t model_op_edits(const Model *m);
+/* Leaves value_info entry i of g out of the output (its value was removed). */
+void graph_remove_value_info(Graph *g, size_t i);
 /* Replaces op by repl (a new op without outputs): repl takes over op's
  * outputs with their names and uses, and op is removed. */
 int graph_replace_op(Op *op, Op *repl);

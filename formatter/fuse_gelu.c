@@ -120,17 +120,7 @@ static Var *tanh_input(Chain *c, Op *th)
 /* Adds the com.microsoft opset import (version 1) when there is none. */
 static int import_ms_domain(Model *m)
 {
-    if (model_domain_opset(m, MS_DOMAIN))
-        return 0;
-    Opset *grown = arena_array(&m->arena, m->n_opsets + 1, sizeof *grown);
-    if (!grown)
-        return -1;
-    if (m->n_opsets)
-        memcpy(grown, m->opsets, m->n_opsets * sizeof *grown);
-    grown[m->n_opsets++] = (Opset){MS_DOMAIN, 1};
-    m->opsets = grown;
-    m->changed = true;
-    return 0;
+    return model_domain_opset(m, MS_DOMAIN) ? 0 : model_set_opset(m, MS_DOMAIN, 1, 0);
 }
 
 /* x * Sigmoid(1.702 * x), CLIP's quick GELU: the final Mul, or NULL; *alpha

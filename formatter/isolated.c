@@ -100,8 +100,7 @@ static void remove_stale_value_info(Graph *g)
         ValueInfo *vi = &g->value_info[i];
         if (vi->removed || (vi->var && !vi->var->dropped))
             continue;
-        vi->removed = true;
-        g->changed = true;
+        graph_remove_value_info(g, i);
         model_note(g->model, "removed value_info", vi->var ? vi->var->name : "(unknown name)");
     }
 }

@@ -329,7 +329,8 @@ static int raise_and_adapt(Model *m, Walk *w, Diag *d)
     snprintf(what, sizeof what, "raised opset %lld \u2192 %lld", (long long)w->from,
              (long long)w->to);
     /* New parameters follow IR >= 4 rules from here on (not graph inputs). */
-    model_set_opset(m, "", w->to, ir_for_opset(w->to));
+    if (model_set_opset(m, "", w->to, ir_for_opset(w->to)))
+        return diag_set(d, PPQ_EINTERNAL, "out of memory raising the opset");
     const char *action = arena_strdup(&m->arena, what);
     if (!action)
         return diag_set(d, PPQ_EINTERNAL, "out of memory raising the opset");
@@ -340,14 +341,11 @@ static int raise_and_adapt(Model *m, Walk *w, Diag *d)
         const char *label = op_label(op);
         if (!u->apply)
             continue;
-        /* changed may be left from an earlier raise: say what this one did */
-        bool was_changed = op->changed;
-        op->changed = false;
+        size_t edits = model_op_edits(m);
         if (u->apply(op, w->from, w->to))
             return diag_set(d, PPQ_EINTERNAL, "out of memory upgrading node '%s'", label);
-        if (op->changed || op->removed)
+        if (model_op_edits(m) != edits || op->removed)
             model_note(m, "upgraded", label);
-        op->changed |= was_changed;
     }
     return 0;
 }

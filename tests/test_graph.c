@@ -321,6 +321,33 @@ static const char *check_use_removal_order(Model *m)
     return NULL;
 }
 
+/* model_set_opset changes an import or adds a missing one; model_op_edits
+ * counts edits of operations (the opset upgrade says which nodes it changed
+ * by it), not additions of new ones. */
+static const char *check_opset_and_edit_count(Model *m)
+{
+    Opset *one = must(arena_alloc(&m->arena, sizeof *one), "arena_alloc");
+    *one = (Opset){"", 9};
+    m->opsets = one;
+    m->n_opsets = 1;
+    m->ir_version = 3;
+    EXPECT(model_set_opset(m, "", 11, 6) == 0);
+    EXPECT(m->n_opsets == 1 && m->opsets[0].version == 11 && m->ir_version == 6);
+    EXPECT(model_set_opset(m, "com.microsoft", 1, 0) == 0);
+    EXPECT(m->n_opsets == 2 && strcmp(m->opsets[1].domain, "com.microsoft") == 0 &&
+           m->opsets[1].version == 1 && m->opsets[0].version == 11 && m->ir_version == 6);
+    Graph *g = m->graph;
+    Var *x = input(g, "x");
+    size_t edits = model_op_edits(m);
+    Op *a = node(g, "Relu", "A", x, NULL, "y");
+    EXPECT(model_op_edits(m) == edits); /* building a new node is no edit */
+    op_set_input(a, 0, NULL);
+    EXPECT(model_op_edits(m) == edits + 1);
+    EXPECT(op_set_attr_int(a, "k", 1) && model_op_edits(m) == edits + 2); /* new attribute */
+    EXPECT(op_set_attr_int(a, "k", 2) && model_op_edits(m) == edits + 3); /* rewritten */
+    return NULL;
+}
+
 /* ===================================================================== */
 /* var_replace_all_uses                                                   */
 /* ===================================================================== */
@@ -1476,6 +1503,7 @@ int main(void)
     RUN(use_lists_after_build);
     RUN(op_set_input);
     RUN(use_removal_order);
+    RUN(opset_and_edit_count);
     RUN(replace_all_uses);
     RUN(replace_all_uses_with_itself);
     RUN(remove_op_unused);

@@ -18,17 +18,6 @@
 #include "report.h"
 #include "term.h"
 
-/* --rewrite: make the writer re-encode every node and graph from the IR, so
- * tests can compare a full re-encoding with the original. */
-static int mark_rewrite(Graph *g, void *ctx)
-{
-    (void)ctx;
-    for (size_t i = 0; i < g->n_ops; i++)
-        g->ops[i]->changed = true;
-    g->changed = true;
-    return 0;
-}
-
 /* The folder external data is relative to; NULL for standard input. */
 static const char *input_dir(const char *input, char *buf, size_t size)
 {
@@ -52,7 +41,7 @@ static int run_passes(Model *m, const Options *o, RunStats *st, Diag *d)
     if (!rc)
         rc = pass_pipeline(m, &po, NULL, d);
     if (!rc && o->rewrite)
-        graph_walk_post(m->graph, mark_rewrite, NULL);
+        model_rewrite_all(m); /* --rewrite */
     return rc;
 }
 

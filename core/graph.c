@@ -1172,6 +1172,20 @@ void graph_compact(Graph *g)
     g->n_vars = j;
 }
 
+static int mark_rewritten(Graph *g, void *ctx)
+{
+    (void)ctx;
+    for (size_t i = 0; i < g->n_ops; i++)
+        g->ops[i]->changed = true;
+    g->changed = true;
+    return 0;
+}
+
+void model_rewrite_all(Model *m)
+{
+    graph_walk_post(m->graph, mark_rewritten, NULL);
+}
+
 int graph_walk_post(Graph *g, int (*fn)(Graph *, void *), void *ctx)
 {
     for (size_t i = 0; i < g->n_ops; i++) {

@@ -358,6 +358,9 @@ int model_set_opset(Model *m, const char *domain, int64_t version, int64_t min_i
 /* How many edits of an operation's inputs, outputs or attributes the model
  * has seen: two readings tell a pass whether a call changed anything. */
 size_t model_op_edits(const Model *m);
+/* Makes the writer encode every node and graph from the IR instead of
+ * copying unchanged bytes (--rewrite: tests compare that with the input). */
+void model_rewrite_all(Model *m);
 /* Leaves value_info entry i of g out of the output (its value was removed). */
 void graph_remove_value_info(Graph *g, size_t i);
 /* Replaces op by repl (a new op without outputs): repl takes over op's

@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -224,22 +223,9 @@ static int write_filled(GenOut *g, Filler *f)
     return 0;
 }
 
-/* The filler's buffers, in a 2 MiB page where the kernel has them: a
- * transposed weight is written a few bytes per row across the whole chunk,
- * so with 4 KiB pages nearly every row is a TLB miss. */
-static int gen_out_alloc(GenOut *g)
-{
-    void *p;
-    if (posix_memalign(&p, GEN_BUFS * GEN_CHUNK, GEN_BUFS * GEN_CHUNK))
-        return -1;
-    madvise(p, GEN_BUFS * GEN_CHUNK, MADV_HUGEPAGE); /* a hint: failing is fine */
-    g->bufs = p;
-    return 0;
-}
-
 static int write_generated(GenOut *g, const Seg *s)
 {
-    if (!g->bufs && gen_out_alloc(g))
+    if (!g->bufs && !(g->bufs = malloc(GEN_BUFS * GEN_CHUNK)))
         return -1;
     Filler f = {.s = s, .buf = g->bufs};
     int rc;

@@ -136,6 +136,7 @@ struct EvalPlan {
     const uint8_t *bytes[EVAL_MAX_IN];
     size_t in_size[EVAL_MAX_IN], out_size; /* bytes per element */
     bool float0; /* input 0 is a float type */
+    const Model *model; /* whose mapped files inputs may be read from */
 };
 
 /* Output dims dims[rank] of dtype, with the inputs not set. */

@@ -148,7 +148,7 @@ enum { PLAN_TILE_ROWS = 128, PLAN_TILE_COLS = 16 };
  * neighbouring input elements, so each input line is fetched once per band
  * and used whole, as in a cache-blocked transpose (4 ns an element on
  * ViT-B/16's weights, with the source's page faults). */
-static void plan_tiled(const EvalPlan *p, size_t row, size_t n, uint8_t *out)
+static void plan_tiled(const EvalPlan *p, const uint8_t *src, size_t row, size_t n, uint8_t *out)
 {
     int last = p->rank - 1;
     size_t len = (size_t)p->dims[last], size = p->out_size, isize = p->in_size[0];
@@ -170,7 +170,7 @@ static void plan_tiled(const EvalPlan *p, size_t row, size_t n, uint8_t *out)
                 at[j] = (size_t)plan_pos(&ax[last], (int64_t)(j0 + j)) * isize;
             for (size_t k = 0; k < g; k++)
                 plan_gather(out + ((r0 + k) * len + j0) * size,
-                            p->bytes[0] + (size_t)base[k] * isize, at, w, size);
+                            src + (size_t)base[k] * isize, at, w, size);
         }
     }
 }
@@ -184,18 +184,34 @@ static bool plan_tileable(const EvalPlan *p)
     return p->dims[p->rank - 1] > 1 && (x->mod || x->step * x->stride != 1);
 }
 
-/* Elements [first, first+count) of a tileable plan: the partial rows at
- * either end one by one, the whole rows between them tiled. */
-static void plan_fill_tiled(const EvalPlan *p, size_t first, size_t count, uint8_t *out)
+/* Elements [first, first+count) of a tileable plan from its input's bytes
+ * src: the partial rows at either end one by one, the whole rows between
+ * them tiled. */
+static void plan_fill_tiled(const EvalPlan *p, const uint8_t *src, size_t first, size_t count,
+                            uint8_t *out)
 {
-    PlanChunk ch = {{p->bytes[0]}, {0}};
+    PlanChunk ch = {{src}, {0}};
     size_t len = (size_t)p->dims[p->rank - 1], size = p->out_size;
     size_t head = (len - first % len) % len;
     head = head < count ? head : count;
     plan_rows(p, &ch, first, head, out);
     size_t rows = (count - head) / len, tail = count - head - rows * len;
-    plan_tiled(p, (first + head) / len, rows, out + head * size);
+    plan_tiled(p, src, (first + head) / len, rows, out + head * size);
     plan_rows(p, &ch, first + head + rows * len, tail, out + (head + rows * len) * size);
+}
+
+/* Fills at least this large read a mapped input through a copy of it
+ * (model_mapped_copy); smaller ones, such as the steps of a streamed result
+ * reading this one in order, read the mapping, so that two transposed
+ * inputs read in turn do not evict each other's copy at every step. */
+enum { PLAN_COPY_FROM = 64 << 10 };
+
+static const uint8_t *plan_tiled_source(const EvalPlan *p, size_t count)
+{
+    const uint8_t *copy = NULL;
+    if (p->model && count * p->out_size >= PLAN_COPY_FROM)
+        copy = model_mapped_copy(p->model, p->bytes[0], p->in[0]->nbytes);
+    return copy ? copy : p->bytes[0];
 }
 
 /* Elements [first, first+count): inputs without bytes in memory are read in
@@ -204,7 +220,7 @@ static void plan_fill(const void *ctx, size_t first, size_t count, uint8_t *out)
 {
     const EvalPlan *p = ctx;
     if (plan_tileable(p)) {
-        plan_fill_tiled(p, first, count, out);
+        plan_fill_tiled(p, plan_tiled_source(p, count), first, count, out);
         return;
     }
     uint8_t scratch[EVAL_MAX_IN][PLAN_STEP * 8];
@@ -262,6 +278,7 @@ int eval_plan_run(EvalCtx *c, const EvalPlan *p)
         return EVAL_OOM;
     *q = *p;
     q->out_size = size;
+    q->model = c->model;
     q->float0 = q->n_in && dtype_is_float(q->in[0]->dtype);
     for (size_t k = 0; k < q->n_in; k++)
         q->in_size[k] = dtype_size(q->in[k]->dtype);

@@ -6,6 +6,7 @@
  * operation whose outputs hold v. graph_verify() checks it. */
 #include "graph.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -40,13 +41,25 @@ static int list_grow(void **arr, size_t *cap, size_t need, size_t size)
 
 #define LIST_GROW(arr, cap, need) list_grow((void **)&(arr), &(cap), (need), sizeof *(arr))
 
+/* model_mapped_copy's buffer: the bytes at `of` of the mappings (n of them)
+ * when `of` is not NULL. The buffer is kept from one source to the next, as
+ * fresh pages for each would cost a page fault per 4 KiB again. */
+struct MappedCopy {
+    uint8_t *buf;
+    size_t cap;
+    const uint8_t *of;
+    size_t n;
+};
+
 Model *model_new(void)
 {
     Model *m = calloc(1, sizeof *m);
     if (!m)
         return NULL;
-    m->graph = graph_new(m, NULL, NULL);
+    m->copy = calloc(1, sizeof *m->copy);
+    m->graph = m->copy ? graph_new(m, NULL, NULL) : NULL;
     if (!m->graph) {
+        free(m->copy);
         free(m);
         return NULL;
     }
@@ -73,6 +86,8 @@ void model_free(Model *m)
     namemap_free(&m->warned);
     namemap_free(&m->interned);
     arena_free(&m->arena);
+    free(m->copy->buf);
+    free(m->copy);
     free(m);
 }
 
@@ -104,6 +119,57 @@ void model_forget_bytes(const Model *m, const void *p, size_t n)
     uintptr_t end = ((uintptr_t)p + n) / page * page;
     if (end > start) /* whole pages only: neighbours may still be wanted */
         madvise((void *)start, end - start, MADV_DONTNEED);
+}
+
+static int pread_all(int fd, uint8_t *buf, size_t n, off_t off)
+{
+    while (n) {
+        ssize_t r = pread(fd, buf, n, off);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return -1;
+        buf += r;
+        n -= (size_t)r;
+        off += r;
+    }
+    return 0;
+}
+
+/* Room for n bytes, in 2 MiB pages where the kernel has them: a transpose
+ * reads the copy a few bytes per row across all of it for every chunk, so
+ * with 4 KiB pages nearly every row is a TLB miss. */
+static int model_copy_grow(struct MappedCopy *c, size_t n)
+{
+    enum { HUGE = 2 << 20 };
+    size_t cap = (n + HUGE - 1) / HUGE * HUGE;
+    free(c->buf);
+    c->cap = 0;
+    if (posix_memalign((void **)&c->buf, HUGE, cap)) {
+        c->buf = NULL;
+        return -1;
+    }
+    madvise(c->buf, cap, MADV_HUGEPAGE); /* a hint: failing is fine */
+    c->cap = cap;
+    return 0;
+}
+
+const uint8_t *model_mapped_copy(const Model *m, const void *p, size_t n)
+{
+    struct MappedCopy *c = m->copy;
+    const MappedFile *f = n <= MODEL_COPY_MAX ? model_find_mapping(m, p, n) : NULL;
+    if (!f)
+        return NULL;
+    if (c->of == p && c->n == n)
+        return c->buf;
+    c->of = NULL;
+    if (n > c->cap && model_copy_grow(c, n))
+        return NULL;
+    if (pread_all(f->fd, c->buf, n, (off_t)((const uint8_t *)p - f->base)))
+        return NULL;
+    c->of = p;
+    c->n = n;
+    return c->buf;
 }
 
 Graph *graph_new(Model *m, Graph *parent, Op *owner)

@@ -213,6 +213,7 @@ typedef struct Model {
      * data files); model_free calls release(release_ctx). */
     void (*release)(void *ctx);
     void *release_ctx;
+    struct MappedCopy *copy; /* see model_mapped_copy; allocated by model_new */
 } Model;
 
 /* --- building (used by the loader and by passes) --- */
@@ -269,6 +270,17 @@ const MappedFile *model_find_mapping(const Model *m, const void *p, size_t n);
  * can leave memory (they are read back from the file if needed). Keeps the
  * resident size of large models near what passes actually change. */
 void model_forget_bytes(const Model *m, const void *p, size_t n);
+/* The mapped bytes [p, p+n) as read from their file (pread) into a buffer
+ * the model keeps, for a reader that jumps about in them (a transpose): the
+ * first touch of each page of a mapping costs a page fault, and on a
+ * virtual machine a trap to the hypervisor, several times the price of
+ * copying the page, where pread copies from the page cache with no mapping.
+ * The last bytes asked for stay in the buffer, so the chunks of one result
+ * read the file once. NULL when [p, p+n) is not in a mapping, is larger than
+ * MODEL_COPY_MAX, or cannot be read: then read the mapping. Valid until the
+ * next call; one caller at a time (the writer fills one chunk at a time). */
+enum { MODEL_COPY_MAX = 64 << 20 };
+const uint8_t *model_mapped_copy(const Model *m, const void *p, size_t n);
 
 /* --- reading --- */
 /* Is op a live standard ONNX operator of this type (default domain)? */

@@ -168,7 +168,7 @@ static Var *var_create(Graph *g, const char *name, bool copy)
         return NULL;
     v->name = copy ? arena_strdup(&m->arena, name) : name;
     if (!v->name || namemap_put(&g->by_name, v->name, v) ||
-        namemap_put(&m->value_names, v->name, v))
+        nameset_add(&m->value_names, v->name))
         return NULL;
     v->graph = g;
     v->type.rank = -1;
@@ -206,7 +206,7 @@ static const char *fresh_name(Model *m, NameMap *names, const char *base)
     }
     const char *key = next ? arena_strdup(&m->arena, base) : NULL;
     /* Reserve it at once so two fresh names never collide. */
-    if (namemap_put(names, buf, buf) || (next && (!key || namemap_put(&m->next_suffix, key,
+    if (nameset_add(names, buf) || (next && (!key || namemap_put(&m->next_suffix, key,
                                                                          (void *)next))))
         return NULL;
     return buf;
@@ -235,7 +235,7 @@ Op *graph_insert_op(Graph *g, Op *after, const char *type, const char *name)
     op->changed = true;
     if (!op->type || !op->name)
         return NULL;
-    if (*op->name && namemap_put(&g->model->node_names, op->name, op))
+    if (*op->name && nameset_add(&g->model->node_names, op->name))
         return NULL;
     g->changed = true;
     if (after && !(g->n_ops && g->ops[g->n_ops - 1] == after && !g->n_pending)) {
@@ -831,7 +831,7 @@ int var_rename(Var *v, const char *name)
     v->shadowed = false;
     if (held)
         var_unshadow_earlier(v, was);
-    if (namemap_put(&g->by_name, copy, v) || namemap_put(&m->value_names, copy, v))
+    if (namemap_put(&g->by_name, copy, v) || nameset_add(&m->value_names, copy))
         return -1;
     if (v->producer)
         mark_changed(v->producer);

@@ -191,8 +191,8 @@ typedef struct Model {
     bool drop_training_info; /* see model_drop_stale_training_info */
     bool oom;      /* an edit ran out of memory: the graph is not to be trusted */
     Bytes wire;    /* the whole input file */
-    NameMap value_names; /* every value name ever used, for fresh names */
-    NameMap node_names;
+    NameMap value_names; /* set (nameset_add) of every value name ever used, for fresh names */
+    NameMap node_names;  /* the same for node names */
     NameMap next_suffix; /* base name -> next suffix to try (fresh names) */
     Graph **all_graphs; /* every graph ever created, so model_free reaches them */
     size_t n_all_graphs, cap_all_graphs;

@@ -253,11 +253,20 @@ void out_fixed32_field(Out *o, uint32_t num, uint32_t v)
     out_copy(o, b, 4);
 }
 
+/* A piece this short is copied, not referenced: a reference takes a Seg
+ * (32 bytes) and breaks the run of copied bytes, so the next copy takes
+ * another. Names and small values of re-encoded nodes are mostly short: a
+ * million of them would otherwise hold tens of segments each. */
+enum { OUT_COPY_MAX = 64 };
+
 void out_bytes_field(Out *o, uint32_t num, const void *p, size_t n)
 {
     out_tag(o, num, WT_LEN);
     out_varint(o, n);
-    out_ref(o, p, n);
+    if (n <= OUT_COPY_MAX)
+        out_copy(o, p, n);
+    else
+        out_ref(o, p, n);
 }
 
 void out_string_field(Out *o, uint32_t num, const char *s)

@@ -290,10 +290,38 @@ void out_append(Out *o, const Out *child)
     }
 }
 
+/* Appends child's segments by growing child's array (realloc of a large
+ * block moves pages, it does not copy them) and putting o's few segments in
+ * front: copying the graph's segments into the model's array would hold both
+ * at once. */
+static void out_adopt(Out *o, Out *child)
+{
+    size_t n = o->n + child->n;
+    Seg *segs = n <= SIZE_MAX / sizeof *segs ? realloc(child->segs, n * sizeof *segs) : NULL;
+    if (!segs) {
+        o->failed = true;
+        return;
+    }
+    memmove(segs + o->n, segs, child->n * sizeof *segs);
+    if (o->n)
+        memcpy(segs, o->segs, o->n * sizeof *segs);
+    free(o->segs);
+    o->segs = segs;
+    o->n = o->cap = n;
+    o->size += child->size;
+    child->segs = NULL;
+    child->n = child->cap = 0;
+}
+
 void out_message_field(Out *o, uint32_t num, Out *child)
 {
     out_tag(o, num, WT_LEN);
     out_varint(o, child->size);
-    out_append(o, child);
+    if (child->failed)
+        o->failed = true;
+    if (child->n > 64 && child->n > o->n && !o->failed)
+        out_adopt(o, child);
+    else
+        out_append(o, child);
     out_free(child);
 }

@@ -269,6 +269,24 @@ void out_bytes_field(Out *o, uint32_t num, const void *p, size_t n)
         out_ref(o, p, n);
 }
 
+bool out_ref_field(Out *o, uint32_t num, Bytes body, Bytes within)
+{
+    uint8_t head[20];
+    size_t k = 0;
+    for (uint64_t v = (uint64_t)num << 3 | WT_LEN, pass = 0; pass < 2; pass++, v = body.len) {
+        do {
+            head[k++] = (uint8_t)((v & 0x7f) | (v >> 7 ? 0x80 : 0));
+            v >>= 7;
+        } while (v);
+    }
+    uintptr_t at = (uintptr_t)body.ptr, lo = (uintptr_t)within.ptr;
+    if (at < lo + k || at - lo > within.len || body.len > within.len - (at - lo) ||
+        memcmp(body.ptr - k, head, k) != 0)
+        return false;
+    out_ref(o, body.ptr - k, k + body.len);
+    return true;
+}
+
 void out_string_field(Out *o, uint32_t num, const char *s)
 {
     out_bytes_field(o, num, s, strlen(s));

@@ -17,6 +17,19 @@
 #define GROW(g_arena, arr, cap, need) \
     arena_grow((g_arena), (void **)&(arr), &(cap), (need), sizeof *(arr))
 
+/* arena_grow for the lists that count in 32 bits (an Op's, a Var's uses). */
+static int grow32(Arena *a, void **arr, uint32_t *cap, size_t need, size_t size)
+{
+    size_t n = *cap;
+    if (need > UINT32_MAX || arena_grow(a, arr, &n, need, size) || n > UINT32_MAX)
+        return -1;
+    *cap = (uint32_t)n;
+    return 0;
+}
+
+#define GROW32(g_arena, arr, cap, need) \
+    grow32((g_arena), (void **)&(arr), &(cap), (need), sizeof *(arr))
+
 /* A graph's own lists (operations, variables, parameters, pending
  * insertions) grow with realloc, not in the arena: an arena keeps every
  * outgrown copy, which for a million nodes is as much again as the lists. */
@@ -253,10 +266,8 @@ static int var_add_use(Arena *a, Var *v, Op *op, size_t slot)
     /* Most values have one reader: start with room for one, not four. */
     if (!v->cap_uses && (v->uses = arena_alloc(a, sizeof *v->uses)))
         v->cap_uses = 1;
-    size_t cap = v->cap_uses;
-    if (v->n_uses == UINT32_MAX || GROW(a, v->uses, cap, v->n_uses + 1) || cap > UINT32_MAX)
+    if (GROW32(a, v->uses, v->cap_uses, (size_t)v->n_uses + 1))
         return -1;
-    v->cap_uses = (uint32_t)cap;
     v->uses[v->n_uses++] = (Use){op, slot};
     return 0;
 }
@@ -278,20 +289,22 @@ static void var_del_use(Var *v, const Op *op, size_t slot)
 int op_reserve(Op *op, size_t n_inputs, size_t n_outputs, size_t n_attrs)
 {
     Arena *a = &op->graph->model->arena;
+    if (n_inputs > UINT32_MAX || n_outputs > UINT32_MAX || n_attrs > UINT32_MAX)
+        return -1;
     if (!op->cap_inputs && n_inputs) {
         if (!(op->inputs = arena_array(a, n_inputs, sizeof *op->inputs)))
             return -1;
-        op->cap_inputs = n_inputs;
+        op->cap_inputs = (uint32_t)n_inputs;
     }
     if (!op->cap_outputs && n_outputs) {
         if (!(op->outputs = arena_array(a, n_outputs, sizeof *op->outputs)))
             return -1;
-        op->cap_outputs = n_outputs;
+        op->cap_outputs = (uint32_t)n_outputs;
     }
     if (!op->cap_attrs && n_attrs) {
         if (!(op->attrs = arena_array(a, n_attrs, sizeof *op->attrs)))
             return -1;
-        op->cap_attrs = n_attrs;
+        op->cap_attrs = (uint32_t)n_attrs;
     }
     return 0;
 }
@@ -299,7 +312,7 @@ int op_reserve(Op *op, size_t n_inputs, size_t n_outputs, size_t n_attrs)
 int op_append_input(Op *op, Var *v)
 {
     Arena *a = &op->graph->model->arena;
-    if (GROW(a, op->inputs, op->cap_inputs, op->n_inputs + 1))
+    if (GROW32(a, op->inputs, op->cap_inputs, (size_t)op->n_inputs + 1))
         return -1;
     size_t slot = op->n_inputs++;
     op->inputs[slot] = v;
@@ -311,7 +324,7 @@ int op_append_output(Op *op, Var *v)
     Arena *a = &op->graph->model->arena;
     if (v && v->producer)
         return -1;
-    if (GROW(a, op->outputs, op->cap_outputs, op->n_outputs + 1))
+    if (GROW32(a, op->outputs, op->cap_outputs, (size_t)op->n_outputs + 1))
         return -1;
     size_t slot = op->n_outputs++;
     op->outputs[slot] = v;
@@ -325,7 +338,7 @@ int op_append_output(Op *op, Var *v)
 Attr *op_add_attr(Op *op, const char *name, AttrType type)
 {
     Arena *a = &op->graph->model->arena;
-    if (GROW(a, op->attrs, op->cap_attrs, op->n_attrs + 1))
+    if (GROW32(a, op->attrs, op->cap_attrs, (size_t)op->n_attrs + 1))
         return NULL;
     Attr *at = &op->attrs[op->n_attrs++];
     memset(at, 0, sizeof *at);

@@ -103,11 +103,12 @@ struct Op {
     const char *domain;
     Graph *graph;
     Var **inputs; /* NULL entry: an omitted optional input ("") */
-    size_t n_inputs, cap_inputs;
     Var **outputs; /* NULL entry: an omitted optional output */
-    size_t n_outputs, cap_outputs;
     Attr *attrs;
-    size_t n_attrs, cap_attrs;
+    /* 32-bit like Var's: 24 bytes less on each of a large graph's nodes */
+    uint32_t n_inputs, cap_inputs;
+    uint32_t n_outputs, cap_outputs;
+    uint32_t n_attrs, cap_attrs;
     size_t scratch; /* per-algorithm temporary (topological index) */
     bool removed;
     bool changed; /* inputs, outputs, names or attributes differ from wire */

@@ -189,8 +189,8 @@ static void run_rule(InferRun *r, InferCtx *c)
         return;
     }
     if (!counts_ok(s, op)) {
-        infer_bad(c, "%zu inputs and %zu outputs are outside %s-%d's bounds", op->n_inputs,
-                  op->n_outputs, op->type, s->since);
+        infer_bad(c, "%zu inputs and %zu outputs are outside %s-%d's bounds", (size_t)op->n_inputs,
+                  (size_t)op->n_outputs, op->type, s->since);
         return;
     }
     if (s->infer(c) != 0)

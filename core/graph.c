@@ -161,7 +161,7 @@ Var *graph_shadow_var(Graph *g, const char *name)
 static void var_unshadow_earlier(Var *v, const char *name)
 {
     for (Var *p = v->shadows; p; p = p->shadows) {
-        if (p->dropped || !p->shadowed || strcmp(p->name, name) != 0)
+        if (p->removed || !p->shadowed || strcmp(p->name, name) != 0)
             continue;
         if (namemap_put(&v->graph->by_name, p->name, p))
             v->graph->model->oom = true;
@@ -364,7 +364,7 @@ int graph_add_input(Graph *g, Var *v, Bytes wire)
 
 int graph_add_output(Graph *g, Var *v, Bytes wire)
 {
-    v->is_output++;
+    v->n_output_lists++;
     return add_value_info(g, &g->outputs, &g->n_outputs, &g->cap_outputs, v, wire);
 }
 
@@ -703,7 +703,7 @@ int var_take_over(Var *to, Var *v)
         to->type = v->type;
     v->producer = NULL;
     mark_changed(p);
-    return v->is_output ? 0 : graph_drop_var(v);
+    return v->n_output_lists ? 0 : graph_drop_var(v);
 }
 
 /* A subgraph going away no longer reads outer values, as inputs of its
@@ -717,7 +717,7 @@ static int detach_graph(Graph *g, void *ctx)
     for (size_t i = 0; i < g->n_outputs; i++) {
         ValueInfo *o = &g->outputs[i];
         if (!o->removed && o->var->graph != g) {
-            o->var->is_output--;
+            o->var->n_output_lists--;
             o->removed = true;
         }
     }
@@ -740,7 +740,7 @@ int graph_remove_op(Op *op, Var *repl)
         return -1;
     for (size_t i = 0; i < op->n_outputs; i++) {
         Var *out = op->outputs[i];
-        if (out && (out->is_output || (out->n_uses && !repl)))
+        if (out && (out->n_output_lists || (out->n_uses && !repl)))
             return -1;
     }
     if (repl)
@@ -801,7 +801,7 @@ int op_outputs_to_params(Op *op, Tensor *const *ts)
 int graph_remove_op_into_output(Op *op, Var *x)
 {
     Var *y = op->n_outputs == 1 ? op->outputs[0] : NULL;
-    if (!x || !y || !x->producer || x->graph != op->graph || x->is_output ||
+    if (!x || !y || !x->producer || x->graph != op->graph || x->n_output_lists ||
         y->graph != x->graph || y->is_input || y->param)
         return -1;
     op_detach_inputs(op);
@@ -817,11 +817,11 @@ static void mark_output_renamed(Graph *g, const Var *v)
             g->changed = true;
 }
 
-/* Is v listed among its own graph's outputs? (is_output also counts the
+/* Is v listed among its own graph's outputs? (n_output_lists also counts the
  * outputs of subgraphs that return v from the outer scope.) */
 static bool var_is_own_output(const Var *v)
 {
-    for (size_t i = 0; v->is_output && i < v->graph->n_outputs; i++)
+    for (size_t i = 0; v->n_output_lists && i < v->graph->n_outputs; i++)
         if (v->graph->outputs[i].var == v && !v->graph->outputs[i].removed)
             return true;
     return false;
@@ -850,7 +850,7 @@ int var_rename(Var *v, const char *name)
         mark_changed(v->producer);
     for (size_t i = 0; i < v->n_uses; i++)
         mark_changed(v->uses[i].op);
-    if (v->is_output) /* subgraphs returning v list it under the new name */
+    if (v->n_output_lists) /* subgraphs returning v list it under the new name */
         for (size_t i = 0; i < m->n_all_graphs; i++)
             mark_output_renamed(m->all_graphs[i], v);
     return 0;
@@ -859,7 +859,7 @@ int var_rename(Var *v, const char *name)
 int op_drop_outputs(Op *op, size_t n)
 {
     for (size_t i = n; i < op->n_outputs; i++)
-        if (op->outputs[i] && (op->outputs[i]->n_uses || op->outputs[i]->is_output))
+        if (op->outputs[i] && (op->outputs[i]->n_uses || op->outputs[i]->n_output_lists))
             return -1;
     for (size_t i = n; i < op->n_outputs; i++) {
         Var *v = op->outputs[i];
@@ -916,14 +916,14 @@ int graph_replace_op(Op *op, Op *repl)
 
 int graph_drop_var(Var *v)
 {
-    if (v->producer || v->n_uses || v->is_input || v->is_output || v->param)
+    if (v->producer || v->n_uses || v->is_input || v->n_output_lists || v->param)
         return -1;
     Graph *g = v->graph;
     bool held = namemap_get(&g->by_name, v->name) == v;
     if (held)
         namemap_del(&g->by_name, v->name);
     var_drop_value_info(v);
-    v->dropped = true;
+    v->removed = true;
     if (held)
         var_unshadow_earlier(v, v->name);
     g->changed = true;
@@ -932,7 +932,7 @@ int graph_drop_var(Var *v)
 
 int graph_remove_param(Var *v)
 {
-    if (!v->param || v->n_uses || v->is_input || v->is_output)
+    if (!v->param || v->n_uses || v->is_input || v->n_output_lists)
         return -1;
     Graph *g = v->graph;
     size_t j = 0;
@@ -946,7 +946,7 @@ int graph_remove_param(Var *v)
 
 static bool param_removable(const Var *v)
 {
-    return v->param && !v->n_uses && !v->is_input && !v->is_output;
+    return v->param && !v->n_uses && !v->is_input && !v->n_output_lists;
 }
 
 size_t graph_remove_params_where(Graph *g, bool (*drop)(Var *v, void *ctx), void *ctx)
@@ -1133,7 +1133,7 @@ void graph_compact(Graph *g)
     g->n_ops = j;
     j = 0;
     for (size_t i = 0; i < g->n_vars; i++)
-        if (!g->vars[i]->dropped)
+        if (!g->vars[i]->removed)
             g->vars[j++] = g->vars[i];
     g->n_vars = j;
 }

@@ -88,10 +88,10 @@ struct Var {
     uint32_t producer_slot;
     uint32_t n_uses, cap_uses;
     uint32_t value_info_at; /* 1 + index of its first value_info entry; 0: none */
-    unsigned is_output; /* how many graph output lists name it (its graph's, or a
+    unsigned n_output_lists; /* how many graph output lists name it (its graph's, or a
                          * subgraph's naming it from the outer scope) */
     bool is_input;    /* listed in the graph's inputs */
-    bool dropped;     /* removed from the graph */
+    bool removed;     /* removed from the graph (as Op.removed) */
     bool shadowed;    /* its name was written again by a later node (non-SSA input) */
     bool value_info_dup; /* named by more than one value_info entry */
     TypeInfo type;

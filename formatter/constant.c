@@ -81,7 +81,7 @@ static int constant_rewritten_names(const Graph *g, NameMap *names)
 {
     for (size_t i = 0; i < g->n_vars; i++) {
         Var *v = g->vars[i];
-        if (v->shadowed && !v->dropped && namemap_put(names, v->name, v))
+        if (v->shadowed && !v->removed && namemap_put(names, v->name, v))
             return -1;
     }
     return 0;

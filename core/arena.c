@@ -52,9 +52,17 @@ static void *arena_alloc_aligned(Arena *a, size_t n, size_t align)
     return p;
 }
 
+/* The IR holds pointers, sizes, int64 and double, never long double: 8-byte
+ * alignment serves every object, where max_align_t's 16 would pad each Op,
+ * name list and use list (a million-node graph holds millions of them). */
+enum { ARENA_ALIGN = 8 };
+_Static_assert(_Alignof(int64_t) <= ARENA_ALIGN && _Alignof(double) <= ARENA_ALIGN &&
+                   _Alignof(void *) <= ARENA_ALIGN && _Alignof(size_t) <= ARENA_ALIGN,
+               "arena objects need at most 8-byte alignment");
+
 static void *arena_alloc_raw(Arena *a, size_t n)
 {
-    return arena_alloc_aligned(a, n, sizeof(max_align_t));
+    return arena_alloc_aligned(a, n, ARENA_ALIGN);
 }
 
 void *arena_alloc(Arena *a, size_t n)

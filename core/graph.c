@@ -18,6 +18,19 @@
 #define GROW(g_arena, arr, cap, need) \
     arena_grow((g_arena), (void **)&(arr), &(cap), (need), sizeof *(arr))
 
+/* arena_grow for the lists that count in 32 bits (an Op's, a Var's uses). */
+static int grow32(Arena *a, void **arr, uint32_t *cap, size_t need, size_t size)
+{
+    size_t n = *cap;
+    if (need > UINT32_MAX || arena_grow(a, arr, &n, need, size) || n > UINT32_MAX)
+        return -1;
+    *cap = (uint32_t)n;
+    return 0;
+}
+
+#define GROW32(g_arena, arr, cap, need) \
+    grow32((g_arena), (void **)&(arr), &(cap), (need), sizeof *(arr))
+
 /* A graph's own lists (operations, variables, parameters, pending
  * insertions) grow with realloc, not in the arena: an arena keeps every
  * outgrown copy, which for a million nodes is as much again as the lists. */
@@ -214,7 +227,7 @@ Var *graph_shadow_var(Graph *g, const char *name)
 static void var_unshadow_earlier(Var *v, const char *name)
 {
     for (Var *p = v->shadows; p; p = p->shadows) {
-        if (p->dropped || !p->shadowed || strcmp(p->name, name) != 0)
+        if (p->removed || !p->shadowed || strcmp(p->name, name) != 0)
             continue;
         if (namemap_put(&v->graph->by_name, p->name, p))
             v->graph->model->oom = true;
@@ -234,7 +247,7 @@ static Var *var_create(Graph *g, const char *name, bool copy)
         return NULL;
     v->name = copy ? arena_strdup(&m->arena, name) : name;
     if (!v->name || namemap_put(&g->by_name, v->name, v) ||
-        namemap_put(&m->value_names, v->name, v))
+        nameset_add(&m->value_names, v->name))
         return NULL;
     v->graph = g;
     v->type.rank = -1;
@@ -272,7 +285,7 @@ static const char *fresh_name(Model *m, NameMap *names, const char *base)
     }
     const char *key = next ? arena_strdup(&m->arena, base) : NULL;
     /* Reserve it at once so two fresh names never collide. */
-    if (namemap_put(names, buf, buf) || (next && (!key || namemap_put(&m->next_suffix, key,
+    if (nameset_add(names, buf) || (next && (!key || namemap_put(&m->next_suffix, key,
                                                                          (void *)next))))
         return NULL;
     return buf;
@@ -301,7 +314,7 @@ Op *graph_insert_op(Graph *g, Op *after, const char *type, const char *name)
     op->changed = true;
     if (!op->type || !op->name)
         return NULL;
-    if (*op->name && namemap_put(&g->model->node_names, op->name, op))
+    if (*op->name && nameset_add(&g->model->node_names, op->name))
         return NULL;
     g->changed = true;
     if (after && !(g->n_ops && g->ops[g->n_ops - 1] == after && !g->n_pending)) {
@@ -319,10 +332,8 @@ static int var_add_use(Arena *a, Var *v, Op *op, size_t slot)
     /* Most values have one reader: start with room for one, not four. */
     if (!v->cap_uses && (v->uses = arena_alloc(a, sizeof *v->uses)))
         v->cap_uses = 1;
-    size_t cap = v->cap_uses;
-    if (v->n_uses == UINT32_MAX || GROW(a, v->uses, cap, v->n_uses + 1) || cap > UINT32_MAX)
+    if (GROW32(a, v->uses, v->cap_uses, (size_t)v->n_uses + 1))
         return -1;
-    v->cap_uses = (uint32_t)cap;
     v->uses[v->n_uses++] = (Use){op, slot};
     return 0;
 }
@@ -363,20 +374,22 @@ static void var_del_use(Var *v, const Op *op, size_t slot)
 int op_reserve(Op *op, size_t n_inputs, size_t n_outputs, size_t n_attrs)
 {
     Arena *a = &op->graph->model->arena;
+    if (n_inputs > UINT32_MAX || n_outputs > UINT32_MAX || n_attrs > UINT32_MAX)
+        return -1;
     if (!op->cap_inputs && n_inputs) {
         if (!(op->inputs = arena_array(a, n_inputs, sizeof *op->inputs)))
             return -1;
-        op->cap_inputs = n_inputs;
+        op->cap_inputs = (uint32_t)n_inputs;
     }
     if (!op->cap_outputs && n_outputs) {
         if (!(op->outputs = arena_array(a, n_outputs, sizeof *op->outputs)))
             return -1;
-        op->cap_outputs = n_outputs;
+        op->cap_outputs = (uint32_t)n_outputs;
     }
     if (!op->cap_attrs && n_attrs) {
         if (!(op->attrs = arena_array(a, n_attrs, sizeof *op->attrs)))
             return -1;
-        op->cap_attrs = n_attrs;
+        op->cap_attrs = (uint32_t)n_attrs;
     }
     return 0;
 }
@@ -384,7 +397,7 @@ int op_reserve(Op *op, size_t n_inputs, size_t n_outputs, size_t n_attrs)
 int op_append_input(Op *op, Var *v)
 {
     Arena *a = &op->graph->model->arena;
-    if (GROW(a, op->inputs, op->cap_inputs, op->n_inputs + 1))
+    if (GROW32(a, op->inputs, op->cap_inputs, (size_t)op->n_inputs + 1))
         return -1;
     size_t slot = op->n_inputs++;
     op->inputs[slot] = v;
@@ -396,7 +409,7 @@ int op_append_output(Op *op, Var *v)
     Arena *a = &op->graph->model->arena;
     if (v && v->producer)
         return -1;
-    if (GROW(a, op->outputs, op->cap_outputs, op->n_outputs + 1))
+    if (GROW32(a, op->outputs, op->cap_outputs, (size_t)op->n_outputs + 1))
         return -1;
     size_t slot = op->n_outputs++;
     op->outputs[slot] = v;
@@ -422,7 +435,7 @@ size_t model_op_edits(const Model *m)
 Attr *op_add_attr(Op *op, const char *name, AttrType type)
 {
     Arena *a = &op->graph->model->arena;
-    if (GROW(a, op->attrs, op->cap_attrs, op->n_attrs + 1))
+    if (GROW32(a, op->attrs, op->cap_attrs, (size_t)op->n_attrs + 1))
         return NULL;
     Attr *at = &op->attrs[op->n_attrs++];
     memset(at, 0, sizeof *at);
@@ -448,7 +461,7 @@ int graph_add_input(Graph *g, Var *v, Bytes wire)
 
 int graph_add_output(Graph *g, Var *v, Bytes wire)
 {
-    v->is_output++;
+    v->n_output_lists++;
     return add_value_info(g, &g->outputs, &g->n_outputs, &g->cap_outputs, v, wire);
 }
 
@@ -784,7 +797,7 @@ int var_take_over(Var *to, Var *v)
         to->type = v->type;
     v->producer = NULL;
     mark_changed(p);
-    return v->is_output ? 0 : graph_drop_var(v);
+    return v->n_output_lists ? 0 : graph_drop_var(v);
 }
 
 /* A subgraph going away no longer reads outer values, as inputs of its
@@ -798,7 +811,7 @@ static int detach_graph(Graph *g, void *ctx)
     for (size_t i = 0; i < g->n_outputs; i++) {
         ValueInfo *o = &g->outputs[i];
         if (!o->removed && o->var->graph != g) {
-            o->var->is_output--;
+            o->var->n_output_lists--;
             o->removed = true;
         }
     }
@@ -821,7 +834,7 @@ int graph_remove_op(Op *op, Var *repl)
         return -1;
     for (size_t i = 0; i < op->n_outputs; i++) {
         Var *out = op->outputs[i];
-        if (out && (out->is_output || (out->n_uses && !repl)))
+        if (out && (out->n_output_lists || (out->n_uses && !repl)))
             return -1;
     }
     if (repl)
@@ -882,7 +895,7 @@ int op_outputs_to_params(Op *op, Tensor *const *ts)
 int graph_remove_op_into_output(Op *op, Var *x)
 {
     Var *y = op->n_outputs == 1 ? op->outputs[0] : NULL;
-    if (!x || !y || !x->producer || x->graph != op->graph || x->is_output ||
+    if (!x || !y || !x->producer || x->graph != op->graph || x->n_output_lists ||
         y->graph != x->graph || y->is_input || y->param)
         return -1;
     op_detach_inputs(op);
@@ -898,11 +911,11 @@ static void mark_output_renamed(Graph *g, const Var *v)
             g->changed = true;
 }
 
-/* Is v listed among its own graph's outputs? (is_output also counts the
+/* Is v listed among its own graph's outputs? (n_output_lists also counts the
  * outputs of subgraphs that return v from the outer scope.) */
 static bool var_is_own_output(const Var *v)
 {
-    for (size_t i = 0; v->is_output && i < v->graph->n_outputs; i++)
+    for (size_t i = 0; v->n_output_lists && i < v->graph->n_outputs; i++)
         if (v->graph->outputs[i].var == v && !v->graph->outputs[i].removed)
             return true;
     return false;
@@ -925,13 +938,13 @@ int var_rename(Var *v, const char *name)
     v->shadowed = false;
     if (held)
         var_unshadow_earlier(v, was);
-    if (namemap_put(&g->by_name, copy, v) || namemap_put(&m->value_names, copy, v))
+    if (namemap_put(&g->by_name, copy, v) || nameset_add(&m->value_names, copy))
         return -1;
     if (v->producer)
         mark_changed(v->producer);
     for (size_t i = 0; i < v->n_uses; i++)
         mark_changed(v->uses[i].op);
-    if (v->is_output) /* subgraphs returning v list it under the new name */
+    if (v->n_output_lists) /* subgraphs returning v list it under the new name */
         for (size_t i = 0; i < m->n_all_graphs; i++)
             mark_output_renamed(m->all_graphs[i], v);
     return 0;
@@ -940,7 +953,7 @@ int var_rename(Var *v, const char *name)
 int op_drop_outputs(Op *op, size_t n)
 {
     for (size_t i = n; i < op->n_outputs; i++)
-        if (op->outputs[i] && (op->outputs[i]->n_uses || op->outputs[i]->is_output))
+        if (op->outputs[i] && (op->outputs[i]->n_uses || op->outputs[i]->n_output_lists))
             return -1;
     for (size_t i = n; i < op->n_outputs; i++) {
         Var *v = op->outputs[i];
@@ -1016,14 +1029,14 @@ int graph_replace_op(Op *op, Op *repl)
 
 int graph_drop_var(Var *v)
 {
-    if (v->producer || v->n_uses || v->is_input || v->is_output || v->param)
+    if (v->producer || v->n_uses || v->is_input || v->n_output_lists || v->param)
         return -1;
     Graph *g = v->graph;
     bool held = namemap_get(&g->by_name, v->name) == v;
     if (held)
         namemap_del(&g->by_name, v->name);
     var_drop_value_info(v);
-    v->dropped = true;
+    v->removed = true;
     if (held)
         var_unshadow_earlier(v, v->name);
     g->changed = true;
@@ -1032,7 +1045,7 @@ int graph_drop_var(Var *v)
 
 int graph_remove_param(Var *v)
 {
-    if (!v->param || v->n_uses || v->is_input || v->is_output)
+    if (!v->param || v->n_uses || v->is_input || v->n_output_lists)
         return -1;
     Graph *g = v->graph;
     size_t j = 0;
@@ -1046,7 +1059,7 @@ int graph_remove_param(Var *v)
 
 static bool param_removable(const Var *v)
 {
-    return v->param && !v->n_uses && !v->is_input && !v->is_output;
+    return v->param && !v->n_uses && !v->is_input && !v->n_output_lists;
 }
 
 size_t graph_remove_params_where(Graph *g, bool (*drop)(Var *v, void *ctx), void *ctx)
@@ -1233,7 +1246,7 @@ void graph_compact(Graph *g)
     g->n_ops = j;
     j = 0;
     for (size_t i = 0; i < g->n_vars; i++)
-        if (!g->vars[i]->dropped)
+        if (!g->vars[i]->removed)
             g->vars[j++] = g->vars[i];
     g->n_vars = j;
 }

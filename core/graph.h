@@ -88,10 +88,10 @@ struct Var {
     uint32_t producer_slot;
     uint32_t n_uses, cap_uses;
     uint32_t value_info_at; /* 1 + index of its first value_info entry; 0: none */
-    unsigned is_output; /* how many graph output lists name it (its graph's, or a
+    unsigned n_output_lists; /* how many graph output lists name it (its graph's, or a
                          * subgraph's naming it from the outer scope) */
     bool is_input;    /* listed in the graph's inputs */
-    bool dropped;     /* removed from the graph */
+    bool removed;     /* removed from the graph (as Op.removed) */
     bool shadowed;    /* its name was written again by a later node (non-SSA input) */
     bool value_info_dup; /* named by more than one value_info entry */
     TypeInfo type;
@@ -103,11 +103,12 @@ struct Op {
     const char *domain;
     Graph *graph;
     Var **inputs; /* NULL entry: an omitted optional input ("") */
-    size_t n_inputs, cap_inputs;
     Var **outputs; /* NULL entry: an omitted optional output */
-    size_t n_outputs, cap_outputs;
     Attr *attrs;
-    size_t n_attrs, cap_attrs;
+    /* 32-bit like Var's: 24 bytes less on each of a large graph's nodes */
+    uint32_t n_inputs, cap_inputs;
+    uint32_t n_outputs, cap_outputs;
+    uint32_t n_attrs, cap_attrs;
     size_t scratch; /* per-algorithm temporary (topological index) */
     bool removed;
     bool changed; /* inputs, outputs, names or attributes differ from wire */
@@ -192,8 +193,8 @@ typedef struct Model {
     bool drop_training_info; /* see model_drop_stale_training_info */
     bool oom;      /* an edit ran out of memory: the graph is not to be trusted */
     Bytes wire;    /* the whole input file */
-    NameMap value_names; /* every value name ever used, for fresh names */
-    NameMap node_names;
+    NameMap value_names; /* set (nameset_add) of every value name ever used, for fresh names */
+    NameMap node_names;  /* the same for node names */
     NameMap next_suffix; /* base name -> next suffix to try (fresh names) */
     Graph **all_graphs; /* every graph ever created, so model_free reaches them */
     size_t n_all_graphs, cap_all_graphs;

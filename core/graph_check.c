@@ -58,7 +58,7 @@ static void for_each_edge(const Graph *g, void (*fn)(void *, size_t, size_t), vo
 {
     for (size_t i = 0; i < g->n_vars; i++) {
         Var *v = g->vars[i];
-        if (v->dropped || !v->producer)
+        if (v->removed || !v->producer)
             continue;
         for (size_t k = 0; k < v->n_uses; k++) {
             Op *c = op_in_graph(v->uses[k].op, g);
@@ -217,7 +217,7 @@ static int verify_op(const Op *op, Verify *c)
         Var *v = op->inputs[s];
         if (!v)
             continue;
-        if (v->dropped || (!v->shadowed && graph_find_var(op->graph, v->name) != v))
+        if (v->removed || (!v->shadowed && graph_find_var(op->graph, v->name) != v))
             return diag_set(c->d, PPQ_EINTERNAL, "node '%s' input '%s' is not a visible value",
                             op->name, v->name);
         c->slots++;
@@ -289,10 +289,10 @@ static int verify_one(Graph *g, void *ctx)
         if (!g->ops[i]->removed && verify_op(g->ops[i], c))
             return -1;
     for (size_t i = 0; i < g->n_vars; i++)
-        if (!g->vars[i]->dropped && verify_var(g->vars[i], c))
+        if (!g->vars[i]->removed && verify_var(g->vars[i], c))
             return -1;
     for (size_t i = 0; i < g->n_outputs; i++)
-        if (g->outputs[i].var->dropped)
+        if (g->outputs[i].var->removed)
             return diag_set(c->d, PPQ_EINTERNAL, "graph output '%s' was dropped",
                             g->outputs[i].var->name);
     return 0;

@@ -56,7 +56,7 @@ static void decl_load(InferRun *r, const ValueInfo *vi, bool parse_exprs)
  * element's own size, which differ from element to element. */
 static void held_load(InferRun *r, const HeldDecl *h)
 {
-    if (!h->var || h->var->dropped || facts_map_get(&r->decls, h->var))
+    if (!h->var || h->var->removed || facts_map_get(&r->decls, h->var))
         return;
     dim_table_set_origin(r->dt, h->var->name);
     InferFact f;
@@ -189,8 +189,8 @@ static void run_rule(InferRun *r, InferCtx *c)
         return;
     }
     if (!counts_ok(s, op)) {
-        infer_bad(c, "%zu inputs and %zu outputs are outside %s-%d's bounds", op->n_inputs,
-                  op->n_outputs, op->type, s->since);
+        infer_bad(c, "%zu inputs and %zu outputs are outside %s-%d's bounds", (size_t)op->n_inputs,
+                  (size_t)op->n_outputs, op->type, s->since);
         return;
     }
     if (s->infer(c) != 0)
@@ -245,7 +245,7 @@ static void seed_params(InferRun *r, const Graph *g)
     bool overridable_inputs = r->m->ir_version >= 4;
     for (size_t i = 0; i < g->n_params; i++) {
         Var *v = g->params[i];
-        if (!v->param || v->dropped)
+        if (!v->param || v->removed)
             continue;
         InferFact f;
         facts_from_tensor(r, v->param, &f);

@@ -1,6 +1,7 @@
 /* namemap.c - linear-probing hash map keyed by C strings (FNV-1a). */
 #include "namemap.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,13 +30,13 @@ void *namemap_get(const NameMap *m, const char *key)
     if (!m->cap)
         return NULL;
     size_t i = find_slot(m, key);
-    return m->keys[i] ? m->vals[i] : NULL;
+    return !m->keys[i] ? NULL : m->vals ? m->vals[i] : (void *)m->keys[i];
 }
 
-static int rehash(NameMap *m, size_t cap)
+static int rehash(NameMap *m, size_t cap, bool set)
 {
-    NameMap n = {calloc(cap, sizeof *n.keys), calloc(cap, sizeof *n.vals), cap, 0};
-    if (!n.keys || !n.vals) {
+    NameMap n = {calloc(cap, sizeof *n.keys), set ? NULL : calloc(cap, sizeof *n.vals), cap, 0};
+    if (!n.keys || (!set && !n.vals)) {
         free(n.keys);
         free(n.vals);
         return -1;
@@ -45,7 +46,8 @@ static int rehash(NameMap *m, size_t cap)
             continue;
         size_t j = find_slot(&n, m->keys[i]);
         n.keys[j] = m->keys[i];
-        n.vals[j] = m->vals[i];
+        if (!set)
+            n.vals[j] = m->vals[i];
         n.len++;
     }
     namemap_free(m);
@@ -53,17 +55,31 @@ static int rehash(NameMap *m, size_t cap)
     return 0;
 }
 
-int namemap_put(NameMap *m, const char *key, void *val)
+/* The slot of key, inserted when absent; SIZE_MAX when out of memory. */
+static size_t insert(NameMap *m, const char *key, bool set)
 {
-    if ((m->len + 1) * 4 >= m->cap * 3 && rehash(m, m->cap ? m->cap * 2 : 16) != 0)
-        return -1;
+    if ((m->len + 1) * 4 >= m->cap * 3 && rehash(m, m->cap ? m->cap * 2 : 16, set) != 0)
+        return SIZE_MAX;
     size_t i = find_slot(m, key);
     if (!m->keys[i]) {
         m->keys[i] = key;
         m->len++;
     }
+    return i;
+}
+
+int namemap_put(NameMap *m, const char *key, void *val)
+{
+    size_t i = insert(m, key, false);
+    if (i == SIZE_MAX)
+        return -1;
     m->vals[i] = val;
     return 0;
+}
+
+int nameset_add(NameMap *m, const char *key)
+{
+    return insert(m, key, true) == SIZE_MAX ? -1 : 0;
 }
 
 void namemap_del(NameMap *m, const char *key)
@@ -78,11 +94,12 @@ void namemap_del(NameMap *m, const char *key)
     /* Re-seat the entries that follow in the probe run. */
     for (size_t j = (i + 1) & (m->cap - 1); m->keys[j]; j = (j + 1) & (m->cap - 1)) {
         const char *k = m->keys[j];
-        void *v = m->vals[j];
+        void *v = m->vals ? m->vals[j] : NULL;
         m->keys[j] = NULL;
         size_t s = find_slot(m, k);
         m->keys[s] = k;
-        m->vals[s] = v;
+        if (m->vals)
+            m->vals[s] = v;
     }
 }
 

@@ -8,7 +8,7 @@
 
 typedef struct NameMap {
     const char **keys;
-    void **vals;
+    void **vals; /* NULL for a set (nameset_add) */
     size_t cap, len;
 } NameMap;
 
@@ -18,5 +18,9 @@ int namemap_put(NameMap *m, const char *key, void *val);
 /* Removes key if present (backward-shift deletion keeps probes short). */
 void namemap_del(NameMap *m, const char *key);
 void namemap_free(NameMap *m);
+/* The map used as a set of names (no values stored: half the memory; the
+ * model-wide name sets hold one entry per value or node). namemap_get on a
+ * set returns the stored key. A map is used either way, never both. */
+int nameset_add(NameMap *m, const char *key);
 
 #endif

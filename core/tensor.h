@@ -38,8 +38,14 @@ typedef struct TensorGen {
     const void *ctx;
 } TensorGen;
 
+/* Fields ordered so the flags share dtype's word: a large model holds one
+ * Tensor per initializer (112 bytes padded, 96 packed). */
 typedef struct Tensor {
     int32_t dtype;
+    bool external;    /* data_location = EXTERNAL: bytes live in another file */
+    bool sparse;      /* a graph's sparse_initializer: wire is the SparseTensorProto,
+                       * dims its dense shape; no element bytes (data, gen NULL) */
+    bool changed;     /* dtype, dims or data differ from wire */
     size_t ndims;
     int64_t *dims;
     const void *data; /* little-endian elements; NULL if not in memory */
@@ -47,12 +53,8 @@ typedef struct Tensor {
     size_t nbytes;
     Bytes *strings;   /* DT_STRING elements */
     size_t n_strings;
-    bool external;    /* data_location = EXTERNAL: bytes live in another file */
-    bool sparse;      /* a graph's sparse_initializer: wire is the SparseTensorProto,
-                       * dims its dense shape; no element bytes (data, gen NULL) */
     const char *location; /* that file, relative to the model's folder */
     const char *name; /* the name stored in the TensorProto */
-    bool changed;     /* dtype, dims or data differ from wire */
     Bytes wire;       /* encoded TensorProto; empty for new tensors */
 } Tensor;
 

@@ -39,7 +39,7 @@ static const char *several_attrs(Arena *a, const Op *op)
     char *s = arena_alloc(a, n);
     if (!s)
         return "it has several attributes; a Constant takes exactly one";
-    size_t len = (size_t)snprintf(s, n, head, op->n_attrs);
+    size_t len = (size_t)snprintf(s, n, head, (size_t)op->n_attrs);
     for (size_t i = 0; i < op->n_attrs; i++)
         len += (size_t)snprintf(s + len, n - len, "%s%s", i ? ", " : "", op->attrs[i].name);
     snprintf(s + len, n - len, "%s", tail);
@@ -81,7 +81,7 @@ static int constant_rewritten_names(const Graph *g, NameMap *names)
 {
     for (size_t i = 0; i < g->n_vars; i++) {
         Var *v = g->vars[i];
-        if (v->shadowed && !v->dropped && namemap_put(names, v->name, v))
+        if (v->shadowed && !v->removed && namemap_put(names, v->name, v))
             return -1;
     }
     return 0;

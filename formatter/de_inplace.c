@@ -15,7 +15,7 @@ int pass_de_inplace(Graph *g, Diag *d)
     Model *m = g->model;
     for (size_t i = 0; i < g->n_vars; i++) {
         Var *v = g->vars[i];
-        if (!v->shadowed || v->dropped)
+        if (!v->shadowed || v->removed)
             continue;
         const char *old = v->name, *name = model_fresh_value_name(m, v->name);
         if (!name || var_rename(v, name))

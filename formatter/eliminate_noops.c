@@ -110,7 +110,7 @@ static bool noop_any(const int64_t *v, long n, int64_t want)
 static bool noop_dropout(const Op *op)
 {
     const Var *mask = op->n_outputs > 1 ? op->outputs[1] : NULL;
-    if (mask && (mask->n_uses || mask->is_output))
+    if (mask && (mask->n_uses || mask->n_output_lists))
         return false;
     if (model_domain_opset(op->graph->model, "") < 7)
         return op_attr_int(op, "is_test", 0) == 1;
@@ -363,13 +363,13 @@ static void noop_remove(Op *op, Var *x)
     if (x == y)
         return;
     /* graph_remove_op_into_output's conditions, checked before the mask goes. */
-    if (y->is_output && (!x->producer || x->producer->graph != op->graph || x->is_output)) {
+    if (y->n_output_lists && (!x->producer || x->producer->graph != op->graph || x->n_output_lists)) {
         model_warn(m, label, "kept %s: %s", op->type, kept_output_reason(x));
         return;
     }
     if (op_drop_outputs(op, 1))
         return;
-    if (!y->is_output) {
+    if (!y->n_output_lists) {
         var_replace_all_uses(y, x);
         op->scratch = NOOP_DEAD;
     } else if (graph_remove_op_into_output(op, x)) {

@@ -253,7 +253,7 @@ int pass_fold(Graph *g, Diag *d)
     NameMap rewritten = {0};
     for (size_t i = 0; i < g->n_vars; i++) {
         Var *v = g->vars[i];
-        if (v->shadowed && !v->dropped && namemap_put(&rewritten, v->name, v)) {
+        if (v->shadowed && !v->removed && namemap_put(&rewritten, v->name, v)) {
             namemap_free(&rewritten);
             return diag_set(d, PPQ_EINTERNAL, "out of memory in pass fold");
         }

@@ -147,7 +147,7 @@ static Op *quick_gelu_match(Op *sig, Chain *c, Var **x, double *alpha, int32_t *
 /* Is every use of v by an operation of c (v no graph output)? */
 static bool read_in_chain(const Var *v, const Chain *c)
 {
-    if (v->is_output)
+    if (v->n_output_lists)
         return false;
     for (size_t u = 0; u < v->n_uses; u++) {
         size_t i = 0;

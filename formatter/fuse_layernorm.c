@@ -97,7 +97,7 @@ static bool split_uses(Var **subs, size_t ns, Op **square, Op **norm)
     *square = *norm = NULL;
     for (size_t i = 0; i < ns; i++) {
         Var *d = subs[i];
-        if (d->is_output)
+        if (d->n_output_lists)
             return false;
         for (size_t u = 0; u < d->n_uses; u++) {
             Op *op = d->uses[u].op;
@@ -232,7 +232,7 @@ static Var *ln_start(Op *r1, LnMatch *lm)
 {
     memset(lm, 0, sizeof *lm);
     Var *x = r1->n_inputs ? r1->inputs[0] : NULL, *mean = match_out(r1);
-    if (!x || !mean || mean->is_output || !mean->n_uses || mean->n_uses > 2)
+    if (!x || !mean || mean->n_output_lists || !mean->n_uses || mean->n_uses > 2)
         return NULL;
     lm->x = x;
     lm->rank = value_rank(x);
@@ -276,7 +276,7 @@ static bool reads_pair(const Op *op, const char *type, const Var *a, const Var *
 /* The square of d: Mul(d, d) (d's only reader) or Pow(d, 2). */
 static Op *square_of(Var *d)
 {
-    if (!d || d->is_output)
+    if (!d || d->n_output_lists)
         return NULL;
     if (d->n_uses == 2 && d->uses[0].op == d->uses[1].op &&
         reads_pair(d->uses[0].op, "Mul", d, d) && d->uses[0].op->graph == d->graph)
@@ -288,7 +288,7 @@ static Op *square_of(Var *d)
 /* The other reader of v (two uses, no graph output) besides op. */
 static Op *other_reader(const Var *v, const Op *op)
 {
-    if (!v || v->is_output || v->n_uses != 2)
+    if (!v || v->n_output_lists || v->n_uses != 2)
         return NULL;
     Op *o = v->uses[0].op == op ? v->uses[1].op : v->uses[0].op;
     return o != op && o->graph == v->graph ? o : NULL;

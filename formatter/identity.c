@@ -19,7 +19,7 @@ int pass_identity(Graph *g, Diag *d)
             continue;
         Var *x = op->inputs[0], *y = op->outputs[0];
         const char *label = op_label(op);
-        int rc = y->is_output ? graph_remove_op_into_output(op, x) : graph_remove_op(op, x);
+        int rc = y->n_output_lists ? graph_remove_op_into_output(op, x) : graph_remove_op(op, x);
         if (rc)
             model_warn(m, label, "kept Identity: %s", kept_output_reason(x));
         else

@@ -69,7 +69,7 @@ static bool same_type(const TypeInfo *a, const TypeInfo *b)
  * tensor type (a sequence, an optional: TypeInfo does not hold those). */
 static bool declarable(const Graph *g, const Var *v)
 {
-    if (!v || v->dropped || v->shadowed || v->is_output || v->is_input || v->param ||
+    if (!v || v->removed || v->shadowed || v->n_output_lists || v->is_input || v->param ||
         v->graph != g || graph_find_var(g, v->name) != v)
         return false;
     bool declared = v->value_info_at || v->value_info_dup;

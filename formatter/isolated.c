@@ -98,7 +98,7 @@ static void remove_stale_value_info(Graph *g)
 {
     for (size_t i = 0; i < g->n_value_info; i++) {
         ValueInfo *vi = &g->value_info[i];
-        if (vi->removed || (vi->var && !vi->var->dropped))
+        if (vi->removed || (vi->var && !vi->var->removed))
             continue;
         graph_remove_value_info(g, i);
         model_note(g->model, "removed value_info", vi->var ? vi->var->name : "(unknown name)");

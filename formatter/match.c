@@ -75,7 +75,7 @@ bool chain_add(Chain *c, Op *op)
 static bool op_outputs_live(const Op *op)
 {
     for (size_t i = 0; i < op->n_outputs; i++)
-        if (op->outputs[i] && (op->outputs[i]->n_uses || op->outputs[i]->is_output))
+        if (op->outputs[i] && (op->outputs[i]->n_uses || op->outputs[i]->n_output_lists))
             return true;
     return false;
 }

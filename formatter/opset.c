@@ -105,7 +105,7 @@ static const char *rnn_check(const Op *op, int64_t from, int64_t to)
 {
     const Var *y = op->n_outputs ? op->outputs[0] : NULL;
     if (upgrade_crosses(from, to, 7) && op_attr_int(op, "output_sequence", 0) == 0 && y &&
-        (y->n_uses || y->is_output))
+        (y->n_uses || y->n_output_lists))
         return "a recurrent node from before opset 7 whose Y output is used with "
                "output_sequence=0";
     return NULL;
@@ -162,7 +162,7 @@ static const char *dropout_check(const Op *op, int64_t from, int64_t to)
     if (why)
         return why;
     const Var *mask = op->n_outputs > 1 ? op->outputs[1] : NULL;
-    if (upgrade_crosses(from, to, 10) && mask && (mask->n_uses || mask->is_output))
+    if (upgrade_crosses(from, to, 10) && mask && (mask->n_uses || mask->n_output_lists))
         return "Dropout whose mask output is used (its type changes in opset 10)";
     return NULL;
 }

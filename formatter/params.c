@@ -69,13 +69,13 @@ bool op_is_linear(const Op *op)
 
 Op *sole_consumer(const Var *v)
 {
-    return v && v->n_uses == 1 && !v->is_output ? v->uses[0].op : NULL;
+    return v && v->n_uses == 1 && !v->n_output_lists ? v->uses[0].op : NULL;
 }
 
 int op_update_param(Op *op, size_t slot, Tensor *t, const char *base)
 {
     Var *v = slot < op->n_inputs ? op->inputs[slot] : NULL;
-    if (v && v->param && v->n_uses == 1 && !v->is_input && !v->is_output) {
+    if (v && v->param && v->n_uses == 1 && !v->is_input && !v->n_output_lists) {
         param_set_value(v, t);
         return 0;
     }
@@ -286,7 +286,7 @@ Var *new_int64_param(Op *op, const char *suffix, const int64_t *v, size_t n)
 
 const char *kept_output_reason(const Var *x)
 {
-    if (x->is_output)
+    if (x->n_output_lists)
         return "its input is a graph output too";
     if (x->is_input)
         return "it copies a graph input to a graph output";

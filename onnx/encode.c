@@ -244,6 +244,10 @@ static void emit_params(Out *o, uint32_t field, const Graph *g, bool sparse)
         const Var *v = g->params[i];
         if (v->param->sparse != sparse)
             continue;
+        const Tensor *t = v->param;
+        if (!sparse && t->wire.len && !t->changed && !strcmp(t->name, v->name) &&
+            !tensor_moves_out(t, o->opt) && out_ref_field(o, field, t->wire, g->model->wire))
+            continue;
         if (!sparse) {
             tensor_field(o, field, v->param, v->name, true);
             continue;
@@ -463,7 +467,9 @@ static void emit_graph_field(Out *o, uint32_t field, const void *vctx)
     switch (field) {
     case G_NODE:
         for (size_t i = 0; i < g->n_ops; i++) {
-            if (g->ops[i]->removed)
+            const Op *op = g->ops[i];
+            if (op->removed || (!op_dirty(op, o->opt) &&
+                                out_ref_field(o, G_NODE, op->wire, g->model->wire)))
                 continue;
             out_child(&child, o);
             encode_node(&child, g->ops[i]);

@@ -253,11 +253,38 @@ void out_fixed32_field(Out *o, uint32_t num, uint32_t v)
     out_copy(o, b, 4);
 }
 
+/* A piece this short is copied, not referenced: a reference takes a Seg
+ * (32 bytes) and breaks the run of copied bytes, so the next copy takes
+ * another. Names and small values of re-encoded nodes are mostly short: a
+ * million of them would otherwise hold tens of segments each. */
+enum { OUT_COPY_MAX = 64 };
+
 void out_bytes_field(Out *o, uint32_t num, const void *p, size_t n)
 {
     out_tag(o, num, WT_LEN);
     out_varint(o, n);
-    out_ref(o, p, n);
+    if (n <= OUT_COPY_MAX)
+        out_copy(o, p, n);
+    else
+        out_ref(o, p, n);
+}
+
+bool out_ref_field(Out *o, uint32_t num, Bytes body, Bytes within)
+{
+    uint8_t head[20];
+    size_t k = 0;
+    for (uint64_t v = (uint64_t)num << 3 | WT_LEN, pass = 0; pass < 2; pass++, v = body.len) {
+        do {
+            head[k++] = (uint8_t)((v & 0x7f) | (v >> 7 ? 0x80 : 0));
+            v >>= 7;
+        } while (v);
+    }
+    uintptr_t at = (uintptr_t)body.ptr, lo = (uintptr_t)within.ptr;
+    if (at < lo + k || at - lo > within.len || body.len > within.len - (at - lo) ||
+        memcmp(body.ptr - k, head, k) != 0)
+        return false;
+    out_ref(o, body.ptr - k, k + body.len);
+    return true;
 }
 
 void out_string_field(Out *o, uint32_t num, const char *s)
@@ -281,10 +308,38 @@ void out_append(Out *o, const Out *child)
     }
 }
 
+/* Appends child's segments by growing child's array (realloc of a large
+ * block moves pages, it does not copy them) and putting o's few segments in
+ * front: copying the graph's segments into the model's array would hold both
+ * at once. */
+static void out_adopt(Out *o, Out *child)
+{
+    size_t n = o->n + child->n;
+    Seg *segs = n <= SIZE_MAX / sizeof *segs ? realloc(child->segs, n * sizeof *segs) : NULL;
+    if (!segs) {
+        o->failed = true;
+        return;
+    }
+    memmove(segs + o->n, segs, child->n * sizeof *segs);
+    if (o->n)
+        memcpy(segs, o->segs, o->n * sizeof *segs);
+    free(o->segs);
+    o->segs = segs;
+    o->n = o->cap = n;
+    o->size += child->size;
+    child->segs = NULL;
+    child->n = child->cap = 0;
+}
+
 void out_message_field(Out *o, uint32_t num, Out *child)
 {
     out_tag(o, num, WT_LEN);
     out_varint(o, child->size);
-    out_append(o, child);
+    if (child->failed)
+        o->failed = true;
+    if (child->n > 64 && child->n > o->n && !o->failed)
+        out_adopt(o, child);
+    else
+        out_append(o, child);
     out_free(child);
 }

@@ -96,6 +96,12 @@ void out_fixed32_field(Out *o, uint32_t num, uint32_t v);
 void out_tensor_bytes_field(Out *o, uint32_t num, const Tensor *t);
 void out_bytes_field(Out *o, uint32_t num, const void *p, size_t n);
 void out_string_field(Out *o, uint32_t num, const char *s);
+/* Field num holding body, where body is a part of `within` (the input file)
+ * that the file already holds as exactly this field: the tag and length are
+ * referenced with it, so the unchanged fields of a run in the file stay one
+ * piece of the output. false (nothing written) when the bytes before body
+ * are not that tag and length. */
+bool out_ref_field(Out *o, uint32_t num, Bytes body, Bytes within);
 /* A submessage field: tag, length, then the segments of child, whose own
  * segment list is freed (the bytes it points at stay). */
 void out_message_field(Out *o, uint32_t num, Out *child);

@@ -153,7 +153,8 @@ typedef struct Snap {
     struct {
         Op *producer;
         size_t slot, n_uses;
-        bool dropped, is_output;
+        bool removed;
+        unsigned n_output_lists;
         Tensor *param;
     } vars[SNAP_MAX];
 } Snap;
@@ -178,8 +179,8 @@ static void snap_take(const Graph *g, Snap *s)
         s->vars[i].producer = v->producer;
         s->vars[i].slot = v->producer_slot;
         s->vars[i].n_uses = v->n_uses;
-        s->vars[i].dropped = v->dropped;
-        s->vars[i].is_output = v->is_output;
+        s->vars[i].removed = v->removed;
+        s->vars[i].n_output_lists = v->n_output_lists;
         s->vars[i].param = v->param;
     }
 }
@@ -206,8 +207,8 @@ static const char *snap_diff(const Graph *g, const Snap *s)
     for (size_t i = 0; i < g->n_vars && i < SNAP_MAX; i++) {
         const Var *v = g->vars[i];
         if (v->producer != s->vars[i].producer || v->producer_slot != s->vars[i].slot ||
-            v->n_uses != s->vars[i].n_uses || v->dropped != s->vars[i].dropped ||
-            v->is_output != s->vars[i].is_output || v->param != s->vars[i].param) {
+            v->n_uses != s->vars[i].n_uses || v->removed != s->vars[i].removed ||
+            v->n_output_lists != s->vars[i].n_output_lists || v->param != s->vars[i].param) {
             snprintf(buf, sizeof buf, "value '%s' changed (producer, uses, dropped or param)",
                      v->name);
             return buf;
@@ -377,8 +378,8 @@ static const char *check_replace_all_uses(Model *m)
     EXPECT(t->inputs[0] == y2); /* the use inside the subgraph moved too */
     EXPECT(y2->n_uses == 3 && has_use(y2, b, 0) && has_use(y2, b, 1) && has_use(y2, t, 0));
     /* Graph outputs are names, not uses: they stay with y. */
-    EXPECT(y->is_output && !y2->is_output && g->outputs[0].var == y);
-    EXPECT(y->producer == a && !y->dropped);
+    EXPECT(y->n_output_lists && !y2->n_output_lists && g->outputs[0].var == y);
+    EXPECT(y->producer == a && !y->removed);
 
     /* Replacing a value nothing uses is a no-op. */
     var_replace_all_uses(y, x);
@@ -436,7 +437,7 @@ static const char *check_remove_op_unused(Model *m)
 
     EXPECT(graph_remove_op(dead, NULL) == 0);
     VERIFY(m);
-    EXPECT(dead->removed && dv->dropped && dv->producer == NULL);
+    EXPECT(dead->removed && dv->removed && dv->producer == NULL);
     EXPECT(x->n_uses == 1 && has_use(x, a, 0) == 1); /* both of D's uses are gone */
     EXPECT(graph_find_var(g, "dead") == NULL);
 
@@ -464,7 +465,7 @@ static const char *check_remove_op_with_replacement(Model *m)
     /* Remove z = Identity(y): every reader of z (also inside the If) reads y. */
     EXPECT(graph_remove_op(id, y) == 0);
     VERIFY(m);
-    EXPECT(id->removed && z->dropped && z->n_uses == 0);
+    EXPECT(id->removed && z->removed && z->n_uses == 0);
     EXPECT(n->inputs[0] == y && t->inputs[0] == y);
     EXPECT(y->n_uses == 2 && has_use(y, n, 0) && has_use(y, t, 0) && !has_use(y, id, 0));
     return NULL;
@@ -528,7 +529,7 @@ static const char *check_remove_op_refusal_with_replacement_is_atomic(Model *m)
     VERIFY(m);
     if (n->inputs[0] != y)
         return failf(__LINE__, "graph_remove_op returned -1 but already rewired N's input "
-                               "from 'y' to '%s' (uses are moved before the is_output check)",
+                               "from 'y' to '%s' (uses are moved before the n_output_lists check)",
                      n->inputs[0] ? n->inputs[0]->name : "(null)");
     EXPECT_UNCHANGED(g, &s);
     return NULL;
@@ -560,7 +561,7 @@ static const char *check_remove_op_with_subgraph(Model *m)
     EXPECT(x->n_uses == 1 && has_use(x, a, 0) == 1);
     EXPECT(y->n_uses == 0 && c->n_uses == 0);
     EXPECT(!has_use(x, t, 0) && !has_use(x, e, 0));
-    EXPECT(out(iff)->dropped);
+    EXPECT(out(iff)->removed);
     return NULL;
 }
 
@@ -586,7 +587,7 @@ static const char *check_op_to_param(Model *m)
 
     EXPECT(op_to_param(k, val) == 0);
     VERIFY(m);
-    EXPECT(k->removed && kv->producer == NULL && !kv->dropped);
+    EXPECT(k->removed && kv->producer == NULL && !kv->removed);
     EXPECT(kv->param == val && strcmp(kv->name, "k") == 0);
     EXPECT(graph_find_var(g, "k") == kv);
     EXPECT(g->n_params == params_before + 1 && g->params[g->n_params - 1] == kv);
@@ -662,11 +663,11 @@ static const char *check_remove_op_into_output(Model *m)
     /* A now writes y directly; the intermediate t is gone. */
     EXPECT(id->removed);
     EXPECT(a->outputs[0] == y && y->producer == a && y->producer_slot == 0);
-    EXPECT(t->dropped && t->n_uses == 0 && graph_find_var(g, "t") == NULL);
+    EXPECT(t->removed && t->n_uses == 0 && graph_find_var(g, "t") == NULL);
     /* t's other consumers read y now, in both scopes. */
     EXPECT(b->inputs[0] == y && in->inputs[0] == y);
     EXPECT(y->n_uses == 2 && has_use(y, b, 0) && has_use(y, in, 0));
-    EXPECT(y->is_output && g->outputs[0].var == y);
+    EXPECT(y->n_output_lists && g->outputs[0].var == y);
     return NULL;
 }
 
@@ -737,7 +738,7 @@ static const char *check_remove_param(Model *m)
 
     EXPECT(graph_remove_param(unused) == 0);
     VERIFY(m);
-    EXPECT(unused->dropped && unused->param == NULL && g->n_params == 3);
+    EXPECT(unused->removed && unused->param == NULL && g->n_params == 3);
     for (size_t i = 0; i < g->n_params; i++)
         EXPECT(g->params[i] != unused);
     EXPECT(g->params[0] == used && g->params[1] == pin && g->params[2] == pout); /* order kept */
@@ -767,7 +768,7 @@ static const char *check_drop_var(Model *m)
 
     EXPECT(graph_drop_var(spare) == 0);
     VERIFY(m);
-    EXPECT(spare->dropped && graph_find_var(g, "spare") == NULL);
+    EXPECT(spare->removed && graph_find_var(g, "spare") == NULL);
     EXPECT(g->value_info[0].removed); /* its value_info entry goes too */
     return NULL;
 }
@@ -835,8 +836,8 @@ static const char *check_drop_var_refuses_parameter(Model *m)
     if (rc == 0)
         return failf(__LINE__, "graph_drop_var dropped parameter 'w' but left it in g->params "
                                "(n_params=%zu, dropped=%d): the initializer would still be "
-                               "written", g->n_params, (int)w->dropped);
-    EXPECT(!w->dropped && g->n_params == 1 && graph_find_var(g, "w") == w);
+                               "written", g->n_params, (int)w->removed);
+    EXPECT(!w->removed && g->n_params == 1 && graph_find_var(g, "w") == w);
     VERIFY(m);
     return NULL;
 }
@@ -1408,7 +1409,7 @@ static const char *check_remove_ops_where(Model *m)
     EXPECT(graph_remove_ops_where(g, dead_named_d, NULL) == 0);
     VERIFY(m);
     EXPECT(d1->removed && d2->removed && !l1->removed && !l2->removed && !l3->removed);
-    EXPECT(out(d1)->dropped && out(d2)->dropped && graph_find_var(g, "d1") == NULL);
+    EXPECT(out(d1)->removed && out(d2)->removed && graph_find_var(g, "d1") == NULL);
     EXPECT(x->n_uses == 3 && x->uses[0].op == l1 && x->uses[1].op == l2 && x->uses[2].op == l3);
     return NULL;
 }
@@ -1431,7 +1432,7 @@ static const char *check_remove_params_where(Model *m)
     EXPECT(graph_remove_params_where(g, drop_and_count, &asked) == 2);
     VERIFY(m);
     EXPECT(asked == 3); /* u1, keep, u2: never `used`, which A reads */
-    EXPECT(u1->dropped && u2->dropped && !keep->dropped && !used->dropped);
+    EXPECT(u1->removed && u2->removed && !keep->removed && !used->removed);
     EXPECT(g->n_params == 2 && g->params[0] == used && g->params[1] == keep);
     return NULL;
 }

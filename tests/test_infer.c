@@ -1093,7 +1093,7 @@ static int dump_model(const char *path)
     for (size_t i = 0; i < m->graph->n_vars; i++) {
         const Var *v = m->graph->vars[i];
         char buf[4096];
-        if (v->dropped || v->shadowed)
+        if (v->removed || v->shadowed)
             continue;
         fact_text(v, buf, sizeof buf);
         char *colon = strchr(buf, ':');

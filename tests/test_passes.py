@@ -1741,6 +1741,7 @@ def composed_perm(first, second, node):
 
 GONE = [removed("op0"), node_input("relu1", 0, "r")]
 STAYS = [unchanged("op0")]
+GONE1 = [removed("op0"), node_input("sm1", 0, "r")]  # chain1: Softmax-1 for Relu
 
 NOOPS_SPECS = {
     "noops_dropout": dict(both=GONE),
@@ -1762,10 +1763,16 @@ NOOPS_SPECS = {
     "noops_reshape_pair": dict(both=[removed("rs0"), node_input("op0", 0, "r"),
                                      folded_input("op0", 1, lambda I: I("s1"))]),
     "noops_reshape_pair_zero": dict(both=[unchanged("rs0", "op0")]),
+    "noops_reshape1_same": dict(both=GONE1),
+    "noops_reshape1_zero_minus": dict(both=GONE1),
+    "noops_reshape1_changes": dict(both=STAYS),
+    "noops_reshape1_pair": dict(both=[removed("rs0"), node_input("op0", 0, "r"),
+                                      unchanged("rs1", "op1")]),
     "noops_flatten_rank2": dict(both=GONE),
     "noops_flatten_changes": dict(both=STAYS),
     "noops_squeeze_none": dict(both=GONE),
     "noops_squeeze_one": dict(both=STAYS),
+    "noops_squeeze_symbolic": dict(both=STAYS),
     "noops_transpose_identity": dict(both=GONE),
     "noops_transpose_pair_identity": dict(both=[removed("tr0", "op0"),
                                                 node_input("relu1", 0, "r")]),

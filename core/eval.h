@@ -102,6 +102,9 @@ long eval_ints(EvalCtx *c, size_t i, int64_t *v, size_t cap);
 Tensor *eval_out(EvalCtx *c, size_t i, int32_t dt, size_t rank, const int64_t *dims);
 /* EVAL_DECLINE or EVAL_OOM after eval_out returned NULL. */
 int eval_out_failed(const EvalCtx *c);
+/* The index in names[n] of op's string attribute `name`: 0 when absent
+ * (names[0] is the default), n when it is none of them. */
+int eval_attr_choice(const Op *op, const char *name, const char *const *names, size_t n);
 /* Normalises axis against rank; -1 when out of range. */
 int eval_axis(int64_t axis, int rank);
 /* Numpy broadcast of n tensors' shapes into dims; its rank, or -1. */

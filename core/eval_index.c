@@ -7,16 +7,11 @@
 
 typedef enum { PAD_CONSTANT, PAD_REFLECT, PAD_EDGE, PAD_BAD } PadMode;
 
+/* "wrap" (opset 19) and anything unknown give PAD_BAD. */
 static PadMode pad_mode(const Op *op)
 {
     static const char *const names[] = {"constant", "reflect", "edge"};
-    const Attr *a = op_attr(op, "mode");
-    if (!a)
-        return PAD_CONSTANT;
-    for (size_t i = 0; a->type == ATTR_STRING && i < sizeof names / sizeof *names; i++)
-        if (a->s.len == strlen(names[i]) && memcmp(a->s.ptr, names[i], a->s.len) == 0)
-            return (PadMode)i;
-    return PAD_BAD; /* "wrap" (opset 19) and anything else */
+    return (PadMode)eval_attr_choice(op, "mode", names, sizeof names / sizeof *names);
 }
 
 /* Pads [begins..., ends...] of a rank-r input: the attribute "paddings"

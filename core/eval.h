@@ -4,7 +4,8 @@
  * The registry's kernel column: one OpKernel per (domain, type,
  * since-version), resolved against the model's opset as ops_lookup()
  * resolves a rule (ops_kernel() in ops_registry.h). The kernels live in
- * eval_elementwise.c, eval_shape.c, eval_scatter.c and eval_reduce.c; the helpers they share
+ * eval_elementwise.c, eval_shape.c, eval_scatter.c, eval_reduce.c, eval_nn.c
+ * and eval_index.c; the helpers they share
  * in eval_ctx.c, and the element plan behind elementwise and data-movement
  * kernels in eval_plan.c.
  *
@@ -57,7 +58,7 @@ typedef struct OpKernelTable {
 } OpKernelTable;
 
 extern const OpKernelTable eval_elementwise_kernels, eval_shape_kernels, eval_reduce_kernels,
-    eval_scatter_kernels;
+    eval_scatter_kernels, eval_nn_kernels, eval_index_kernels;
 
 /* One element: floats as double, integers and bool as int64 (uint64 as its
  * bits). */
@@ -101,6 +102,9 @@ long eval_ints(EvalCtx *c, size_t i, int64_t *v, size_t cap);
 Tensor *eval_out(EvalCtx *c, size_t i, int32_t dt, size_t rank, const int64_t *dims);
 /* EVAL_DECLINE or EVAL_OOM after eval_out returned NULL. */
 int eval_out_failed(const EvalCtx *c);
+/* The index in names[n] of op's string attribute `name`: 0 when absent
+ * (names[0] is the default), n when it is none of them. */
+int eval_attr_choice(const Op *op, const char *name, const char *const *names, size_t n);
 /* Normalises axis against rank; -1 when out of range. */
 int eval_axis(int64_t axis, int rank);
 /* Numpy broadcast of n tensors' shapes into dims; its rank, or -1. */

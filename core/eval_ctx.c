@@ -247,3 +247,14 @@ void eval_strides(const int64_t *dims, size_t rank, int64_t *strides)
         s *= dims[a];
     }
 }
+
+int eval_attr_choice(const Op *op, const char *name, const char *const *names, size_t n)
+{
+    const Attr *a = op_attr(op, name);
+    if (!a)
+        return 0;
+    for (size_t i = 0; a->type == ATTR_STRING && i < n; i++)
+        if (a->s.len == strlen(names[i]) && memcmp(a->s.ptr, names[i], a->s.len) == 0)
+            return (int)i;
+    return (int)n;
+}

@@ -14,13 +14,7 @@ typedef enum { RED_NONE, RED_ADD, RED_MUL, RED_MAX, RED_MIN, RED_BAD } Reduction
 static Reduction scatter_reduction(const Op *op)
 {
     static const char *const names[] = {"none", "add", "mul", "max", "min"};
-    const Attr *a = op_attr(op, "reduction");
-    if (!a)
-        return RED_NONE;
-    for (size_t i = 0; a->type == ATTR_STRING && i < sizeof names / sizeof *names; i++)
-        if (a->s.len == strlen(names[i]) && memcmp(a->s.ptr, names[i], a->s.len) == 0)
-            return (Reduction)i;
-    return RED_BAD;
+    return (Reduction)eval_attr_choice(op, "reduction", names, sizeof names / sizeof *names);
 }
 
 static EvalNum scatter_combine(Reduction red, bool fl, EvalNum a, EvalNum b)

@@ -131,24 +131,55 @@ static bool noop_cast(const Op *op)
     return to && to->type == ATTR_INT && to->i == dt;
 }
 
+/* Reshape-1 to 4 (opset < 5) carries its target as the attribute "shape";
+ * from 5 on it is input 1. The attribute's entries are numbers, the
+ * input's what inference knows (numbers or symbolic dims): target entry i
+ * is read through these two. */
+typedef struct NoopTarget {
+    const Dim *d; /* the input's entries, or NULL for the attribute's */
+    int64_t v[NOOP_MAX_RANK];
+    long n;
+} NoopTarget;
+
+static void noop_reshape_target(const Op *op, NoopTarget *t)
+{
+    t->d = NULL;
+    if (op->n_inputs == 1)
+        t->n = op_attr(op, "shape") ? op_attr_ints(op, "shape", t->v, NOOP_MAX_RANK) : -1;
+    else
+        t->n = op->n_inputs == 2 ? noop_values(op->inputs[1], &t->d, NOOP_MAX_RANK) : -1;
+}
+
+static bool noop_target_is(const NoopTarget *t, int i, int64_t want)
+{
+    return t->d ? noop_dim_is(t->d[i], want) : t->v[i] == want;
+}
+
+static bool noop_target_same(const NoopTarget *t, int i, Dim dim)
+{
+    return t->d ? t->d[i] == dim : noop_dim_is(dim, t->v[i]);
+}
+
 /* Reshape to the input's own shape: every target entry is the input's dim
  * (a number, the same symbolic dim, or 0 copying it), one -1 at most. */
 static bool noop_reshape(const Op *op)
 {
-    const Dim *in = NULL, *s = NULL;
+    const Dim *in = NULL;
+    NoopTarget s;
     int rank = noop_dims(op->inputs[0], &in);
-    if (op->n_inputs != 2 || rank < 0 || noop_values(op->inputs[1], &s, NOOP_MAX_RANK) != rank)
+    noop_reshape_target(op, &s);
+    if (rank < 0 || s.n != rank)
         return false;
     bool allowzero = op_attr_int(op, "allowzero", 0) != 0, inferred = false;
     for (int i = 0; i < rank; i++) {
-        if (noop_dim_is(s[i], -1) && !inferred)
+        if (noop_target_is(&s, i, -1) && !inferred)
             inferred = true;
-        else if (s[i] != in[i] && !(noop_dim_is(s[i], 0) && !allowzero))
+        else if (!noop_target_same(&s, i, in[i]) && !(noop_target_is(&s, i, 0) && !allowzero))
             return false;
     }
     /* -1 is the input's dim only when the other dims cannot be 0. */
     for (int i = 0; inferred && i < rank; i++)
-        if (!noop_dim_is(s[i], -1) && noop_dim_is(in[i], 0))
+        if (!noop_target_is(&s, i, -1) && noop_dim_is(in[i], 0))
             return false;
     return true;
 }
@@ -423,13 +454,20 @@ static int noop_compose_transposes(Op *second, Diag *d)
 }
 
 /* Reshape(Reshape(x, s1), s2) = Reshape(x, s2) when s2 is known and has no
- * 0 entry copying a dim of the first Reshape's output. */
+ * 0 entry copying a dim of the first Reshape's output (s2 an input, or the
+ * attribute of Reshape-1). */
 static void noop_merge_reshapes(Op *second)
 {
     Op *first = noop_sole_feeder(second, "Reshape");
-    int64_t s[NOOP_MAX_RANK];
-    long n = first && second->n_inputs == 2 ? noop_ints(second->inputs[1], s, NOOP_MAX_RANK) : -1;
-    if (n < 0 || (op_attr_int(second, "allowzero", 0) == 0 && noop_any(s, n, 0)))
+    NoopTarget s = {.n = -1};
+    if (first)
+        noop_reshape_target(second, &s);
+    for (long i = 0; s.d && i < s.n; i++) {
+        if (!dim_is_const(s.d[i]))
+            return; /* every entry must be a known number */
+        s.v[i] = dim_value(s.d[i]);
+    }
+    if (s.n < 0 || (op_attr_int(second, "allowzero", 0) == 0 && noop_any(s.v, s.n, 0)))
         return;
     const char *label = noop_pair_label(second->graph->model, first, second);
     op_set_input(second, 0, first->inputs[0]);

@@ -175,6 +175,55 @@ def _(r):
                         [fvi("Y", [6, 2, 2])], inits=[i64("s0", [6, 4]), i64("s1", [0, 2, 2])]))
 
 
+def chain1(name, yshape, **attrs):
+    """X -> sm0 -> op0 = Reshape-1(r) -> sm1 -> Y at opset 4. onnxruntime has
+    no Relu before opset 6, but a Softmax-1 (of the last dim here)."""
+    nodes = [node("Softmax", ["X"], ["r"], "sm0", axis=2),
+             node("Reshape", ["r"], ["m"], "op0", **attrs),
+             node("Softmax", ["m"], ["Y"], "sm1", axis=len(yshape) - 1)]
+    # onnx infers no shape through Reshape-1: m is declared
+    return finish(graph(nodes, name, [fvi("X", [2, 3, 4])], [fvi("Y", yshape)],
+                        value_info=[fvi("m", yshape)]), 4, 3)
+
+
+@model("noops_reshape1_same")
+def _(r):
+    """Reshape-1 (opset 4, the target an attribute) of r [2,3,4] to [2,3,4].
+    Expect: op0 removed."""
+    return chain1("noops_reshape1_same", [2, 3, 4], shape=[2, 3, 4])
+
+
+@model("noops_reshape1_zero_minus")
+def _(r):
+    """Reshape-1 of r [2,3,4] to [0,-1,4] (0 copies, -1 is 3). Expect: op0 removed."""
+    return chain1("noops_reshape1_zero_minus", [2, 3, 4], shape=[0, -1, 4])
+
+
+@model("noops_reshape1_changes")
+def _(r):
+    """Reshape-1 of r [2,3,4] to [6,4]. Expect: kept."""
+    return chain1("noops_reshape1_changes", [6, 4], shape=[6, 4])
+
+
+@model("noops_reshape1_pair")
+def _(r):
+    """Reshape-1(Reshape-1(r [2,3,4], [6,4]) -> rs0, [4,6]) -> op0 (opset 4,
+    Softmax-1 around as in chain1); and a
+    second pair whose target [0,2,2] copies a dim of the first's output.
+    Expect: rs0 removed, op0 reads r; rs1 and op1 kept."""
+    nodes = [node("Softmax", ["X"], ["r"], "sm0", axis=2),
+             node("Reshape", ["r"], ["a"], "rs0", shape=[6, 4]),
+             node("Reshape", ["a"], ["m"], "op0", shape=[4, 6]),
+             node("Softmax", ["m"], ["Y"], "sm1"),
+             node("Reshape", ["r"], ["b"], "rs1", shape=[6, 4]),
+             node("Reshape", ["b"], ["n"], "op1", shape=[0, 2, 2]),
+             node("Softmax", ["n"], ["Z"], "sm2", axis=2)]
+    return finish(graph(nodes, "noops_reshape1_pair", [fvi("X", [2, 3, 4])],
+                        [fvi("Y", [4, 6]), fvi("Z", [6, 2, 2])],
+                        value_info=[fvi("a", [6, 4]), fvi("m", [4, 6]), fvi("b", [6, 4]),
+                                    fvi("n", [6, 2, 2])]), 4, 3)
+
+
 @model("noops_flatten_rank2")
 def _(r):
     """Flatten(r [2,6], axis 1). Expect: op0 removed."""
@@ -197,6 +246,13 @@ def _(r):
 def _(r):
     """Squeeze(r [2,1,4]) without axes drops the 1. Expect: kept."""
     return chain("noops_squeeze_one", "Squeeze", xshape=(2, 1, 4), yshape=[2, 4])
+
+
+@model("noops_squeeze_symbolic")
+def _(r):
+    """Squeeze(r [N,3,4]) without axes: N may be 1 when the model runs, so
+    it is not known to keep the shape. Expect: kept."""
+    return chain("noops_squeeze_symbolic", "Squeeze", xshape=("N", 3, 4), yshape=[None, 3, 4])
 
 
 # -- Transpose -------------------------------------------------------------------

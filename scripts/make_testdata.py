@@ -1935,6 +1935,75 @@ def _(r):
         inits=[raw_tensor("W", rand(r, 3, 2))]))
 
 
+@model("fold_nn_opset10")
+def _(r):
+    """The network kernels at opset 10, where Softmax/LogSoftmax coerce the
+    input to 2-D at axis, and Clip's bounds and Pad's pads are attributes:
+    Softmax, LogSoftmax (axis 0), Clip, Pad (reflect), ArgMax, Gemm
+    (transA, alpha, beta, vector C), EyeLike (k=-1), OneHot (axis 0), each
+    added to an input. Expect: only the Adds left; each reads the numpy value."""
+    outs = [("sm", "X1", [2, 3, 4]), ("ls", "X1", [2, 3, 4]), ("cl", "X1", [2, 3, 4]),
+            ("pd", "X2", [3, 6]), ("am", "XI", [2, 4]), ("gm", "X3", [3, 5]),
+            ("ey", "X4", [3, 4]), ("oh", "X5", [3, 3])]
+    adds = [node("Add", [x, v], ["Y_" + v], "add_" + v) for v, x, _ in outs]
+    shapes = {x: sh for _, x, sh in outs}
+    return finish(graph(
+        [node("Softmax", ["A"], ["sm"], "softmax0", axis=1),
+         node("LogSoftmax", ["A"], ["ls"], "logsoftmax0", axis=0),
+         node("Clip", ["A"], ["cl"], "clip0", min=-0.5, max=0.25),
+         node("Pad", ["P"], ["pd"], "pad0", pads=[1, 2, 0, 1], mode="reflect"),
+         node("ArgMax", ["A"], ["am"], "argmax0", axis=1, keepdims=0),
+         node("Gemm", ["G1", "G2", "C"], ["gm"], "gemm0", transA=1, alpha=0.5, beta=2.0),
+         node("EyeLike", ["E"], ["ey"], "eyelike0", k=-1),
+         node("OneHot", ["OI", "OD", "OV"], ["oh"], "onehot0", axis=0)] + adds,
+        "fold_nn_opset10",
+        [vi(x, TP.INT64 if x == "XI" else FLOAT, sh) for x, sh in shapes.items()],
+        [vi("Y_" + v, TP.INT64 if x == "XI" else FLOAT, sh) for v, x, sh in outs],
+        inits=[raw_tensor("A", rand(r, 2, 3, 4) * 3), raw_tensor("P", rand(r, 2, 3)),
+               raw_tensor("G1", rand(r, 4, 3)), raw_tensor("G2", rand(r, 4, 5)),
+               raw_tensor("C", rand(r, 5)), raw_tensor("E", rand(r, 3, 4)),
+               i64("OI", [0, 2, 1]), i64("OD", [3]),
+               raw_tensor("OV", np.array([0.5, 2.0], np.float32))]),
+        opset=10)
+
+
+@model("fold_nn_opset13")
+def _(r):
+    """The kernels at opset 13: Softmax on one axis (not the 2-D coercion),
+    LogSoftmax (default axis), integer Clip with only a min input, Pad with
+    pads and value inputs (a negative pad crops) and in edge mode, GatherND
+    with batch_dims 1 and a negative index, OneHot with a negative index and
+    a float depth, ArgMin with ties and select_last_index, each added to an
+    input. Expect: only the Adds left; each reads the numpy value."""
+    outs = [("sm", "X1", FLOAT, [2, 3, 4]), ("ls", "X1", FLOAT, [2, 3, 4]),
+            ("cl", "XC", TP.INT32, [5]), ("pc", "X2", FLOAT, [3, 3]),
+            ("pe", "X3", FLOAT, [2, 5]), ("gn", "X4", FLOAT, [2, 1, 2]),
+            ("oh", "X5", FLOAT, [2, 4, 2]), ("an", "XI", TP.INT64, [2, 1])]
+    adds = [node("Add", [x, v], ["Y_" + v], "add_" + v) for v, x, _, _ in outs]
+    ins = {x: (t, sh) for _, x, t, sh in outs}
+    return finish(graph(
+        [node("Softmax", ["A"], ["sm"], "softmax0", axis=1),
+         node("LogSoftmax", ["A"], ["ls"], "logsoftmax0"),
+         node("Clip", ["CI", "CLO"], ["cl"], "clip0"),
+         node("Pad", ["P", "pads_c", "PV"], ["pc"], "padc0"),
+         node("Pad", ["P", "pads_e"], ["pe"], "pade0", mode="edge"),
+         node("GatherND", ["D", "DI"], ["gn"], "gathernd0", batch_dims=1),
+         node("OneHot", ["OI", "OD", "OV"], ["oh"], "onehot0", axis=1),
+         node("ArgMin", ["T"], ["an"], "argmin0", axis=1, select_last_index=1)] + adds,
+        "fold_nn_opset13",
+        [vi(x, t, sh) for x, (t, sh) in ins.items()],
+        [vi("Y_" + v, t, sh) for v, _, t, sh in outs],
+        inits=[raw_tensor("A", rand(r, 2, 3, 4) * 3),
+               raw_tensor("CI", np.array([-7, -2, 0, 5, 100], np.int32)),
+               raw_tensor("CLO", np.array(-3, np.int32)), raw_tensor("P", rand(r, 2, 3)),
+               i64("pads_c", [1, -1, 0, 1]), raw_tensor("PV", np.array(9.0, np.float32)),
+               i64("pads_e", [0, 1, 0, 1]), raw_tensor("D", rand(r, 2, 3, 2)),
+               i64("DI", [[[2]], [[-3]]]), i64("OI", [[1, -1], [3, 0]]),
+               raw_tensor("OD", np.array(4.0, np.float32)),
+               raw_tensor("OV", np.array([-1.0, 1.5], np.float32)),
+               i64("T", [[3, 1, 4, 1], [2, 2, 5, 2]])]))
+
+
 @model("fold_kept")
 def _(r):
     """Nodes with constant inputs that must stay: Expand of one value to

@@ -931,6 +931,48 @@ def _split_gather(I):
 
 
 
+def _softmax(a, axis, log=False):
+    """(Log)Softmax along axis in float64, returned as float32."""
+    a = a.astype(np.float64)
+    z = a - a.max(axis, keepdims=True)
+    lse = np.log(np.exp(z).sum(axis, keepdims=True))
+    return (z - lse if log else np.exp(z - lse)).astype(np.float32)
+
+
+def _coerced(a, axis, log=False):
+    """Softmax before opset 13: every axis from `axis` on is one row."""
+    return _softmax(a.reshape(int(np.prod(a.shape[:axis])), -1), 1, log).reshape(a.shape)
+
+
+_NN10 = {
+    "sm": lambda I: _coerced(I("A"), 1),
+    "ls": lambda I: _coerced(I("A"), 0, log=True),
+    "cl": lambda I: np.clip(I("A"), np.float32(-0.5), np.float32(0.25)),
+    "pd": lambda I: np.pad(I("P"), ((1, 0), (2, 1)), mode="reflect"),
+    "am": lambda I: np.argmax(I("A"), 1).astype(np.int64),
+    "gm": lambda I: (0.5 * I("G1").T.astype(np.float64) @ I("G2") + 2.0 * I("C")).astype(np.float32),
+    "ey": lambda I: np.eye(3, 4, k=-1, dtype=np.float32),
+    "oh": lambda I: np.where(np.arange(3)[:, None] == I("OI")[None, :], 2.0, 0.5).astype(np.float32),
+}
+
+_NN13 = {
+    "sm": lambda I: _softmax(I("A"), 1),
+    "ls": lambda I: _softmax(I("A"), -1, log=True),
+    "cl": lambda I: np.maximum(I("CI"), I("CLO")),
+    "pc": lambda I: np.pad(I("P")[:, 1:], ((1, 0), (0, 1)), constant_values=9.0),
+    "pe": lambda I: np.pad(I("P"), ((0, 0), (1, 1)), mode="edge"),
+    "gn": lambda I: np.stack([I("D")[0, 2], I("D")[1, -3]])[:, None, :],
+    "oh": lambda I: np.where((I("OI") % 4)[:, None, :] == np.arange(4)[None, :, None],
+                             1.5, -1.0).astype(np.float32),
+    "an": lambda I: (3 - np.argmin(I("T")[:, ::-1], 1))[:, None].astype(np.int64),
+}
+
+
+def _nn_spec(refs, ops):
+    return dict(both=[op_count("Add", len(refs))] + [op_count(o, 0) for o in ops] +
+                [folded_input("add_" + v, 1, f) for v, f in refs.items()])
+
+
 NC, NI = no_op("Constant"), no_op("Identity")
 NBN, NADD = no_op("BatchNormalization"), no_op("Add")
 ONCE, SSA = params_used_once(), ssa()
@@ -1281,6 +1323,10 @@ SPECS = {
     "fold_reduce_matmul": dict(both=[
         op_count("Add", 1), op_count("MatMul", 0), kept("add0"),
         folded_input("add0", 1, _reduce_matmul)]),
+    "fold_nn_opset10": _nn_spec(_NN10, ["Softmax", "LogSoftmax", "Clip", "Pad", "ArgMax",
+                                         "Gemm", "EyeLike", "OneHot"]),
+    "fold_nn_opset13": _nn_spec(_NN13, ["Softmax", "LogSoftmax", "Clip", "Pad", "GatherND",
+                                         "OneHot", "ArgMin"]),
     "fold_split_gather": dict(both=[
         op_count("Add", 1), kept("add0"), folded_input("add0", 1, _split_gather)]),
     "fold_in_if": dict(both=[
@@ -1671,6 +1717,7 @@ def composed_perm(first, second, node):
 
 GONE = [removed("op0"), node_input("relu1", 0, "r")]
 STAYS = [unchanged("op0")]
+GONE1 = [removed("op0"), node_input("sm1", 0, "r")]  # chain1: Softmax-1 for Relu
 
 NOOPS_SPECS = {
     "noops_dropout": dict(both=GONE),
@@ -1692,10 +1739,16 @@ NOOPS_SPECS = {
     "noops_reshape_pair": dict(both=[removed("rs0"), node_input("op0", 0, "r"),
                                      folded_input("op0", 1, lambda I: I("s1"))]),
     "noops_reshape_pair_zero": dict(both=[unchanged("rs0", "op0")]),
+    "noops_reshape1_same": dict(both=GONE1),
+    "noops_reshape1_zero_minus": dict(both=GONE1),
+    "noops_reshape1_changes": dict(both=STAYS),
+    "noops_reshape1_pair": dict(both=[removed("rs0"), node_input("op0", 0, "r"),
+                                      unchanged("rs1", "op1")]),
     "noops_flatten_rank2": dict(both=GONE),
     "noops_flatten_changes": dict(both=STAYS),
     "noops_squeeze_none": dict(both=GONE),
     "noops_squeeze_one": dict(both=STAYS),
+    "noops_squeeze_symbolic": dict(both=STAYS),
     "noops_transpose_identity": dict(both=GONE),
     "noops_transpose_pair_identity": dict(both=[removed("tr0", "op0"),
                                                 node_input("relu1", 0, "r")]),

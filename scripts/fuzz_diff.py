@@ -446,7 +446,7 @@ def check_checker(ctx):
     """The full checker on the output; its verdict is kept per distinct output bytes within
     a case (the checker is a function of the bytes: configurations often write the same)."""
     data = _read(ctx['out'])
-    memo = ctx['memo'].setdefault('checker', {})
+    memo = ctx.setdefault('memo', {}).setdefault('checker', {})
     key = hashlib.sha256(data).digest()
     if key not in memo:
         try:
@@ -1083,8 +1083,18 @@ def clock_seed(rows):
     return base
 
 
-def ledger_append(path, base, stats, elapsed, jobs):
-    """Records a run (one line) unless its seeds meet a recorded run's; prints the totals."""
+def head_commit():
+    """HEAD's short hash, with '+' when tracked files (but the ledger) differ from it."""
+    head = subprocess.run(['git', '-C', REPO, 'rev-parse', '--short', 'HEAD'],
+                          capture_output=True, text=True).stdout.strip() or '?'
+    dirty = subprocess.run(['git', '-C', REPO, 'diff', '--quiet', 'HEAD', '--', '.',
+                            ':!' + os.path.relpath(LEDGER, REPO)]).returncode == 1
+    return head + ('+' if dirty else '')
+
+
+def ledger_append(path, base, stats, elapsed, jobs, commit):
+    """Records a run (one line) of commit (HEAD when it started) unless its seeds meet a
+    recorded run's; prints the totals."""
     rows = ledger_rows(path)
     last = stats.last_seed if stats.last_seed is not None else base - 1
     clash = ledger_overlap(rows, base, last) if last >= base else None
@@ -1092,8 +1102,6 @@ def ledger_append(path, base, stats, elapsed, jobs):
         print('ledger: not recorded (%s)' % ('no seed tried' if last < base else
               'seeds %d..%d meet the run of %s' % (base, last, clash['date'])))
     else:
-        commit = subprocess.run(['git', '-C', REPO, 'rev-parse', '--short', 'HEAD'],
-                                capture_output=True, text=True).stdout.strip() or '?'
         row = dict(date=time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime()), commit=commit,
                    first_seed=base, last_seed=last, jobs=jobs, models=stats.models,
                    rejects=stats.rejects, failing_models=len(stats.failures),
@@ -1136,7 +1144,8 @@ def main(argv):
     if a.count is None and a.seconds is None:
         a.seconds = 60
     base = a.seed if a.seed is not None else clock_seed(ledger_rows(a.ledger))
-    print('seeds from %d, %d jobs' % (base, a.jobs), flush=True)
+    commit = head_commit()
+    print('seeds from %d, %d jobs, commit %s' % (base, a.jobs, commit), flush=True)
     opts = {'save': a.save, 'shrink': not a.no_shrink, 'verbose': a.verbose,
             'skip': known_seeds(a.known), 'known_sigs': known_signatures(a.known)}
     stats, elapsed = run(base, a.count, a.seconds, a.jobs, opts)
@@ -1144,7 +1153,7 @@ def main(argv):
     if a.profile:
         print_profile(stats)
     if not a.no_ledger:
-        ledger_append(a.ledger, base, stats, elapsed, a.jobs)
+        ledger_append(a.ledger, base, stats, elapsed, a.jobs, commit)
     return 1 if any(known is None for *_, known in stats.failures) else 0
 
 

@@ -47,10 +47,21 @@ The last lines: models/s, rejects, checks passed and failed, per pass the
 number of models it changed in any configuration (from --report=json, cli/report.c),
 and the failures grouped by signature. The exit status is 1 when a failure is
 not a known bug.
+Each run (not --replay) appends one line to --ledger (tests/regress/diff/ledger.tsv: date,
+commit, first and last seed, models, rejects, failing models, checks, seconds) unless its
+seeds meet a recorded run's, and prints the ledger's totals: the models run over all
+sessions is that file's sum. The default first seed comes from the clock (1000 a second),
+moved past any recorded range. --profile prints wall ms/model per stage (generate,
+checker, ppqfmt, ort, compare, the rest).
+Within a case, the full checker and the all-outputs onnxruntime run are done once per
+distinct output bytes (both are functions of the bytes and the case's feeds): every check
+still judges every output.
 New kinds of configuration become new entries of CONFIG_MAKERS; new
 properties of an output, new entries of OUTPUT_CHECKS.
 """
 import base64
+import functools
+import hashlib
 import json
 import multiprocessing
 import os
@@ -88,6 +99,26 @@ ORT_TIMEOUT = 60
 RUN_TIMEOUT = 60
 SUBSETS_PER_MODEL = 2
 SHRINK_SECONDS = 120
+LEDGER = os.path.join(REPO, 'tests', 'regress', 'diff', 'ledger.tsv')
+LEDGER_COLUMNS = ('date', 'commit', 'first_seed', 'last_seed', 'jobs', 'models', 'rejects',
+                  'failing_models', 'new_failures', 'checks_passed', 'checks_failed', 'seconds')
+
+# Wall seconds per stage of this process (generate, checker, ppqfmt, ort, compare); --profile
+# prints them per model. Leaf stages only, so that they add up.
+STAGES = Counter()
+
+
+def timed(stage):
+    def wrap(fn):
+        @functools.wraps(fn)
+        def inner(*a, **k):
+            t = time.perf_counter()
+            try:
+                return fn(*a, **k)
+            finally:
+                STAGES[stage] += time.perf_counter() - t
+        return inner
+    return wrap
 
 
 # ---------------------------------------------------------------------------
@@ -136,6 +167,7 @@ class OrtServer:
         line, self.buf = self.buf.split(b'\n', 1)
         return line
 
+    @timed('ort')
     def run(self, model_path, feeds):
         """{output name: ndarray} in model output order, or an error string."""
         if self.proc is None:
@@ -376,6 +408,7 @@ class ForkServer:
         return int(line[1]), None
 
 
+@timed('ppqfmt')
 def ppqfmt(args, src, dst):
     """(exit status or None, stderr text) of ppqfmt with --report=json."""
     argv = args + ['--report=json', src, '-o', dst]
@@ -404,8 +437,25 @@ def report_changes(stderr):
     return {p['name'] for p in rep.get('passes', []) if p.get('changes')}
 
 
+@timed('checker')
+def full_check(model):
+    onnx.checker.check_model(model, full_check=True)
+
+
 def check_checker(ctx):
-    onnx.checker.check_model(onnx.load(ctx['out']), full_check=True)
+    """The full checker on the output; its verdict is kept per distinct output bytes within
+    a case (the checker is a function of the bytes: configurations often write the same)."""
+    data = _read(ctx['out'])
+    memo = ctx.setdefault('memo', {}).setdefault('checker', {})
+    key = hashlib.sha256(data).digest()
+    if key not in memo:
+        try:
+            full_check(onnx.load_model_from_string(data))
+            memo[key] = None
+        except Exception as ex:
+            memo[key] = ex
+    if memo[key] is not None:
+        raise memo[key]
 
 
 # onnxruntime's CPU provider lacks some kernels (a double Conv, which bn-to-conv
@@ -422,11 +472,16 @@ def run_all_outputs(ctx):
     (a copy with all of them made outputs: one run serves the value_info check and, without
     float16, the ort check), or its error; kept in ctx."""
     if 'all_outputs' not in ctx:
-        m = onnx.load(ctx['out'])
-        path = ctx['out'] + '.all.onnx'
-        shape_oracle.with_all_outputs(m, [o for n in m.graph.node for o in n.output if o], path)
-        ctx['all_outputs'] = ctx['ort'].run(path, ctx['feeds'])
-        ctx['out_names'] = [o.name for o in m.graph.output]
+        data = _read(ctx['out'])
+        memo = ctx.get('memo', {}).setdefault('all_outputs', {})
+        key = hashlib.sha256(data).digest()
+        if key not in memo:  # the same bytes, the same feeds: the same run (within a case)
+            m = onnx.load_model_from_string(data)
+            path = ctx['out'] + '.all.onnx'
+            shape_oracle.with_all_outputs(m, [o for n in m.graph.node for o in n.output if o],
+                                          path)
+            memo[key] = (ctx['ort'].run(path, ctx['feeds']), [o.name for o in m.graph.output])
+        ctx['all_outputs'], ctx['out_names'] = memo[key]
     return ctx['all_outputs']
 
 
@@ -507,6 +562,7 @@ def check_value_info(ctx):
 F16_ABS, F16_REL = 1e-4, 1e-2
 
 
+@timed('compare')
 def compare_outputs(ref, got):
     """None when got matches ref (ortcheck's tolerance; float16: F16_ABS + F16_REL*max|ref|)."""
     if set(ref) != set(got):
@@ -550,8 +606,12 @@ def check_idem(ctx):
 
 
 def _same_bytes(a, b):
-    with open(a, 'rb') as fa, open(b, 'rb') as fb:
-        return fa.read() == fb.read()
+    return _read(a) == _read(b)
+
+
+def _read(path):
+    with open(path, 'rb') as f:
+        return f.read()
 
 
 # (name, fn(ctx) -> None | error string, needs an SSA output)
@@ -594,7 +654,7 @@ def reference(case, ort, tmp):
     data = case.model.SerializeToString()
     _write(ref_path, data)
     try:
-        onnx.checker.check_model(case.model, full_check=True)
+        full_check(case.model)
     except Exception as e:
         return None, None, 'checker: ' + str(e).split('\n')[0][:120]
     src = case.input_model()
@@ -621,7 +681,7 @@ def check_case(case, ort, configs, only=None):
         if why:
             return why, [], set()
         ctx = {'tmp': tmp, 'src': os.path.join(tmp, 'in.onnx'), 'feeds': feeds, 'ref': ref,
-               'ort': ort}
+               'ort': ort, 'memo': {}}
         results, changed = [], set()
         for label, args in configs:
             if only and not only.startswith(label + ':'):
@@ -634,6 +694,7 @@ def check_case(case, ort, configs, only=None):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+@timed('generate')
 def case_for_seed(seed):
     """The Case of seed, or (None, why) when the generator made nothing."""
     try:
@@ -793,10 +854,14 @@ class Stats:
         self.models = self.rejects = self.passed = self.failed = self.skipped = 0
         self.reject_why, self.skip_why, self.changed = Counter(), Counter(), Counter()
         self.failures, self.saved_sigs = [], set()
+        self.last_seed, self.stages = None, Counter()
 
     def add(self, other):
         for k in ('models', 'rejects', 'passed', 'failed', 'skipped'):
             setattr(self, k, getattr(self, k) + getattr(other, k))
+        if other.last_seed is not None:
+            self.last_seed = max(other.last_seed, self.last_seed or other.last_seed)
+        self.stages.update(other.stages)
         self.reject_why.update(other.reject_why)
         self.skip_why.update(other.skip_why)
         self.changed.update(other.changed)
@@ -861,6 +926,8 @@ def worker(args):
     stats = Stats()
     ort = OrtServer()
     skip = set(opts.get('skip', ()))
+    before = Counter(STAGES)  # a pool process may run two workers
+    t0 = time.perf_counter()
     try:
         i = 0
         while True:
@@ -868,11 +935,15 @@ def worker(args):
             i += 1
             if (count is not None and seed >= base + count) or (until and time.time() >= until):
                 break
+            stats.last_seed = seed
             if seed in skip:
                 continue
             run_seed(seed, ort, stats, opts)
     finally:
         ort.stop()
+    stats.stages = Counter(STAGES)
+    stats.stages.subtract(before)
+    stats.stages['total'] = time.perf_counter() - t0
     return stats
 
 
@@ -974,6 +1045,82 @@ def print_summary(stats, elapsed, name='fuzz_diff'):
     print('%s: %d passed, %d failed' % (name, stats.passed, stats.failed))
 
 
+def print_profile(stats):
+    """Wall ms per model of each stage, summed over the jobs ('python' is the rest: loading,
+    serializing, the shape oracle, the runner itself)."""
+    n = max(stats.models + stats.rejects, 1)
+    st = dict(stats.stages)
+    total = st.pop('total', 0.0)
+    rest = total - sum(st.values())
+    print('stage ms/model (wall, summed over jobs; %d models generated):' % n)
+    for k, v in sorted(st.items(), key=lambda kv: -kv[1]) + [('python', rest), ('total', total)]:
+        print('  %-9s %7.1f' % (k, 1000.0 * v / n))
+
+
+def ledger_rows(path):
+    """The rows of the ledger (dicts of LEDGER_COLUMNS), [] when there is none."""
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        lines = [ln.rstrip('\n').split('\t') for ln in f if ln.strip()]
+    return [dict(zip(LEDGER_COLUMNS, ln)) for ln in lines[1:]]
+
+
+def ledger_overlap(rows, first, last):
+    """A row whose seed range meets [first, last], or None."""
+    for r in rows:
+        if int(r['first_seed']) <= last and first <= int(r['last_seed']):
+            return r
+    return None
+
+
+def clock_seed(rows):
+    """The first seed of a run: from the clock (1000 a second, so that runs started apart
+    do not meet), moved past any ledger range it falls into."""
+    base = int(time.time()) * 1000 % (2 ** 40)
+    while ledger_overlap(rows, base, base):
+        base = max(int(r['last_seed']) for r in rows) + 1
+    return base
+
+
+def head_commit():
+    """HEAD's short hash, with '+' when tracked files (but the ledger) differ from it."""
+    head = subprocess.run(['git', '-C', REPO, 'rev-parse', '--short', 'HEAD'],
+                          capture_output=True, text=True).stdout.strip() or '?'
+    dirty = subprocess.run(['git', '-C', REPO, 'diff', '--quiet', 'HEAD', '--', '.',
+                            ':!' + os.path.relpath(LEDGER, REPO)]).returncode == 1
+    return head + ('+' if dirty else '')
+
+
+def ledger_append(path, base, stats, elapsed, jobs, commit):
+    """Records a run (one line) of commit (HEAD when it started) unless its seeds meet a
+    recorded run's; prints the totals."""
+    rows = ledger_rows(path)
+    last = stats.last_seed if stats.last_seed is not None else base - 1
+    clash = ledger_overlap(rows, base, last) if last >= base else None
+    if last < base or clash:
+        print('ledger: not recorded (%s)' % ('no seed tried' if last < base else
+              'seeds %d..%d meet the run of %s' % (base, last, clash['date'])))
+    else:
+        row = dict(date=time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime()), commit=commit,
+                   first_seed=base, last_seed=last, jobs=jobs, models=stats.models,
+                   rejects=stats.rejects, failing_models=len(stats.failures),
+                   new_failures=sum(1 for *_, k in stats.failures if k is None),
+                   checks_passed=stats.passed, checks_failed=stats.failed,
+                   seconds='%.0f' % elapsed)
+        new = not os.path.exists(path)
+        with open(path, 'a') as f:
+            if new:
+                f.write('\t'.join(LEDGER_COLUMNS) + '\n')
+            f.write('\t'.join(str(row[c]) for c in LEDGER_COLUMNS) + '\n')
+        rows.append({k: str(v) for k, v in row.items()})
+    models = sum(int(r['models']) for r in rows)
+    failing = sum(int(r['failing_models']) for r in rows)
+    print('ledger %s: %d runs, %d models, %d failing models (%.2g per model), %.0f s' % (
+        os.path.relpath(path, REPO), len(rows), models, failing, failing / max(models, 1),
+        sum(float(r['seconds']) for r in rows)))
+
+
 def main(argv):
     import argparse
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
@@ -985,6 +1132,10 @@ def main(argv):
     ap.add_argument('--known', default=os.path.join(REPO, 'tests', 'regress', 'diff', 'README.md'))
     ap.add_argument('--no-shrink', action='store_true')
     ap.add_argument('-v', '--verbose', action='store_true')
+    ap.add_argument('--profile', action='store_true', help='print wall ms/model per stage')
+    ap.add_argument('--ledger', default=LEDGER,
+                    help='the run is appended to this TSV unless its seeds meet a recorded run')
+    ap.add_argument('--no-ledger', action='store_true')
     ap.add_argument('--replay', metavar='FILE',
                     help='re-run the row of FILE in --known (its folder) and print every check')
     a = ap.parse_args(argv)
@@ -992,12 +1143,17 @@ def main(argv):
         return replay_main(a.replay, a.known)
     if a.count is None and a.seconds is None:
         a.seconds = 60
-    base = a.seed if a.seed is not None else int(time.time()) * 1000 % (2 ** 40)
-    print('seeds from %d, %d jobs' % (base, a.jobs), flush=True)
+    base = a.seed if a.seed is not None else clock_seed(ledger_rows(a.ledger))
+    commit = head_commit()
+    print('seeds from %d, %d jobs, commit %s' % (base, a.jobs, commit), flush=True)
     opts = {'save': a.save, 'shrink': not a.no_shrink, 'verbose': a.verbose,
             'skip': known_seeds(a.known), 'known_sigs': known_signatures(a.known)}
     stats, elapsed = run(base, a.count, a.seconds, a.jobs, opts)
     print_summary(stats, elapsed)
+    if a.profile:
+        print_profile(stats)
+    if not a.no_ledger:
+        ledger_append(a.ledger, base, stats, elapsed, a.jobs, commit)
     return 1 if any(known is None for *_, known in stats.failures) else 0
 
 

@@ -263,6 +263,60 @@ def fork_server_check():
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def ledger_check():
+    """The ledger records runs whose seeds meet no recorded run's, and the clock's first seed
+    is moved past a recorded range it falls into."""
+    tmp = tempfile.mkdtemp(prefix="test_fuzz_diff_")
+    try:
+        path = os.path.join(tmp, "ledger.tsv")
+        for base, last, models in ((100, 109, 10), (105, 120, 16), (110, 114, 5)):
+            st = fuzz_diff.Stats()
+            st.models, st.last_seed = models, last
+            fuzz_diff.ledger_append(path, base, st, 1.0, 2, "abc")
+        rows = fuzz_diff.ledger_rows(path)
+        got = [(r["first_seed"], r["last_seed"], r["models"], r["commit"]) for r in rows]
+        T.report("ledger: runs recorded, one meeting a recorded range left out",
+                 None if got == [("100", "109", "10", "abc"), ("110", "114", "5", "abc")]
+                 else "got %r" % got)
+        now = int(fuzz_diff.time.time()) * 1000 % (2 ** 40)
+        rows.append({"first_seed": str(now - 5), "last_seed": str(now + 10 ** 6)})
+        seed = fuzz_diff.clock_seed(rows)
+        T.report("ledger: the clock's first seed moves past a recorded range",
+                 None if seed == now + 10 ** 6 + 1 else "got %d (range ends %d)" % (
+                     seed, now + 10 ** 6))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def checker_memo_check():
+    """The checker's verdict kept per output bytes: a valid and an invalid output checked in
+    turn within one case get their own verdicts."""
+    tmp = tempfile.mkdtemp(prefix="test_fuzz_diff_")
+    try:
+        x = helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [2])
+        y = helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [2])
+        paths = []
+        for name, src in (("ok", "x"), ("bad", "nowhere"), ("ok2", "x")):
+            m = helper.make_model(helper.make_graph([helper.make_node("Relu", [src], ["y"])],
+                                                    "g", [x], [y]),
+                                  opset_imports=[helper.make_opsetid("", 13)])
+            m.ir_version = 7
+            paths.append(os.path.join(tmp, name + ".onnx"))
+            onnx.save(m, paths[-1])
+        ctx, got = {"memo": {}}, []
+        for p in paths:
+            try:
+                fuzz_diff.check_checker(dict(ctx, out=p))
+                got.append("ok")
+            except Exception:
+                got.append("fail")
+        T.report("checker verdicts per distinct output bytes",
+                 None if got == ["ok", "fail", "ok"] and len(ctx["memo"]["checker"]) == 2
+                 else "got %r, memo %r" % (got, ctx["memo"]))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--count", type=int, default=240)
@@ -271,6 +325,8 @@ def main():
     fork_server_check()
     opset_refusal_check()
     value_info_check()
+    ledger_check()
+    checker_memo_check()
     generator_checks()
     config_checks()
     for row in fuzz_diff.known_rows(README):

@@ -393,6 +393,10 @@ static void noop_remove(Op *op, Var *x)
     const char *label = op_label(op);
     if (x == y)
         return;
+    if (!readers_may_move_to(x)) {
+        model_warn(m, label, "kept %s: %s", op->type, REWRITTEN_LATER);
+        return;
+    }
     /* graph_remove_op_into_output's conditions, checked before the mask goes. */
     if (y->n_output_lists && (!x->producer || x->producer->graph != op->graph || x->n_output_lists)) {
         model_warn(m, label, "kept %s: %s", op->type, kept_output_reason(x));
@@ -438,7 +442,7 @@ static int noop_compose_transposes(Op *second, Diag *d)
 {
     Op *first = noop_sole_feeder(second, "Transpose");
     int64_t p1[NOOP_MAX_RANK], p2[NOOP_MAX_RANK], p[NOOP_MAX_RANK];
-    int n = first ? noop_perm(first, p1) : -1;
+    int n = first && readers_may_move_to(first->inputs[0]) ? noop_perm(first, p1) : -1;
     if (n < 0 || noop_perm(second, p2) != n)
         return 0;
     for (int i = 0; i < n; i++)
@@ -460,7 +464,7 @@ static void noop_merge_reshapes(Op *second)
 {
     Op *first = noop_sole_feeder(second, "Reshape");
     NoopTarget s = {.n = -1};
-    if (first)
+    if (first && readers_may_move_to(first->inputs[0]))
         noop_reshape_target(second, &s);
     for (long i = 0; s.d && i < s.n; i++) {
         if (!dim_is_const(s.d[i]))

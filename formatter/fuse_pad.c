@@ -141,7 +141,8 @@ int pass_fuse_pad(Graph *g, Diag *d)
         size_t n;
         double value;
         if (!op_is(pad, "Pad") || !pad->n_inputs || !pad->inputs[0] ||
-            !pad_read(pad, pads, &n, &value) || !pads_spatial(pads, n))
+            !readers_may_move_to(pad->inputs[0]) || !pad_read(pad, pads, &n, &value) ||
+            !pads_spatial(pads, n))
             continue;
         Op *next = sole_consumer(pad->outputs[0]);
         if (!next || next->graph != g || next->inputs[0] != pad->outputs[0] ||

@@ -19,6 +19,10 @@ int pass_identity(Graph *g, Diag *d)
             continue;
         Var *x = op->inputs[0], *y = op->outputs[0];
         const char *label = op_label(op);
+        if (!readers_may_move_to(x)) {
+            model_warn(m, label, "kept Identity: %s", REWRITTEN_LATER);
+            continue;
+        }
         int rc = y->n_output_lists ? graph_remove_op_into_output(op, x) : graph_remove_op(op, x);
         if (rc)
             model_warn(m, label, "kept Identity: %s", kept_output_reason(x));

@@ -284,6 +284,11 @@ Var *new_int64_param(Op *op, const char *suffix, const int64_t *v, size_t n)
     return graph_new_param(op->graph, param_base_name(op, suffix), t);
 }
 
+bool readers_may_move_to(const Var *x)
+{
+    return !x->shadowed;
+}
+
 const char *kept_output_reason(const Var *x)
 {
     if (x->n_output_lists)

@@ -42,6 +42,13 @@ int bn_factors(Arena *a, const Op *bn, int64_t channels, double **scale, double 
  * x's producer (graph_remove_op_into_output refused): x is a graph input or
  * output, an initializer or an outer-scope value. */
 const char *kept_output_reason(const Var *x);
+/* Whether a reader may be moved to x: not when a later node writes x's name
+ * again (a model that is not SSA, de-inplace off), since in the written file
+ * a reader placed after that write would read the later value. */
+bool readers_may_move_to(const Var *x);
+/* The warning text for a node kept because readers_may_move_to failed. */
+#define REWRITTEN_LATER "its input's name is written again by a later node (not SSA; " \
+                        "de-inplace renames it)"
 /* "<node name><suffix>" as a base for a new parameter's name. */
 const char *param_base_name(const Op *op, const char *suffix);
 

@@ -949,10 +949,12 @@ def temporaries(folder):
 def interrupt_write(args, act):
     """Runs ppqfmt on a big Conv+BN model, calling act(process, model) as soon
     as its temporary file appears in the output folder (polled, not timed).
-    When the run ends before that, it is retried on a model twice as big.
+    When the run ends before that (a fast write, or this process kept off
+    the CPU meanwhile), it is retried on a bigger model, up to 1.75 GiB (an
+    inline model cannot pass 2 GiB), three times over.
     Returns (exit status, stderr, files left in the output folder)."""
     out = tmp("interrupted")
-    for size in (256 << 20, 1 << 30, 4 << 30):
+    for size in (256 << 20, 1 << 30, 1792 << 20) * 3:
         shutil.rmtree(out, ignore_errors=True)
         os.mkdir(out)
         model = tmp("interrupt.onnx")
@@ -969,7 +971,7 @@ def interrupt_write(args, act):
             left = os.listdir(out)
             os.unlink(model)
             return p.returncode, err.decode("utf-8", "replace"), left
-    raise RuntimeError("the write ended before it could be interrupted, even at 4 GiB")
+    raise RuntimeError("the write ended before it could be interrupted, even at 1.75 GiB")
 
 
 def t_signal_removes_temporary():

@@ -946,6 +946,15 @@ def temporaries(folder):
     return [n for n in os.listdir(folder) if n.startswith(".ppqfmt-")]
 
 
+def default_signals():
+    """In the child before exec: SIGINT, SIGTERM and SIGHUP as a terminal
+    gives them. A suite run in the background (`make test &`, nohup) passes
+    them on ignored, and ppqfmt rightly leaves an ignored signal ignored."""
+    import signal
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)
+
+
 def interrupt_write(args, act):
     """Runs ppqfmt on a big Conv+BN model, calling act(process, model) as soon
     as its temporary file appears in the output folder (polled, not timed).
@@ -961,7 +970,7 @@ def interrupt_write(args, act):
         big_conv_bn_model(model, size)
         p = subprocess.Popen([PPQFMT] + args + [model, "-o", os.path.join(out, "y.onnx")],
                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.PIPE)
+                             stderr=subprocess.PIPE, preexec_fn=default_signals)
         while p.poll() is None and not temporaries(out):
             select.select([], [], [], 0.0005)
         if p.poll() is None:

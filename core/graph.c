@@ -185,6 +185,14 @@ const uint8_t *model_mapped_copy(const Model *m, const void *p, size_t n)
     return c->buf;
 }
 
+const uint8_t *model_read_bytes(const Model *m, const void *p, size_t n, uint8_t *buf)
+{
+    const MappedFile *f = model_find_mapping(m, p, n);
+    if (!f || pread_all(f->fd, buf, n, (off_t)((const uint8_t *)p - f->base)))
+        return p;
+    return buf;
+}
+
 Graph *graph_new(Model *m, Graph *parent, Op *owner)
 {
     Graph *g = arena_alloc(&m->arena, sizeof *g);

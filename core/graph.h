@@ -282,6 +282,11 @@ void model_forget_bytes(const Model *m, const void *p, size_t n);
  * next call; one caller at a time (the writer fills one chunk at a time). */
 enum { MODEL_COPY_MAX = 64 << 20 };
 const uint8_t *model_mapped_copy(const Model *m, const void *p, size_t n);
+/* The bytes [p, p+n) for a reader going through them once, in order: when
+ * they lie in a mapping they are read into buf (pread, which does not touch
+ * the mapping: see model_mapped_copy) and buf is returned; otherwise, or if
+ * the read fails, p itself. Safe on any thread (no shared state). */
+const uint8_t *model_read_bytes(const Model *m, const void *p, size_t n, uint8_t *buf);
 
 /* --- reading --- */
 /* Is op a live standard ONNX operator of this type (default domain)? */

@@ -20,6 +20,7 @@
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../core/lazy.h"
@@ -108,9 +109,14 @@ static void fill_scaled(const void *ctx, size_t first, size_t count, uint8_t *bu
     size_t off = first * dtype_size(w->dtype), end = first + count;
     size_t run = channel_run(&s->l, s->by_input);
     bool fast = w->dtype == DT_FLOAT && w->data;
-    /* Straight from the input's mapping (writing runs on another thread, see
-     * onnx/write.c): measured faster than pread into the buffer. */
-    const uint8_t *src = fast ? (const uint8_t *)w->data + off : NULL; /* element first */
+    /* The input's bytes are read into buf (model_read_bytes) and scaled in
+     * place: on a virtual machine the first touch of a mapped page costs a
+     * trap, several times the price of pread's copy (writing runs on another
+     * thread, see onnx/write.c). */
+    const uint8_t *src = fast ? model_read_bytes(s->l.op->graph->model,
+                                                 (const uint8_t *)w->data + off,
+                                                 count * 4, buf)
+                              : NULL; /* element first */
     /* Elements first.. go to buf through a tensor view of it. */
     Tensor view = *s->out;
     view.data = buf;
@@ -161,11 +167,9 @@ static double float_run_max(const uint8_t *p, size_t count)
     return mx > my ? mx : my;
 }
 
-/* Largest finite |w| among count elements from first. */
+/* Largest finite |w| among count elements from first (any dtype). */
 static double run_max(const Tensor *w, size_t first, size_t count)
 {
-    if (w->dtype == DT_FLOAT && w->data) /* the common case, without conversions */
-        return float_run_max((const uint8_t *)w->data + 4 * first, count);
     double mx = 0;
     for (size_t j = 0; j < count; j++) {
         double x = fabs(tensor_get_f64(w, first + j));
@@ -186,10 +190,9 @@ void weight_forget(const Model *m, const Tensor *w, size_t *forgotten, size_t up
     *forgotten = upto;
 }
 
-/* mx[c]: the largest finite |w| of output channel c, for the channels whose
- * factor can make a weight grow (|k_c| > 1; others are not read), in one pass
- * that lets the input's pages go as it reads (memory stays flat). */
-static void channel_maxima(const Linear *l, const double *k, double *mx, const Model *m)
+/* The same for any dtype, through tensor_get_f64, reading the mapping and
+ * letting its pages go behind (memory stays flat). */
+static void channel_maxima_any(const Linear *l, const double *k, double *mx, const Model *m)
 {
     const Tensor *w = l->w;
     size_t n = (size_t)tensor_numel(w), run = channel_run(l, false), forgotten = 0;
@@ -200,6 +203,70 @@ static void channel_maxima(const Linear *l, const double *k, double *mx, const M
         weight_forget(m, w, &forgotten, i + run, false);
     }
     weight_forget(m, w, &forgotten, n, true);
+}
+
+/* mx[c] over float32 elements [first, first+count) held at p, whose channels
+ * come in runs of `run` elements (channel_run > 1). */
+static void float_runs_maxima(const Linear *l, const uint8_t *p, size_t first, size_t count,
+                              size_t run, const double *k, double *mx)
+{
+    for (size_t i = first, end = first + count; i < end;) {
+        size_t stop = (i / run + 1) * run < end ? (i / run + 1) * run : end;
+        int64_t c = weight_channel(l, i);
+        double r = fabs(k[c]) > 1 ? float_run_max(p + 4 * (i - first), stop - i) : 0;
+        mx[c] = r > mx[c] ? r : mx[c];
+        i = stop;
+    }
+}
+
+/* mx[c] over `rows` whole rows at p of a float32 weight whose channel is the
+ * column (Gemm's B[K, N]): row by row, so the loop over columns is plain. */
+static void float_column_maxima(const uint8_t *p, size_t rows, size_t n_cols, double *mx)
+{
+    for (size_t r = 0; r < rows; r++, p += 4 * n_cols)
+        for (size_t c = 0; c < n_cols; c++) {
+            float a;
+            memcpy(&a, p + 4 * c, 4);
+            a = fabsf(a);
+            a = a <= FLT_MAX ? a : 0.0f; /* inf and NaN count as 0 */
+            mx[c] = a > mx[c] ? a : mx[c];
+        }
+}
+
+enum { READ_BLOCK = 1 << 20 }; /* bytes of a float32 weight read at a time */
+
+/* mx[c]: the largest finite |w| of output channel c, for the channels whose
+ * factor can make a weight grow (|k_c| > 1; others may stay 0), in one pass.
+ * A float32 weight is read in blocks with pread (model_read_bytes): touching
+ * the mapping would fault its pages in once here and again when the folded
+ * weight is written. -1 when out of memory. */
+static int channel_maxima(const Linear *l, const double *k, double *mx, const Model *m)
+{
+    const Tensor *w = l->w;
+    if (w->dtype != DT_FLOAT || !w->data) {
+        channel_maxima_any(l, k, mx, m);
+        return 0;
+    }
+    size_t n = (size_t)tensor_numel(w), run = channel_run(l, false);
+    /* Gemm columns; tested on the kind, as in fill_scaled (a run of 1 is
+     * also a Conv with 1-element kernels, whose channel is the row) */
+    bool columns = l->kind == LIN_GEMM && !l->trans_b;
+    size_t n_cols = columns ? (size_t)w->dims[1] : 1;
+    size_t rows = READ_BLOCK / 4 / n_cols ? READ_BLOCK / 4 / n_cols : 1;
+    size_t block = rows * n_cols; /* elements, whole rows for columns */
+    uint8_t *buf = malloc(4 * (block < n ? block : n));
+    if (!buf)
+        return -1;
+    for (size_t i = 0; i < n; i += block) {
+        size_t count = n - i < block ? n - i : block;
+        const uint8_t *p = model_read_bytes(m, (const uint8_t *)w->data + 4 * i, 4 * count, buf);
+        if (columns)
+            float_column_maxima(p, count / n_cols, n_cols, mx);
+        else
+            float_runs_maxima(l, p, i, count, run, k, mx);
+    }
+    free(buf);
+    return 0;
 }
 
 int64_t linear_fold_overflow(const Linear *l, const double *k, const double *s, const Model *m,
@@ -219,7 +286,8 @@ int64_t linear_fold_overflow(const Linear *l, const double *k, const double *s, 
     double *mx = arena_array(a, (size_t)l->channels, sizeof *mx);
     if (!mx)
         return -2;
-    channel_maxima(l, k, mx, m);
+    if (channel_maxima(l, k, mx, m))
+        return -2;
     for (int64_t c = 0; c < l->channels; c++)
         if (!dtype_holds(dt, mx[c] * fabs(k[c])))
             return c;

@@ -1306,6 +1306,78 @@ def _(r):
         inits=[raw_tensor("milli", np.array(0.001, np.float16)), raw_tensor("W", w)] + stats))
 
 
+def float32_big_weight_gemm(r, name, big_column, scales, rows=3, big_row=1):
+    """float32: X [2,rows] -> Mul(0.001) -> Gemm (transB 0, W [rows,C] in
+    [-1,1] except W[big_row, big_column] = 2e37) -> BN (scale `scales`, var 1,
+    eps 0: the factor of column c is scales[c]) -> Y.  The input scaling
+    keeps every value of the unfused model finite."""
+    c = len(scales)
+    w = r.uniform(-1, 1, (rows, c)).astype(np.float32)
+    w[big_row, big_column] = 2e37
+    stats = [raw_tensor("bn0_scale", np.array(scales, np.float32)),
+             raw_tensor("bn0_bias", r.normal(0.0, 0.5, c).astype(np.float32)),
+             raw_tensor("bn0_mean", r.normal(0.0, 0.5, c).astype(np.float32)),
+             raw_tensor("bn0_var", np.ones(c, np.float32))]
+    return finish(graph(
+        [node("Mul", ["X", "milli"], ["xs"], "mul0"),
+         node("Gemm", ["xs", "W"], ["g"], "gemm0"),
+         bn("g", "Y", "bn0", "bn0", epsilon=0.0)],
+        name, [fvi("X", [2, rows])], [fvi("Y", [2, c])],
+        inits=[raw_tensor("milli", np.array(0.001, np.float32)), raw_tensor("W", w)] + stats))
+
+
+@model("fusebn_float32_overflow_gemm")
+def _(r):
+    """float32 Gemm weight scaled by column (see float32_big_weight_gemm):
+    column 2 holds 2e37 and its factor is 100, so the folded weight 2e39
+    would overflow float32 (max 3.4e38) to inf.
+    Expect with fuse-bn: not fused (a warning naming bn0): gemm0 and bn0
+    unchanged."""
+    return float32_big_weight_gemm(r, "fusebn_float32_overflow_gemm", 2, [1, 1, 100, 1])
+
+
+@model("fusebn_float32_large_gemm")
+def _(r):
+    """The same weight, but the large factor (100) is column 1's and column
+    2's (holding 2e37) is 5: every folded element is finite (at most 1e38).
+    A check that mixed up rows and columns (W's row 1 holds the 2e37) would
+    refuse it.  Expect: no BN; gemm0 writes Y with the folded weight."""
+    return float32_big_weight_gemm(r, "fusebn_float32_large_gemm", 2, [1, 100, 5, 1])
+
+
+@model("fusebn_float32_overflow_gemm_block2")
+def _(r):
+    """As fusebn_float32_overflow_gemm with W [900,300] (1.08 MB, more than
+    the 1 MiB ppqfmt reads at a time) and the 2e37 at row 890, column 7, in
+    the second block read; column 7's factor is 100.
+    Expect with fuse-bn: not fused (a warning naming bn0)."""
+    scales = [1.0] * 300
+    scales[7] = 100.0
+    return float32_big_weight_gemm(r, "fusebn_float32_overflow_gemm_block2", 7, scales,
+                                   rows=900, big_row=890)
+
+
+@model("fusebn_float32_overflow_conv")
+def _(r):
+    """float32: X [1,3,4,4] -> Mul(0.001) -> Conv 1x1 (W [2,3,1,1] in [-1,1]
+    except W[1,2] = 2e37) -> BN (factor 1 for channel 0, 100 for channel 1)
+    -> Y.  Channel 1's folded weight 2e39 would overflow float32.
+    Expect with fuse-bn: not fused (a warning naming bn0): conv0 and bn0
+    unchanged."""
+    w = r.uniform(-1, 1, (2, 3, 1, 1)).astype(np.float32)
+    w[1, 2] = 2e37
+    stats = [raw_tensor("bn0_scale", np.array([1, 100], np.float32)),
+             raw_tensor("bn0_bias", np.array([0.5, -0.5], np.float32)),
+             raw_tensor("bn0_mean", np.array([0.01, -0.02], np.float32)),
+             raw_tensor("bn0_var", np.ones(2, np.float32))]
+    return finish(graph(
+        [node("Mul", ["X", "milli"], ["xs"], "mul0"),
+         node("Conv", ["xs", "W"], ["c"], "conv0", kernel_shape=[1, 1]),
+         bn("c", "Y", "bn0", "bn0", epsilon=0.0)],
+        "fusebn_float32_overflow_conv", [fvi("X", [1, 3, 4, 4])], [fvi("Y", [1, 2, 4, 4])],
+        inits=[raw_tensor("milli", np.array(0.001, np.float32)), raw_tensor("W", w)] + stats))
+
+
 @model("fusebn_sparse_weight", full_check=False)
 def _(r):
     """Conv whose weight Wsp is a sparse_initializer (dense bias B) -> BN -> Y.

@@ -1180,6 +1180,22 @@ SPECS = {
         single=[unchanged("conv0", "bn0")],
         default=[NBN, op_count("Conv", 2), unchanged("conv0"), bn_as_conv("bn0", 4)],
         warns=["bn0"]),
+    # float32 weights are checked too, by column for a Gemm: 2e37 * 100
+    # overflows; the same weight with the large factor on another column folds
+    "fusebn_float32_overflow_gemm": dict(
+        single=[unchanged("gemm0", "bn0")],
+        default=[unchanged("gemm0", "bn0")],
+        warns=["bn0"]),
+    "fusebn_float32_overflow_gemm_block2": dict(
+        single=[unchanged("gemm0", "bn0")],
+        default=[unchanged("gemm0", "bn0")],
+        warns=["bn0"]),
+    "fusebn_float32_large_gemm": dict(
+        both=[NBN, node_output("gemm0", 0, "Y"), folded("gemm0", bn="bn0")]),
+    "fusebn_float32_overflow_conv": dict(
+        single=[unchanged("conv0", "bn0")],
+        default=[NBN, op_count("Conv", 2), unchanged("conv0"), bn_as_conv("bn0", 4)],
+        warns=["bn0"]),
     # the fold needs the values of a sparse weight: kept, and kept sparse
     "fusebn_sparse_weight": dict(
         single=[unchanged("conv0", "bn0"), sparse_kept("Wsp")],

@@ -19,7 +19,9 @@ symbolic dims of the inputs bound to the sizes fed) -- and each output is checke
   checker   onnx.checker.check_model(full_check=True) on the loaded output
   ort       onnxruntime outputs equal the reference's within 1e-5 + 1e-3*max|ref|
             (exact for integer and bool outputs; scripts/ortcheck.compare_one;
-            float16: F16_ABS + F16_REL*max|ref|). An output onnxruntime has no
+            float16: F16_ABS + F16_REL*max|ref|, or F16_ULPS ulps of the largest
+            float16 value the model computes when that is more: see
+            check_ort). An output onnxruntime has no
             kernel for (a double Conv) is skipped and counted, not failed; so is
             ppqfmt's documented refusal (exit 2) of a --target-opset it cannot
             adapt a node to.
@@ -500,7 +502,8 @@ def check_ort(ctx):
         got = ctx['ort'].run(ctx['out'], ctx['feeds'])
         if isinstance(got, str):
             return ort_error(got)
-        return compare_outputs(ctx['ref'], got)
+        err = compare_outputs(ctx['ref'], got)
+        return err and compare_outputs(ctx['ref'], got, f16_largest(ctx))
     got = run_all_outputs(ctx)
     if isinstance(got, str):
         return ort_error(got)
@@ -561,26 +564,50 @@ def check_value_info(ctx):
 # more, so float16 outputs get ten times the float tolerance.
 F16_ABS, F16_REL = 1e-4, 1e-2
 
+# A float16 output may also be off by F16_ULPS ulps of the largest float16 value computed on
+# the way (2**-10 of it per ulp): onnxruntime on the CPU computes some float16 ops in float32
+# between Casts it inserts and drops a Cast pair between two such ops, so where the model has a
+# Reshape or Identity (float16 kernels) in one path and not in another, it rounds an
+# intermediate in one path only. Sub(Reshape(Identity(x)), x) with x = Add(a, b) of size ~1.7
+# then comes out as up to 3.7e-4 instead of 0 (seed 695969965252), where ppqfmt's output,
+# without the Identity, gives 0 as ONNX's semantics do. Cancellation makes max|ref| no
+# measure of that rounding.
+F16_ULPS = 4
+
+
+def f16_largest(ctx):
+    """Largest finite |value| of any float16 node output of the formatted model (its
+    all-outputs run), 0 when there is none or that run fails."""
+    got = run_all_outputs(ctx)
+    if isinstance(got, str):
+        return 0.0
+    arrs = [np.abs(a[np.isfinite(a)].astype(np.float64)) for a in got.values()
+            if getattr(a, 'dtype', None) == np.float16 and np.isfinite(a).any()]
+    return max((float(a.max()) for a in arrs), default=0.0)
+
 
 @timed('compare')
-def compare_outputs(ref, got):
-    """None when got matches ref (ortcheck's tolerance; float16: F16_ABS + F16_REL*max|ref|)."""
+def compare_outputs(ref, got, f16_largest=0.0):
+    """None when got matches ref (ortcheck's tolerance; float16: F16_ABS + F16_REL*max|ref|,
+    or F16_ULPS ulps of f16_largest when that is more)."""
     if set(ref) != set(got):
         return 'output names differ: expected %s, got %s' % (sorted(ref), sorted(got))
     errs = []
     for name in ref:
         r, g = ref[name], got[name]
         if r.dtype == np.float16 and g.dtype == np.float16 and r.shape == g.shape:
-            errs.append(_compare_f16(name, r.astype(np.float64), g.astype(np.float64)))
+            errs.append(_compare_f16(name, r.astype(np.float64), g.astype(np.float64),
+                                     f16_largest))
         else:
             errs.append(ortcheck.compare_one(name, r, g))
     errs = [e for e in errs if e]
     return '; '.join(errs) if errs else None
 
 
-def _compare_f16(name, r, g):
+def _compare_f16(name, r, g, f16_largest):
     fin = np.isfinite(r)
-    tol = F16_ABS + F16_REL * (np.abs(r[fin]).max() if fin.any() else 0.0)
+    tol = F16_ABS + max(F16_REL * (np.abs(r[fin]).max() if fin.any() else 0.0),
+                        F16_ULPS * 2.0 ** -10 * f16_largest)
     with np.errstate(invalid='ignore'):
         bad = np.where(fin, ~(np.abs(r - g) <= tol), np.where(np.isnan(r), ~np.isnan(g), r != g))
     if not bad.any():

@@ -8,7 +8,8 @@
 
 typedef struct NameMap {
     const char **keys;
-    void **vals; /* NULL for a set (nameset_add) */
+    void **vals;         /* NULL for a set (nameset_add) */
+    unsigned char *tags; /* per slot: 0 empty, else 8 bits of the key's hash */
     size_t cap, len;
 } NameMap;
 

@@ -15,7 +15,7 @@
 #include "arena.h"
 #include "namemap.h"
 
-enum { DIM_MAX_TERMS = 16, DIM_MAX_DEG = 8, POLY_CAP = DIM_MAX_TERMS * DIM_MAX_TERMS };
+enum { DIM_MAX_TERMS = 16, DIM_MAX_DEG = 8, POLY_CAP = DIM_MAX_TERMS * DIM_MAX_TERMS, DIM_SMALL = 1024 };
 
 typedef struct DimTerm {
     int64_t coef;
@@ -46,6 +46,9 @@ struct DimTable {
     const char *origin;
     unsigned next_fresh;
     bool oom;
+    /* dim_const of 0..DIM_SMALL-1 once made: every initializer's shape asks
+     * for them, and building a Poly clears a few hundred bytes each time */
+    Dim small[DIM_SMALL];
 };
 
 typedef struct Poly {
@@ -264,17 +267,34 @@ static void poly_load(Poly *p, Dim d)
 
 /* --- constructors --- */
 
+/* p = coef, one constant term. Only the fields read are set: a cleared Poly
+ * is POLY_CAP terms, about 12 KB, for the one term used. */
+static void poly_one_term(Poly *p, int64_t coef)
+{
+    p->div = 1;
+    p->n = 1;
+    p->bad = false;
+    p->t[0].coef = coef;
+    p->t[0].n = 0;
+}
+
 Dim dim_const(DimTable *t, int64_t v)
 {
-    Poly p = {.div = 1, .n = 1};
-    p.t[0].coef = v;
-    return poly_finish(t, &p);
+    bool small = v >= 0 && v < DIM_SMALL;
+    if (small && t->small[v])
+        return t->small[v];
+    Poly p;
+    poly_one_term(&p, v);
+    Dim d = poly_finish(t, &p);
+    if (small && !t->oom)
+        t->small[v] = d;
+    return d;
 }
 
 static Dim sym_by_id(DimTable *t, uint32_t id)
 {
-    Poly p = {.div = 1, .n = 1};
-    p.t[0].coef = 1;
+    Poly p;
+    poly_one_term(&p, 1);
     p.t[0].n = 1;
     p.t[0].sym[0] = id;
     poly_canon(&p);
@@ -405,7 +425,9 @@ static bool term_mul(const DimTerm *x, const DimTerm *y, DimTerm *out)
 
 Dim dim_mul(DimTable *t, Dim a, Dim b)
 {
-    Poly p = {.n = 0};
+    Poly p;
+    p.n = 0;
+    p.bad = false;
     if (__builtin_mul_overflow(a->div, b->div, &p.div))
         return dim_fresh(t);
     for (uint32_t i = 0; i < a->n_terms; i++)

@@ -142,14 +142,20 @@ InferFact *facts_dup(InferRun *r, const InferFact *f)
 
 bool facts_known(const InferFact *f) { return f && (f->dtype || f->rank >= 0); }
 
-void facts_store(InferRun *r, const Var *v, const InferFact *f)
+static void store(InferRun *r, const Var *v, const InferFact *f, bool copy_arrays)
 {
     if (!v || !facts_known(f))
         return;
-    InferFact *n = facts_dup(r, f);
+    InferFact *n = copy_arrays ? facts_dup(r, f) : facts_alloc(r, 1, sizeof *n);
+    if (n && !copy_arrays)
+        *n = *f;
     if (!n || facts_map_put(&r->facts, v, n))
         r->oom = true;
 }
+
+void facts_store(InferRun *r, const Var *v, const InferFact *f) { store(r, v, f, true); }
+
+void facts_store_shared(InferRun *r, const Var *v, const InferFact *f) { store(r, v, f, false); }
 
 const InferFact *infer_fact(const InferRun *r, const Var *v) { return facts_map_get(&r->facts, v); }
 

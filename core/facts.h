@@ -102,6 +102,10 @@ InferFact *facts_dup(InferRun *r, const InferFact *f);
 bool facts_known(const InferFact *f);
 /* Records f (copied) as v's fact, unless f knows nothing. */
 void facts_store(InferRun *r, const Var *v, const InferFact *f);
+/* The same keeping f's dims and contents arrays, which must be the run's
+ * own and never change (facts_from_tensor's): an initializer's fact is
+ * made once per run, a million times on a million-node model. */
+void facts_store_shared(InferRun *r, const Var *v, const InferFact *f);
 bool facts_dtype_is_int(int32_t t);
 /* Element i of an integer tensor (with data) as int64. */
 int64_t facts_tensor_int(const Tensor *t, size_t i);

@@ -98,6 +98,7 @@ void model_free(Model *m)
     namemap_free(&m->next_suffix);
     namemap_free(&m->warned);
     namemap_free(&m->interned);
+    free(m->log.items);
     arena_free(&m->arena);
     free(m->copy->buf);
     free(m->copy);
@@ -1275,7 +1276,9 @@ void model_rewrite_all(Model *m)
 
 int graph_walk_post(Graph *g, int (*fn)(Graph *, void *), void *ctx)
 {
-    for (size_t i = 0; i < g->n_ops; i++) {
+    /* a model without subgraphs (most) need not look at each op's attributes */
+    bool only_graph = g->model->n_all_graphs == 1;
+    for (size_t i = 0; i < g->n_ops && !only_graph; i++) {
         Op *op = g->ops[i];
         if (op->removed)
             continue;
@@ -1296,7 +1299,7 @@ static void log_add(Model *m, const char *action, const char *subject, const cha
 {
     ChangeLog *l = &m->log;
     Arena *a = &m->arena;
-    if (GROW(a, l->items, l->cap, l->n + 1)) {
+    if (LIST_GROW(l->items, l->cap, l->n + 1)) {
         m->oom = true;
         return;
     }
@@ -1306,14 +1309,12 @@ static void log_add(Model *m, const char *action, const char *subject, const cha
     e->subject = arena_strdup(a, subject ? subject : "");
     e->detail = detail;
     e->warning = warning;
+    l->n_changes += !warning;
 }
 
 size_t model_change_count(const Model *m)
 {
-    size_t n = 0;
-    for (size_t i = 0; i < m->log.n; i++)
-        n += !m->log.items[i].warning;
-    return n;
+    return m->log.n_changes;
 }
 
 void model_drop_stale_training_info(Model *m)

@@ -257,7 +257,7 @@ static void seed_params(InferRun *r, const Graph *g)
         if (d && d->kind == FACT_TENSOR && d->rank >= 0 && !shapes_conflict(&f, d))
             /* keep declared symbols */
             f.dims = d->dims;
-        facts_store(r, v, &f);
+        facts_store_shared(r, v, &f);
     }
 }
 

@@ -17,9 +17,12 @@ typedef struct ChangeEntry {
     bool warning;
 } ChangeEntry;
 
+/* items grows with realloc (an arena would keep every outgrown copy: a
+ * million-node model logs millions of entries). */
 typedef struct ChangeLog {
     ChangeEntry *items;
     size_t n, cap;
+    size_t n_changes; /* entries that are not warnings */
     const char *pass; /* the pass now running */
 } ChangeLog;
 

@@ -21,20 +21,19 @@ void *facts_map_get(const PtrMap *m, const void *k)
 {
     if (!m->cap)
         return NULL;
-    for (size_t i = facts_ptr_hash(k) & (m->cap - 1); m->keys[i]; i = (i + 1) & (m->cap - 1))
-        if (m->keys[i] == k)
-            return m->vals[i];
+    for (size_t i = facts_ptr_hash(k) & (m->cap - 1); m->slots[i].key; i = (i + 1) & (m->cap - 1))
+        if (m->slots[i].key == k)
+            return m->slots[i].val;
     return NULL;
 }
 
 static void facts_map_insert(PtrMap *m, const void *k, void *v)
 {
     size_t i = facts_ptr_hash(k) & (m->cap - 1);
-    while (m->keys[i] && m->keys[i] != k)
+    while (m->slots[i].key && m->slots[i].key != k)
         i = (i + 1) & (m->cap - 1);
-    m->len += !m->keys[i];
-    m->keys[i] = k;
-    m->vals[i] = v;
+    m->len += !m->slots[i].key;
+    m->slots[i] = (PtrSlot){k, v};
 }
 
 /* Grows m to hold at least need entries at half load. */
@@ -42,21 +41,15 @@ static int facts_map_reserve(PtrMap *m, size_t need)
 {
     if (need * 2 <= m->cap)
         return 0;
-    PtrMap n = {NULL, NULL, m->cap ? m->cap : 1024, 0};
+    PtrMap n = {NULL, m->cap ? m->cap : 1024, 0};
     while (n.cap < need * 2)
         n.cap *= 2;
-    n.keys = calloc(n.cap, sizeof *n.keys);
-    n.vals = calloc(n.cap, sizeof *n.vals);
-    if (!n.keys || !n.vals) {
-        free(n.keys);
-        free(n.vals);
+    if (!(n.slots = calloc(n.cap, sizeof *n.slots)))
         return -1;
-    }
     for (size_t i = 0; i < m->cap; i++)
-        if (m->keys[i])
-            facts_map_insert(&n, m->keys[i], m->vals[i]);
-    free(m->keys);
-    free(m->vals);
+        if (m->slots[i].key)
+            facts_map_insert(&n, m->slots[i].key, m->slots[i].val);
+    free(m->slots);
     *m = n;
     return 0;
 }
@@ -71,8 +64,7 @@ int facts_map_put(PtrMap *m, const void *k, void *v)
 
 static void facts_map_free(PtrMap *m)
 {
-    free(m->keys);
-    free(m->vals);
+    free(m->slots);
 }
 
 /* --- run bookkeeping --- */

@@ -64,9 +64,15 @@ void infer_free(InferRun *r);
 /* Integer tensors up to this many elements carry their contents. */
 enum { FACTS_MAX_VALUE = 64 };
 
+/* A key and its value side by side: a lookup in a table far larger than
+ * the caches then costs one cache miss, not two. */
+typedef struct PtrSlot {
+    const void *key;
+    void *val;
+} PtrSlot;
+
 typedef struct PtrMap {
-    const void **keys;
-    void **vals;
+    PtrSlot *slots;
     size_t cap, len;
 } PtrMap;
 

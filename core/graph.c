@@ -54,6 +54,13 @@ static int list_grow(void **arr, size_t *cap, size_t need, size_t size)
 
 #define LIST_GROW(arr, cap, need) list_grow((void **)&(arr), &(cap), (need), sizeof *(arr))
 
+/* graph_compact sweeps a graph's lists only when something left them. */
+static void op_mark_removed(Op *op)
+{
+    op->removed = true;
+    op->graph->has_removed = true;
+}
+
 /* model_mapped_copy's buffer: the bytes at `of` of the mappings (n of them)
  * when `of` is not NULL. The buffer is kept from one source to the next, as
  * fresh pages for each would cost a page fault per 4 KiB again. */
@@ -856,7 +863,7 @@ int graph_remove_op(Op *op, Var *repl)
             graph_drop_var(out);
         }
     }
-    op->removed = true;
+    op_mark_removed(op);
     op->graph->changed = true;
     return 0;
 }
@@ -885,7 +892,7 @@ int op_outputs_to_params(Op *op, Tensor *const *ts)
     if ((as_input && g->parent) || LIST_GROW(g->params, g->cap_params, g->n_params + op->n_outputs))
         return -1;
     op_detach_inputs(op);
-    op->removed = true;
+    op_mark_removed(op);
     g->changed = true;
     for (size_t i = 0; i < op->n_outputs; i++) {
         Var *v = op->outputs[i];
@@ -908,7 +915,7 @@ int graph_remove_op_into_output(Op *op, Var *x)
         y->graph != x->graph || y->is_input || y->param)
         return -1;
     op_detach_inputs(op);
-    op->removed = true;
+    op_mark_removed(op);
     y->producer = NULL;
     return var_take_over(y, x);
 }
@@ -1031,7 +1038,7 @@ int graph_replace_op(Op *op, Op *repl)
             return -1;
     }
     op_detach_inputs(op);
-    op->removed = true;
+    op_mark_removed(op);
     mark_changed(repl);
     return 0;
 }
@@ -1046,6 +1053,7 @@ int graph_drop_var(Var *v)
         namemap_del(&g->by_name, v->name);
     var_drop_value_info(v);
     v->removed = true;
+    g->has_removed = true;
     if (held)
         var_unshadow_earlier(v, v->name);
     g->changed = true;
@@ -1248,6 +1256,9 @@ void graph_compact(Graph *g)
 {
     if (g->n_pending && place_pending(g))
         g->model->oom = true;
+    if (!g->has_removed)
+        return;
+    g->has_removed = false;
     size_t j = 0;
     for (size_t i = 0; i < g->n_ops; i++)
         if (!g->ops[i]->removed)

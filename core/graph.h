@@ -163,6 +163,7 @@ struct Graph {
     size_t cap_inputs, cap_outputs, cap_value_info;
     HeldDecl *held; /* declared sequence and optional types, in file order */
     size_t n_held, cap_held;
+    bool has_removed; /* an op or variable was removed since graph_compact */
     bool changed;
     Bytes wire; /* encoded GraphProto */
 };

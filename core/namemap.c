@@ -1,11 +1,10 @@
 /* namemap.c - linear-probing hash map keyed by C strings (FNV-1a).
  *
- * Beside each slot's key pointer a one-byte tag holds 8 bits of the key's
- * hash (0: empty slot). A probe compares strings only where the tag matches:
- * at a million names the tables are far larger than the caches, and reading
- * each probed key's characters cost a cache miss per slot passed, most of
- * them on lookups of names not yet there (every new value is looked up
- * first). */
+ * Beside each slot's key pointer the map keeps 32 bits of the key's hash
+ * (0: empty slot). A probe compares strings only where the hashes match, and
+ * growing the table or closing the gap a removal leaves re-seats entries by
+ * their stored hash: at a million names the tables are far larger than the
+ * caches, and reading a key's characters costs a cache miss per key. */
 #include "namemap.h"
 
 #include <stdbool.h>
@@ -13,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t hash_str(const char *s)
+/* A key's hash, never 0 (the mark of an empty slot). The slot is its low
+ * bits, so a table has at most 2^32 slots. */
+static uint32_t hash_str(const char *s)
 {
     uint64_t h = 1469598103934665603ull;
     for (; *s; s++)
@@ -21,23 +22,21 @@ static uint64_t hash_str(const char *s)
     h ^= h >> 33; /* mix: names differing in the last characters spread out */
     h *= 0xff51afd7ed558ccdull;
     h ^= h >> 33;
-    return h;
+    uint32_t h32 = (uint32_t)(h >> 32);
+    return h32 ? h32 : 1;
 }
 
-/* The tag of a hash: its top byte (the slot comes from the low bits), never 0. */
-static unsigned char tag_of(uint64_t h)
+static bool same_key(const char *stored, const char *key)
 {
-    unsigned char t = (unsigned char)(h >> 56);
-    return t ? t : 1;
+    return stored == key || strcmp(stored, key) == 0;
 }
 
 /* The slot holding key (hash h), or the empty slot where it would go. */
-static size_t find_slot(const NameMap *m, const char *key, uint64_t h)
+static size_t find_slot(const NameMap *m, const char *key, uint32_t h)
 {
-    size_t mask = m->cap - 1, i = (size_t)h & mask;
-    unsigned char t = tag_of(h);
-    for (; m->tags[i]; i = (i + 1) & mask)
-        if (m->tags[i] == t && strcmp(m->keys[i], key) == 0)
+    size_t mask = m->cap - 1, i = h & mask;
+    for (; m->hashes[i]; i = (i + 1) & mask)
+        if (m->hashes[i] == h && same_key(m->keys[i], key))
             break;
     return i;
 }
@@ -47,31 +46,35 @@ void *namemap_get(const NameMap *m, const char *key)
     if (!m->cap)
         return NULL;
     size_t i = find_slot(m, key, hash_str(key));
-    return !m->tags[i] ? NULL : m->vals ? m->vals[i] : (void *)m->keys[i];
+    return !m->hashes[i] ? NULL : m->vals ? m->vals[i] : (void *)m->keys[i];
 }
 
-/* Puts key (hash h, not in the map) with val into its empty slot. */
-static size_t place(NameMap *m, const char *key, uint64_t h, void *val)
+/* Puts key (hash h, not in the map) with val into the first free slot of
+ * its probe run. */
+static void place(NameMap *m, const char *key, uint32_t h, void *val)
 {
-    size_t i = find_slot(m, key, h);
+    size_t mask = m->cap - 1, i = h & mask;
+    while (m->hashes[i])
+        i = (i + 1) & mask;
     m->keys[i] = key;
-    m->tags[i] = tag_of(h);
+    m->hashes[i] = h;
     if (m->vals)
         m->vals[i] = val;
-    return i;
 }
 
 static int rehash(NameMap *m, size_t cap, bool set)
 {
+    if (cap > (size_t)UINT32_MAX + 1)
+        return -1;
     NameMap n = {calloc(cap, sizeof *n.keys), set ? NULL : calloc(cap, sizeof *n.vals),
-                 calloc(cap, 1), cap, 0};
-    if (!n.keys || (!set && !n.vals) || !n.tags) {
+                 calloc(cap, sizeof *n.hashes), cap, 0};
+    if (!n.keys || (!set && !n.vals) || !n.hashes) {
         namemap_free(&n);
         return -1;
     }
     for (size_t i = 0; i < m->cap; i++)
-        if (m->tags[i]) {
-            place(&n, m->keys[i], hash_str(m->keys[i]), set ? NULL : m->vals[i]);
+        if (m->hashes[i]) {
+            place(&n, m->keys[i], m->hashes[i], set ? NULL : m->vals[i]);
             n.len++;
         }
     namemap_free(m);
@@ -79,16 +82,16 @@ static int rehash(NameMap *m, size_t cap, bool set)
     return 0;
 }
 
-/* The slot of key, inserted when absent; SIZE_MAX when out of memory. */
+/* Finds or adds key's slot; SIZE_MAX on out of memory. */
 static size_t insert(NameMap *m, const char *key, bool set)
 {
     if ((m->len + 1) * 4 >= m->cap * 3 && rehash(m, m->cap ? m->cap * 2 : 16, set) != 0)
         return SIZE_MAX;
-    uint64_t h = hash_str(key);
+    uint32_t h = hash_str(key);
     size_t i = find_slot(m, key, h);
-    if (!m->tags[i]) {
+    if (!m->hashes[i]) {
         m->keys[i] = key;
-        m->tags[i] = tag_of(h);
+        m->hashes[i] = h;
         m->len++;
     }
     return i;
@@ -113,16 +116,15 @@ void namemap_del(NameMap *m, const char *key)
     if (!m->cap)
         return;
     size_t mask = m->cap - 1, i = find_slot(m, key, hash_str(key));
-    if (!m->tags[i])
+    if (!m->hashes[i])
         return;
-    m->tags[i] = 0;
+    m->hashes[i] = 0;
     m->len--;
     /* Re-seat the entries that follow in the probe run. */
-    for (size_t j = (i + 1) & mask; m->tags[j]; j = (j + 1) & mask) {
-        const char *k = m->keys[j];
-        void *v = m->vals ? m->vals[j] : NULL;
-        m->tags[j] = 0;
-        place(m, k, hash_str(k), v);
+    for (size_t j = (i + 1) & mask; m->hashes[j]; j = (j + 1) & mask) {
+        uint32_t h = m->hashes[j];
+        m->hashes[j] = 0;
+        place(m, m->keys[j], h, m->vals ? m->vals[j] : NULL);
     }
 }
 
@@ -130,9 +132,9 @@ void namemap_free(NameMap *m)
 {
     free(m->keys);
     free(m->vals);
-    free(m->tags);
+    free(m->hashes);
     m->keys = NULL;
     m->vals = NULL;
-    m->tags = NULL;
+    m->hashes = NULL;
     m->cap = m->len = 0;
 }

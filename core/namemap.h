@@ -5,11 +5,12 @@
 #define PPQ_NAMEMAP_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct NameMap {
     const char **keys;
     void **vals;         /* NULL for a set (nameset_add) */
-    unsigned char *tags; /* per slot: 0 empty, else 8 bits of the key's hash */
+    uint32_t *hashes;    /* per slot: 0 empty, else the key's hash */
     size_t cap, len;
 } NameMap;
 

@@ -256,13 +256,13 @@ static void var_unshadow_earlier(Var *v, const char *name)
 static Var *var_create(Graph *g, const char *name, bool copy)
 {
     Model *m = g->model;
-    if (namemap_get(&g->by_name, name))
-        return NULL;
     Var *v = arena_alloc(&m->arena, sizeof *v);
     if (!v || LIST_GROW(g->vars, g->cap_vars, g->n_vars + 1))
         return NULL;
+    /* a name already defined wastes the copy and v (a rare failure) but
+     * spares every success a second probe of the map */
     v->name = copy ? arena_strdup(&m->arena, name) : name;
-    if (!v->name || namemap_put(&g->by_name, v->name, v) ||
+    if (!v->name || namemap_add(&g->by_name, v->name, v) != 0 ||
         nameset_add(&m->value_names, v->name))
         return NULL;
     v->graph = g;
@@ -1048,9 +1048,7 @@ int graph_drop_var(Var *v)
     if (v->producer || v->n_uses || v->is_input || v->n_output_lists || v->param)
         return -1;
     Graph *g = v->graph;
-    bool held = namemap_get(&g->by_name, v->name) == v;
-    if (held)
-        namemap_del(&g->by_name, v->name);
+    bool held = namemap_del_value(&g->by_name, v->name, v);
     var_drop_value_info(v);
     v->removed = true;
     g->has_removed = true;

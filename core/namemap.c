@@ -106,18 +106,26 @@ int namemap_put(NameMap *m, const char *key, void *val)
     return 0;
 }
 
+int namemap_add(NameMap *m, const char *key, void *val)
+{
+    size_t before = m->len, i = insert(m, key, false);
+    if (i == SIZE_MAX)
+        return -1;
+    if (m->len == before)
+        return 1;
+    m->vals[i] = val;
+    return 0;
+}
+
 int nameset_add(NameMap *m, const char *key)
 {
     return insert(m, key, true) == SIZE_MAX ? -1 : 0;
 }
 
-void namemap_del(NameMap *m, const char *key)
+/* Empties slot i and re-seats the entries that follow in its probe run. */
+static void remove_slot(NameMap *m, size_t i)
 {
-    if (!m->cap)
-        return;
-    size_t mask = m->cap - 1, i = find_slot(m, key, hash_str(key));
-    if (!m->hashes[i])
-        return;
+    size_t mask = m->cap - 1;
     m->hashes[i] = 0;
     m->len--;
     /* Re-seat the entries that follow in the probe run. */
@@ -126,6 +134,26 @@ void namemap_del(NameMap *m, const char *key)
         m->hashes[j] = 0;
         place(m, m->keys[j], h, m->vals ? m->vals[j] : NULL);
     }
+}
+
+void namemap_del(NameMap *m, const char *key)
+{
+    if (!m->cap)
+        return;
+    size_t i = find_slot(m, key, hash_str(key));
+    if (m->hashes[i])
+        remove_slot(m, i);
+}
+
+bool namemap_del_value(NameMap *m, const char *key, const void *val)
+{
+    if (!m->cap)
+        return false;
+    size_t i = find_slot(m, key, hash_str(key));
+    if (!m->hashes[i] || m->vals[i] != val)
+        return false;
+    remove_slot(m, i);
+    return true;
 }
 
 void namemap_free(NameMap *m)

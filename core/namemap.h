@@ -4,6 +4,7 @@
 #ifndef PPQ_NAMEMAP_H
 #define PPQ_NAMEMAP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -17,8 +18,13 @@ typedef struct NameMap {
 void *namemap_get(const NameMap *m, const char *key);
 /* Inserts or overwrites; the key must outlive the map. -1 on out of memory. */
 int namemap_put(NameMap *m, const char *key, void *val);
+/* Inserts key only when absent: 0 inserted, 1 present (its value kept), -1
+ * out of memory. One probe where namemap_get + namemap_put take two. */
+int namemap_add(NameMap *m, const char *key, void *val);
 /* Removes key if present (backward-shift deletion keeps probes short). */
 void namemap_del(NameMap *m, const char *key);
+/* Removes key only while it maps to val; whether it did. */
+bool namemap_del_value(NameMap *m, const char *key, const void *val);
 void namemap_free(NameMap *m);
 /* The map used as a set of names (no values stored: half the memory; the
  * model-wide name sets hold one entry per value or node). namemap_get on a

@@ -327,14 +327,18 @@ static int load_node(Loader *L, Graph *g, Bytes wire)
         Var *v = NULL;
         if (!out)
             return -1;
-        Var *prev = *out ? namemap_get(&g->by_name, out) : NULL;
-        if (prev && !prev->producer)
-            return loader_error(L, "node '%s' (%s): output '%s' is already a graph input or "
-                                "initializer of graph '%s'", name, type, out, g->name);
-        /* A name written twice (in-place style) is kept as two variables;
-         * pass de-inplace renames the earlier one. */
-        if (*out && !(v = prev ? graph_shadow_var(g, out) : graph_new_var(g, out)))
-            return loader_oom(L);
+        if (*out && !(v = graph_new_var(g, out))) {
+            Var *prev = namemap_get(&g->by_name, out);
+            if (!prev)
+                return loader_oom(L);
+            if (!prev->producer)
+                return loader_error(L, "node '%s' (%s): output '%s' is already a graph input "
+                                    "or initializer of graph '%s'", name, type, out, g->name);
+            /* A name written twice (in-place style) is kept as two
+             * variables; pass de-inplace renames the earlier one. */
+            if (!(v = graph_shadow_var(g, out)))
+                return loader_oom(L);
+        }
         if (op_append_output(op, v))
             return loader_oom(L);
     }
@@ -455,15 +459,16 @@ static int load_input(Loader *L, Graph *g, Bytes wire)
 /* An initializer (dense or sparse) becomes a parameter of g. */
 static int add_initializer(Loader *L, Graph *g, Tensor *t)
 {
-    Var *v = namemap_get(&g->by_name, t->name);
-    if (v && (!v->is_input || v->param))
+    /* the name is new but for a graph input (old IR style) or an error:
+     * try to add it first, which looks the name up once */
+    Var *v = g->n_inputs ? namemap_get(&g->by_name, t->name) : NULL;
+    if (!v && graph_add_param_named(g, t))
+        return 0;
+    if (!v && !(v = namemap_get(&g->by_name, t->name)))
+        return loader_oom(L);
+    if (!v->is_input || v->param)
         return loader_error(L, "graph '%s': initializer '%s' is defined twice", g->name,
                             t->name);
-    if (!v) {
-        if (!(v = graph_add_param_named(g, t)))
-            return loader_oom(L);
-        return 0;
-    }
     /* Old IR style: the initializer gives a graph input its default value. */
     v->param = t;
     return graph_append_param(g, v) ? loader_oom(L) : 0;

@@ -32,8 +32,9 @@ static int grow32(Arena *a, void **arr, uint32_t *cap, size_t need, size_t size)
     grow32((g_arena), (void **)&(arr), &(cap), (need), sizeof *(arr))
 
 /* A graph's own lists (operations, variables, parameters, pending
- * insertions) grow with realloc, not in the arena: an arena keeps every
- * outgrown copy, which for a million nodes is as much again as the lists. */
+ * insertions, inputs, outputs, value_info) grow with realloc, not in the
+ * arena: an arena keeps every outgrown copy, which for a million nodes is as
+ * much again as the lists. */
 static int list_grow(void **arr, size_t *cap, size_t need, size_t size)
 {
     if (need <= *cap)
@@ -97,6 +98,9 @@ void model_free(Model *m)
         free(g->vars);
         free(g->params);
         free(g->pending);
+        free(g->inputs);
+        free(g->outputs);
+        free(g->value_info);
     }
     if (m->release)
         m->release(m->release_ctx);
@@ -461,9 +465,9 @@ Attr *op_add_attr(Op *op, const char *name, AttrType type)
     return at->name ? at : NULL;
 }
 
-static int add_value_info(Graph *g, ValueInfo **arr, size_t *n, size_t *cap, Var *v, Bytes w)
+static int add_value_info(ValueInfo **arr, size_t *n, size_t *cap, Var *v, Bytes w)
 {
-    if (arena_grow(&g->model->arena, (void **)arr, cap, *n + 1, sizeof **arr))
+    if (list_grow((void **)arr, cap, *n + 1, sizeof **arr))
         return -1;
     (*arr)[(*n)++] = (ValueInfo){v, false, false, w};
     return 0;
@@ -472,13 +476,13 @@ static int add_value_info(Graph *g, ValueInfo **arr, size_t *n, size_t *cap, Var
 int graph_add_input(Graph *g, Var *v, Bytes wire)
 {
     v->is_input = true;
-    return add_value_info(g, &g->inputs, &g->n_inputs, &g->cap_inputs, v, wire);
+    return add_value_info(&g->inputs, &g->n_inputs, &g->cap_inputs, v, wire);
 }
 
 int graph_add_output(Graph *g, Var *v, Bytes wire)
 {
     v->n_output_lists++;
-    return add_value_info(g, &g->outputs, &g->n_outputs, &g->cap_outputs, v, wire);
+    return add_value_info(&g->outputs, &g->n_outputs, &g->cap_outputs, v, wire);
 }
 
 int graph_add_value_info(Graph *g, Var *v, Bytes wire)
@@ -489,7 +493,7 @@ int graph_add_value_info(Graph *g, Var *v, Bytes wire)
         v->value_info_at = (uint32_t)g->n_value_info + 1;
     else if (v)
         v->value_info_dup = true; /* past the index range: found by a scan */
-    return add_value_info(g, &g->value_info, &g->n_value_info, &g->cap_value_info, v, wire);
+    return add_value_info(&g->value_info, &g->n_value_info, &g->cap_value_info, v, wire);
 }
 
 int graph_add_held_decl(Graph *g, Var *v, int kind, TypeInfo type)

@@ -17,13 +17,21 @@
 #include "passes.h"
 
 /* The dim_param for a symbolic dim: a model symbol's own name, else the
- * expression as dim_str writes it. NULL when out of memory. */
-static const char *dim_param(Arena *a, const DimTable *dt, Dim d)
+ * expression as dim_str writes it into buf. */
+static const char *dim_param_text(const DimTable *dt, Dim d, char *buf, size_t size)
 {
     const char *name = dim_sym_name(dt, d);
-    char buf[256];
-    return arena_strdup(a, name ? name : dim_str(dt, d, buf, sizeof buf));
+    return name ? name : dim_str(dt, d, buf, size);
 }
+
+/* The same in the arena; NULL when out of memory. */
+static const char *dim_param(Arena *a, const DimTable *dt, Dim d)
+{
+    char buf[256];
+    return arena_strdup(a, dim_param_text(dt, d, buf, sizeof buf));
+}
+
+static bool dim_known(Dim d) { return dim_is_const(d) && dim_value(d) >= 0; }
 
 /* The declared type f stands for, in the model's arena. -1 out of memory. */
 static int type_from_fact(Arena *a, const DimTable *dt, const InferFact *f, TypeInfo *t)
@@ -35,7 +43,7 @@ static int type_from_fact(Arena *a, const DimTable *dt, const InferFact *f, Type
     if (!(t->dims = arena_array(a, n, sizeof *t->dims)))
         return -1;
     for (size_t i = 0; i < n; i++) {
-        bool known = dim_is_const(f->dims[i]) && dim_value(f->dims[i]) >= 0;
+        bool known = dim_known(f->dims[i]);
         t->dims[i] = known ? dim_value(f->dims[i]) : -1;
         if (known)
             continue;
@@ -52,15 +60,21 @@ static bool same_param(const char *a, const char *b)
     return (!a && !b) || (a && b && strcmp(a, b) == 0);
 }
 
-static bool same_type(const TypeInfo *a, const TypeInfo *b)
+/* Does the declared type t say what fact f says? Compared before building
+ * f's TypeInfo: a second run over a formatted model finds every entry
+ * right, and building each again would only fill the arena. */
+static bool type_says(const DimTable *dt, const InferFact *f, const TypeInfo *t)
 {
-    if (a->elem_type != b->elem_type || a->rank != b->rank)
+    if (f->dtype != t->elem_type || f->rank != t->rank)
         return false;
-    for (int i = 0; i < a->rank; i++)
-        if (a->dims[i] != b->dims[i] ||
-            !same_param(a->dim_params ? a->dim_params[i] : NULL,
-                        b->dim_params ? b->dim_params[i] : NULL))
+    for (int i = 0; i < f->rank; i++) {
+        bool known = dim_known(f->dims[i]);
+        char buf[256];
+        const char *param = known ? NULL : dim_param_text(dt, f->dims[i], buf, sizeof buf);
+        if (t->dims[i] != (known ? dim_value(f->dims[i]) : -1) ||
+            !same_param(param, t->dim_params ? t->dim_params[i] : NULL))
             return false;
+    }
     return true;
 }
 
@@ -82,12 +96,11 @@ static int declare_value(Graph *g, Var *v)
     if (!f || !f->dtype || !declarable(g, v))
         return 0;
     Model *m = g->model;
-    TypeInfo t;
-    if (type_from_fact(&m->arena, infer_dims(m->facts), f, &t))
-        return -1;
-    if ((v->value_info_at || v->value_info_dup) && same_type(&t, &v->type))
+    const DimTable *dt = infer_dims(m->facts);
+    if ((v->value_info_at || v->value_info_dup) && type_says(dt, f, &v->type))
         return 0;
-    if (graph_set_value_type(v, t))
+    TypeInfo t;
+    if (type_from_fact(&m->arena, dt, f, &t) || graph_set_value_type(v, t))
         return -1;
     model_note(m, "typed", v->name);
     return 0;

@@ -1,6 +1,7 @@
 /* proto.c - ValueInfoProto and OperatorSetIdProto through protobuf-c. */
 #include "proto.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "onnx.pb-c.h"
@@ -152,17 +153,36 @@ void proto_write_opset(Out *o, uint32_t num, const Opset *op)
 }
 
 /* A TypeProto for t in o's arena (NULL when out of memory). */
-static Onnx__TypeProto *type_proto(Out *o, const TypeInfo *t)
+/* The protobuf-c messages a TypeProto is packed from. They live only until
+ * it is packed (the output keeps the packed bytes): on the stack up to
+ * TYPE_DIMS dims, else in dims_heap, which type_scaffold_free releases. A
+ * million value_info entries would otherwise leave ~250 bytes each in the
+ * output's arena. */
+enum { TYPE_DIMS = 8 };
+typedef struct TypeScaffold {
+    Onnx__TypeProto tp;
+    Onnx__TypeProto__Tensor tt;
+    Onnx__TensorShapeProto shape;
+    Onnx__TensorShapeProto__Dimension dims[TYPE_DIMS], *dimp[TYPE_DIMS];
+    void *dims_heap;
+} TypeScaffold;
+
+static void type_scaffold_free(TypeScaffold *s) { free(s->dims_heap); }
+
+/* t as a TypeProto built in s; NULL when out of memory. */
+static Onnx__TypeProto *type_proto(TypeScaffold *s, const TypeInfo *t)
 {
     size_t rank = t->rank > 0 ? (size_t)t->rank : 0;
-    Onnx__TypeProto *tp = arena_alloc(o->arena, sizeof *tp);
-    Onnx__TypeProto__Tensor *tt = arena_alloc(o->arena, sizeof *tt);
-    Onnx__TensorShapeProto *shape = arena_alloc(o->arena, sizeof *shape);
-    Onnx__TensorShapeProto__Dimension *dims = arena_array(o->arena, rank, sizeof *dims);
-    Onnx__TensorShapeProto__Dimension **dimp = arena_array(o->arena, rank, sizeof *dimp);
-    if (!tp || !tt || !shape || (rank && (!dims || !dimp)))
-        return NULL;
-    *shape = (Onnx__TensorShapeProto)ONNX__TENSOR_SHAPE_PROTO__INIT;
+    Onnx__TensorShapeProto__Dimension *dims = s->dims, **dimp = s->dimp;
+    s->dims_heap = NULL;
+    if (rank > TYPE_DIMS) {
+        if (rank > SIZE_MAX / (sizeof *dims + sizeof *dimp) ||
+            !(s->dims_heap = malloc(rank * (sizeof *dims + sizeof *dimp))))
+            return NULL;
+        dims = s->dims_heap;
+        dimp = (Onnx__TensorShapeProto__Dimension **)(dims + rank);
+    }
+    s->shape = (Onnx__TensorShapeProto)ONNX__TENSOR_SHAPE_PROTO__INIT;
     for (size_t i = 0; i < rank; i++) {
         Onnx__TensorShapeProto__Dimension d = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__INIT;
         if (t->dims[i] >= 0) {
@@ -175,38 +195,40 @@ static Onnx__TypeProto *type_proto(Out *o, const TypeInfo *t)
         dims[i] = d;
         dimp[i] = &dims[i];
     }
-    shape->n_dim = rank;
-    shape->dim = dimp;
-    *tt = (Onnx__TypeProto__Tensor)ONNX__TYPE_PROTO__TENSOR__INIT;
-    tt->has_elem_type = 1;
-    tt->elem_type = t->elem_type;
-    tt->shape = t->rank >= 0 ? shape : NULL;
-    *tp = (Onnx__TypeProto)ONNX__TYPE_PROTO__INIT;
-    tp->value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
-    tp->tensor_type = tt;
-    return tp;
+    s->shape.n_dim = rank;
+    s->shape.dim = dimp;
+    s->tt = (Onnx__TypeProto__Tensor)ONNX__TYPE_PROTO__TENSOR__INIT;
+    s->tt.has_elem_type = 1;
+    s->tt.elem_type = t->elem_type;
+    s->tt.shape = t->rank >= 0 ? &s->shape : NULL;
+    s->tp = (Onnx__TypeProto)ONNX__TYPE_PROTO__INIT;
+    s->tp.value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
+    s->tp.tensor_type = &s->tt;
+    return &s->tp;
 }
 
 void proto_write_type(Out *o, uint32_t num, const TypeInfo *t)
 {
-    Onnx__TypeProto *tp = type_proto(o, t);
+    TypeScaffold s;
+    Onnx__TypeProto *tp = type_proto(&s, t);
     uint8_t *buf = tp ? arena_alloc(o->arena, onnx__type_proto__get_packed_size(tp)) : NULL;
-    if (!buf) {
+    if (buf)
+        out_bytes_field(o, num, buf, onnx__type_proto__pack(tp, buf));
+    else
         o->failed = true;
-        return;
-    }
-    out_bytes_field(o, num, buf, onnx__type_proto__pack(tp, buf));
+    type_scaffold_free(&s);
 }
 
 void proto_write_value_info(Out *o, uint32_t num, const Var *v)
 {
     Onnx__ValueInfoProto vi = ONNX__VALUE_INFO_PROTO__INIT;
+    TypeScaffold s;
     vi.name = (char *)v->name;
-    vi.type = type_proto(o, &v->type);
+    vi.type = type_proto(&s, &v->type);
     uint8_t *buf = vi.type ? arena_alloc(o->arena, onnx__value_info_proto__get_packed_size(&vi)) : NULL;
-    if (!buf) {
+    if (buf)
+        out_bytes_field(o, num, buf, onnx__value_info_proto__pack(&vi, buf));
+    else
         o->failed = true;
-        return;
-    }
-    out_bytes_field(o, num, buf, onnx__value_info_proto__pack(&vi, buf));
+    type_scaffold_free(&s);
 }

@@ -192,11 +192,18 @@ int64_t facts_tensor_int(const Tensor *t, size_t i)
 }
 
 /* Contents of a small integer tensor as constant dims, or NULL. */
+/* Are t's contents part of its fact (a small integer tensor in memory)? */
+static bool has_value_fact(const Tensor *t)
+{
+    int64_t numel = tensor_numel(t);
+    return facts_dtype_is_int(t->dtype) && t->data && numel >= 0 && numel <= FACTS_MAX_VALUE &&
+           t->nbytes >= (size_t)numel * dtype_size(t->dtype);
+}
+
 static Dim *facts_tensor_value(InferRun *r, const Tensor *t, size_t *n)
 {
     int64_t numel = tensor_numel(t);
-    if (!facts_dtype_is_int(t->dtype) || !t->data || numel < 0 || numel > FACTS_MAX_VALUE ||
-        t->nbytes < (size_t)numel * dtype_size(t->dtype))
+    if (!has_value_fact(t))
         return NULL;
     Dim *v = facts_alloc(r, (size_t)numel, sizeof *v);
     for (int64_t i = 0; v && i < numel; i++)
@@ -216,6 +223,31 @@ void facts_from_tensor(InferRun *r, const Tensor *t, InferFact *f)
     for (size_t i = 0; f->dims && i < t->ndims; i++)
         f->dims[i] = dim_const(r->dt, t->dims[i]);
     f->value = facts_tensor_value(r, t, &f->n_value);
+}
+
+static bool fact_has_shape(const InferFact *f, const Tensor *t)
+{
+    if (f->dtype != t->dtype || f->rank != (int)t->ndims)
+        return false;
+    for (size_t i = 0; i < t->ndims; i++)
+        if (!dim_is_const(f->dims[i]) || dim_value(f->dims[i]) != t->dims[i])
+            return false;
+    return true;
+}
+
+const InferFact *facts_of_shape(InferRun *r, const Tensor *t)
+{
+    if (has_value_fact(t) || t->ndims > 1024)
+        return NULL;
+    for (size_t i = 0; i < FACTS_RECENT; i++)
+        if (r->recent[i] && fact_has_shape(r->recent[i], t))
+            return r->recent[i];
+    InferFact *f = facts_alloc(r, 1, sizeof *f);
+    if (!f)
+        return NULL;
+    facts_from_tensor(r, t, f);
+    r->recent[r->next_recent++ % FACTS_RECENT] = f;
+    return f;
 }
 
 InferRun *facts_new(Model *m)

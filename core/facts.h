@@ -66,6 +66,8 @@ enum { FACTS_MAX_VALUE = 64 };
 
 /* A key and its value side by side: a lookup in a table far larger than
  * the caches then costs one cache miss, not two. */
+enum { FACTS_RECENT = 8 };
+
 typedef struct PtrSlot {
     const void *key;
     void *val;
@@ -90,6 +92,9 @@ struct InferRun {
     const char **unknown;
     size_t n_unknown, cap_unknown;
     NameMap unknown_set;
+    /* facts_of_shape's last facts, most of a model's parameters in a few shapes */
+    const InferFact *recent[FACTS_RECENT];
+    unsigned next_recent;
     bool oom;
 };
 
@@ -117,5 +122,10 @@ bool facts_dtype_is_int(int32_t t);
 int64_t facts_tensor_int(const Tensor *t, size_t i);
 /* Type, shape and (small integer) contents of a constant tensor. */
 void facts_from_tensor(InferRun *r, const Tensor *t, InferFact *f);
+/* The fact of a tensor whose contents are not part of it (float weights,
+ * large tensors): its type and shape, one stored fact shared by the tensors
+ * of one recent type and shape. NULL when the contents count (small integer
+ * tensors: facts_from_tensor) or out of memory. */
+const InferFact *facts_of_shape(InferRun *r, const Tensor *t);
 
 #endif

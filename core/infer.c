@@ -247,6 +247,12 @@ static void seed_params(InferRun *r, const Graph *g)
         Var *v = g->params[i];
         if (!v->param || v->removed)
             continue;
+        const InferFact *shared = v->is_input ? NULL : facts_of_shape(r, v->param);
+        if (shared) {
+            if (facts_map_put(&r->facts, v, (void *)shared))
+                r->oom = true;
+            continue;
+        }
         InferFact f;
         facts_from_tensor(r, v->param, &f);
         const InferFact *d = v->is_input ? facts_map_get(&r->decls, v) : NULL;

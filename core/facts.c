@@ -1,6 +1,7 @@
-/* facts.c - the fact table of an inference run (facts.h): a pointer map
- * keyed by Var, the run's arena, its issues and unknown op types, and facts
- * read from constant tensors. */
+/* facts.c - the facts of an inference run (facts.h): each value's fact
+ * (Var.fact, stamped with the run), pointer maps for declarations, the run's
+ * arena, its issues and unknown op types, and facts read from constant
+ * tensors. */
 #include "facts.h"
 
 #include <stdio.h>
@@ -141,15 +142,27 @@ static void store(InferRun *r, const Var *v, const InferFact *f, bool copy_array
     InferFact *n = copy_arrays ? facts_dup(r, f) : facts_alloc(r, 1, sizeof *n);
     if (n && !copy_arrays)
         *n = *f;
-    if (!n || facts_map_put(&r->facts, v, n))
+    if (n)
+        facts_set(r, v, n);
+    else
         r->oom = true;
+}
+
+void facts_set(InferRun *r, const Var *v, const InferFact *f)
+{
+    Var *w = (Var *)v; /* the fact slot is the run's, not the IR's */
+    w->fact = f;
+    w->fact_run = r->id;
 }
 
 void facts_store(InferRun *r, const Var *v, const InferFact *f) { store(r, v, f, true); }
 
 void facts_store_shared(InferRun *r, const Var *v, const InferFact *f) { store(r, v, f, false); }
 
-const InferFact *infer_fact(const InferRun *r, const Var *v) { return facts_map_get(&r->facts, v); }
+const InferFact *infer_fact(const InferRun *r, const Var *v)
+{
+    return v->fact_run == r->id ? v->fact : NULL;
+}
 
 DimTable *infer_dims(const InferRun *r) { return r->dt; }
 
@@ -258,11 +271,10 @@ InferRun *facts_new(Model *m)
         return NULL;
     }
     r->m = m;
-    /* every value of the main graph gets a fact: size the table once */
-    if (facts_map_reserve(&r->facts, m->graph ? m->graph->n_vars : 0)) {
-        infer_free(r);
-        return NULL;
-    }
+    /* a new number (0 is no run's), so no Var holds a fact of this run yet */
+    if (!++m->fact_epoch)
+        ++m->fact_epoch;
+    r->id = m->fact_epoch;
     return r;
 }
 
@@ -270,7 +282,6 @@ void infer_free(InferRun *r)
 {
     if (!r)
         return;
-    facts_map_free(&r->facts);
     facts_map_free(&r->decls);
     facts_map_free(&r->visited);
     namemap_free(&r->unknown_set);

@@ -85,6 +85,11 @@ struct Var {
     Use *uses;
     Tensor *param;    /* the initializer value, or NULL */
     Var *shadows;     /* the earlier write of its name it hides (graph_shadow_var) */
+    /* What shape-inference run number fact_run (see Model.fact_epoch) knows
+     * of it: a lookup is one load, not a probe of a table as large as the
+     * graph. Written and read only by core/facts.c. */
+    const struct InferFact *fact;
+    uint32_t fact_run;
     uint32_t producer_slot;
     uint32_t n_uses, cap_uses;
     uint32_t value_info_at; /* 1 + index of its first value_info entry; 0: none */
@@ -201,7 +206,7 @@ typedef struct Model {
     size_t n_all_graphs, cap_all_graphs;
     ChangeLog log;
     NameMap warned; /* warnings already logged (pass, subject, text) */
-    uint32_t fact_epoch; /* see VarFact */
+    uint32_t fact_epoch; /* shape-inference runs so far: the last one's number (Var.fact_run) */
     size_t fold_limit; /* largest result pass fold computes, in bytes; 0: the default */
     size_t fold_growth; /* how many times its inputs' size an Expand/Tile/ConstantOfShape
                          * result may be; 0: the default (formatter/fold.c) */

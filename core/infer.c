@@ -249,8 +249,7 @@ static void seed_params(InferRun *r, const Graph *g)
             continue;
         const InferFact *shared = v->is_input ? NULL : facts_of_shape(r, v->param);
         if (shared) {
-            if (facts_map_put(&r->facts, v, (void *)shared))
-                r->oom = true;
+            facts_set(r, v, shared);
             continue;
         }
         InferFact f;

@@ -298,15 +298,16 @@ static const char *fresh_name(Model *m, NameMap *names, const char *base)
     snprintf(buf, len, "%s", base);
     /* Where the last search for this base stopped: many copies of one
      * weight would otherwise probe base_1, base_2, ... again each time. */
-    uintptr_t next = (uintptr_t)namemap_get(&m->next_suffix, base);
-    for (uintptr_t i = next ? next : 1; namemap_get(names, buf); i++) {
+    uintptr_t next = (uintptr_t)namemap_get(&m->next_suffix, base), i = next ? next : 1;
+    int taken;
+    /* each candidate is reserved as it is found free, so two fresh names
+     * never collide */
+    while ((taken = nameset_add_new(names, buf)) == 1) {
         snprintf(buf, len, "%s_%lu", base, (unsigned long)i);
-        next = i + 1;
+        next = ++i;
     }
     const char *key = next ? arena_strdup(&m->arena, base) : NULL;
-    /* Reserve it at once so two fresh names never collide. */
-    if (nameset_add(names, buf) || (next && (!key || namemap_put(&m->next_suffix, key,
-                                                                         (void *)next))))
+    if (taken < 0 || (next && (!key || namemap_put(&m->next_suffix, key, (void *)next))))
         return NULL;
     return buf;
 }

@@ -122,6 +122,12 @@ int nameset_add(NameMap *m, const char *key)
     return insert(m, key, true) == SIZE_MAX ? -1 : 0;
 }
 
+int nameset_add_new(NameMap *m, const char *key)
+{
+    size_t before = m->len;
+    return insert(m, key, true) == SIZE_MAX ? -1 : m->len == before;
+}
+
 /* Empties slot i and re-seats the entries that follow in its probe run. */
 static void remove_slot(NameMap *m, size_t i)
 {

@@ -30,5 +30,8 @@ void namemap_free(NameMap *m);
  * model-wide name sets hold one entry per value or node). namemap_get on a
  * set returns the stored key. A map is used either way, never both. */
 int nameset_add(NameMap *m, const char *key);
+/* The same telling whether key was new: 0 added, 1 already there, -1 out of
+ * memory. */
+int nameset_add_new(NameMap *m, const char *key);
 
 #endif

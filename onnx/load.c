@@ -456,12 +456,26 @@ static int load_input(Loader *L, Graph *g, Bytes wire)
     return graph_add_input(g, v, wire) ? loader_oom(L) : 0;
 }
 
+/* The graph input (or, in a graph with many inputs, the variable) named
+ * name: a few inputs are compared in place, sparing each of a million
+ * initializers a probe of a map far larger than the caches. */
+static Var *input_or_var_named(const Graph *g, const char *name)
+{
+    enum { FEW_INPUTS = 16 };
+    if (g->n_inputs > FEW_INPUTS)
+        return namemap_get(&g->by_name, name);
+    for (size_t i = 0; i < g->n_inputs; i++)
+        if (g->inputs[i].var && strcmp(g->inputs[i].var->name, name) == 0)
+            return g->inputs[i].var;
+    return NULL;
+}
+
 /* An initializer (dense or sparse) becomes a parameter of g. */
 static int add_initializer(Loader *L, Graph *g, Tensor *t)
 {
     /* the name is new but for a graph input (old IR style) or an error:
      * try to add it first, which looks the name up once */
-    Var *v = g->n_inputs ? namemap_get(&g->by_name, t->name) : NULL;
+    Var *v = input_or_var_named(g, t->name);
     if (!v && graph_add_param_named(g, t))
         return 0;
     if (!v && !(v = namemap_get(&g->by_name, t->name)))

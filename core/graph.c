@@ -5,6 +5,7 @@
  * one entry {op, s}; and v->producer / producer_slot name the one live
  * operation whose outputs hold v. graph_verify() checks it. */
 #include "graph.h"
+#include "graph_internal.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -35,7 +36,7 @@ static int grow32(Arena *a, void **arr, uint32_t *cap, size_t need, size_t size)
  * insertions, inputs, outputs, value_info) grow with realloc, not in the
  * arena: an arena keeps every outgrown copy, which for a million nodes is as
  * much again as the lists. */
-static int list_grow(void **arr, size_t *cap, size_t need, size_t size)
+int graph_list_grow(void **arr, size_t *cap, size_t need, size_t size)
 {
     if (need <= *cap)
         return 0;
@@ -53,7 +54,7 @@ static int list_grow(void **arr, size_t *cap, size_t need, size_t size)
     return 0;
 }
 
-#define LIST_GROW(arr, cap, need) list_grow((void **)&(arr), &(cap), (need), sizeof *(arr))
+#define LIST_GROW GRAPH_LIST_GROW
 
 /* graph_compact sweeps a graph's lists only when something left them. */
 static void op_mark_removed(Op *op)
@@ -448,6 +449,11 @@ static void mark_changed(Op *op)
     op->graph->model->n_op_edits++;
 }
 
+void op_mark_changed(Op *op)
+{
+    mark_changed(op);
+}
+
 size_t model_op_edits(const Model *m)
 {
     return m->n_op_edits;
@@ -468,7 +474,7 @@ Attr *op_add_attr(Op *op, const char *name, AttrType type)
 
 static int add_value_info(ValueInfo **arr, size_t *n, size_t *cap, Var *v, Bytes w)
 {
-    if (list_grow((void **)arr, cap, *n + 1, sizeof **arr))
+    if (graph_list_grow((void **)arr, cap, *n + 1, sizeof **arr))
         return -1;
     (*arr)[(*n)++] = (ValueInfo){v, false, false, w};
     return 0;

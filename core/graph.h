@@ -390,6 +390,25 @@ void graph_remove_value_info(Graph *g, size_t i);
 /* Replaces op by repl (a new op without outputs): repl takes over op's
  * outputs with their names and uses, and op is removed. */
 int graph_replace_op(Op *op, Op *repl);
+/* Replaces sub's owner (an If, sub one of its branches) by sub's contents,
+ * placed where the owner was (pending, as graph_insert_op's): sub's
+ * operations, values, initializers and value_info move into the owner's
+ * graph as the same objects, so reads of outer values keep their variables
+ * and subgraphs nested in sub get the owner's graph as parent. A moved value
+ * or node whose name a graph outside sub's owner defines gets a fresh one
+ * (model_fresh_value_name, model_fresh_node_name). Owner output i becomes sub
+ * output i: a moved node computing it writes the owner's output variable
+ * (name, uses and graph-output status kept); an output sub takes from
+ * elsewhere (an outer value, an initializer of sub, a value returned twice)
+ * hands the owner output's readers to that value, or, when the owner output
+ * is a graph output or that value's name is written again later, keeps its
+ * name with a new Identity. The owner and its other subgraphs are removed.
+ * Reads every name of the model once: O(model) per call.
+ * 0, or -1 with *why saying why: refused with nothing changed (sub has
+ * inputs, or another number of outputs than its owner, writes a name twice,
+ * or has initializers its new graph cannot take: graph_takes_new_params),
+ * or out of memory midway (m->oom set: the graph is not to be trusted). */
+int graph_inline_subgraph(Graph *sub, const char **why);
 /* Detaches every input of op and of the operations in its subgraphs. */
 void op_detach_inputs(Op *op);
 /* Declares v's type as t (the arrays are kept, not copied) in its graph's

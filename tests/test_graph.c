@@ -1499,6 +1499,128 @@ static const char *check_value_dtype_cycle(Model *m)
     return NULL;
 }
 
+/* ===================================================================== */
+/* graph_inline_subgraph                                                  */
+/* ===================================================================== */
+
+/* The then branch of If replaces it: the branch value a and node T1, whose
+ * names the main graph uses after the If, are renamed (same objects); the
+ * nested If In, reading a, gets the main graph as parent; T3 writes the If's
+ * output r; the branch initializer k moves; the else branch and the
+ * condition are detached; the moved nodes sit where the If was. */
+static const char *check_inline_subgraph(Model *m)
+{
+    Graph *g = m->graph;
+    Var *x = input(g, "x"), *c = input(g, "c");
+    Op *iff = node(g, "If", "If", c, NULL, "r");
+    Var *r = out(iff);
+    Graph *then = branch(iff, "then_branch"), *els = branch(iff, "else_branch");
+    Op *t1 = node(then, "Neg", "T1", x, NULL, "a");
+    Var *a = out(t1);
+    Op *in = node(then, "If", "In", c, NULL, "n");
+    Op *abs_a = node(branch(in, "then_branch"), "Abs", "U", a, NULL, "u");
+    output(abs_a->graph, out(abs_a));
+    Var *k = param(then, "k");
+    Op *t2 = node(then, "Add", "T2", a, out(in), "t2");
+    Op *t3 = node(then, "Mul", "T3", out(t2), k, "tout");
+    output(then, out(t3));
+    Op *e = node(els, "Neg", "E", x, NULL, "e");
+    output(els, out(e));
+    Op *b = node(g, "Relu", "T1", r, NULL, "a"); /* the main graph's a and T1 */
+    output(g, out(node(g, "Add", "C", out(b), r, "y")));
+    VERIFY(m);
+
+    const char *why = NULL;
+    EXPECT(graph_inline_subgraph(then, &why) == 0);
+    graph_compact(g);
+    VERIFY(m);
+    const char *want[] = {t1->name, "In", "T2", "T3", "T1", "C"};
+    const char *err = order_names(g, want, 6);
+    if (err)
+        return err;
+    EXPECT(iff->removed && c->n_uses == 1 && has_use(c, in, 0)); /* the If's read is gone */
+    EXPECT(!has_use(x, e, 0) && x->n_uses == 1 && has_use(x, t1, 0));
+    EXPECT(strcmp(t1->name, "T1") != 0 && t1->graph == g && t1->changed);
+    EXPECT(a->graph == g && strcmp(a->name, "a") != 0 && graph_find_var(g, a->name) == a);
+    EXPECT(graph_find_var(g, "a") == out(b));
+    EXPECT(abs_a->graph->parent == g && abs_a->inputs[0] == a && abs_a->changed);
+    EXPECT(t3->outputs[0] == r && r->producer == t3 && has_use(r, b, 0));
+    EXPECT(k->graph == g && g->n_params == 1 && g->params[0] == k && has_use(k, t3, 1));
+    return NULL;
+}
+
+/* A branch returning an outer value (x) to a graph output (r0), an
+ * initializer of its own (k) and a node's value twice (t, to r2 and to the
+ * graph output r3): readers of r1 read k; r0 and r3 keep their names
+ * through Identities placed after the moved node. */
+static const char *check_inline_subgraph_outputs(Model *m)
+{
+    Graph *g = m->graph;
+    Var *x = input(g, "x"), *c = input(g, "c");
+    Op *iff = node(g, "If", "If", c, NULL, "r0");
+    Var *r[4] = {out(iff), var(g, "r1"), var(g, "r2"), var(g, "r3")};
+    for (int i = 1; i < 4; i++)
+        must_ok(op_append_output(iff, r[i]), "op_append_output");
+    Graph *then = branch(iff, "then_branch");
+    Var *k = param(then, "k");
+    Op *t = node(then, "Neg", "T", x, NULL, "t");
+    output(then, x);
+    output(then, k);
+    output(then, out(t));
+    output(then, out(t));
+    output(g, r[0]);
+    Op *u1 = node(g, "Relu", "U1", r[1], NULL, "y1");
+    Op *u2 = node(g, "Relu", "U2", r[2], NULL, "y2");
+    output(g, out(u1));
+    output(g, out(u2));
+    output(g, r[3]);
+    VERIFY(m);
+
+    const char *why = NULL;
+    EXPECT(graph_inline_subgraph(then, &why) == 0);
+    graph_compact(g);
+    VERIFY(m);
+    EXPECT(g->n_ops == 5 && g->ops[0] == t); /* T, two Identities, U1, U2 */
+    Op *id0 = g->ops[1], *id3 = g->ops[2];
+    EXPECT(op_is(id0, "Identity") && id0->inputs[0] == x && id0->outputs[0] == r[0]);
+    EXPECT(op_is(id3, "Identity") && id3->inputs[0] == r[2] && id3->outputs[0] == r[3]);
+    EXPECT(u1->inputs[0] == k && r[1]->removed && k->graph == g);
+    EXPECT(t->outputs[0] == r[2] && u2->inputs[0] == r[2] && x->n_output_lists == 0);
+    return NULL;
+}
+
+/* Refusals change nothing: a Loop body (it has inputs), and under IR < 4 a
+ * branch with an initializer inside a subgraph (which takes no new ones). */
+static const char *check_inline_subgraph_refusals(Model *m)
+{
+    Graph *g = m->graph;
+    Var *x = input(g, "x"), *c = input(g, "c");
+    Op *loop = node(g, "Loop", "L", c, NULL, "l");
+    Graph *body = branch(loop, "body");
+    Op *in = node(body, "Neg", "B", input(body, "i"), NULL, "b");
+    output(body, out(in));
+    output(g, out(loop));
+    Op *iff = node(body, "If", "If", c, NULL, "r");
+    Graph *then = branch(iff, "then_branch");
+    Op *t = node(then, "Add", "T", x, param(then, "k"), "t");
+    output(then, out(t));
+    output(body, out(iff));
+    VERIFY(m);
+
+    const char *why = NULL;
+    Snap s;
+    snap_take(g, &s);
+    EXPECT(graph_inline_subgraph(body, &why) == -1 && strstr(why, "inputs"));
+    EXPECT_UNCHANGED(g, &s);
+    m->ir_version = 3;
+    snap_take(body, &s);
+    EXPECT(graph_inline_subgraph(then, &why) == -1 && strstr(why, "initializers"));
+    EXPECT_UNCHANGED(body, &s);
+    EXPECT(!m->oom && !iff->removed && t->graph == then);
+    VERIFY(m);
+    return NULL;
+}
+
 int main(void)
 {
     RUN(use_lists_after_build);
@@ -1540,6 +1662,9 @@ int main(void)
     RUN(remove_params_where);
     RUN(value_dtype_deep_chain);
     RUN(value_dtype_cycle);
+    RUN(inline_subgraph);
+    RUN(inline_subgraph_outputs);
+    RUN(inline_subgraph_refusals);
     printf("test_graph: %d passed, %d failed\n", n_passed, n_failed);
     return n_failed ? 1 : 0;
 }

@@ -15,6 +15,8 @@
  * integer outputs inference computed in full from the known part of a
  * shape (Gather or Slice of the static dims of a partly dynamic Shape, the
  * arithmetic on them): what inference proved is as good as a constant.
+ * An If whose condition is a constant (one bool element) is replaced by the
+ * nodes of the branch it chooses (fold_if).
  *
  * Never folded: random operations (their outputs differ from run to run),
  * QuantizeLinear/DequantizeLinear (quantizers look for them), results over
@@ -236,11 +238,50 @@ static int fold_op(Op *op, const NameMap *rewritten, Diag *d)
     return 0;
 }
 
-static int fold_graph(Graph *g, const NameMap *rewritten, Diag *d)
+/* The branch an If runs when its condition is a one-element bool constant
+ * (*then: which one), else NULL. */
+static Graph *fold_if_branch(const Op *op, bool *then)
+{
+    const Tensor *c = op->n_inputs == 1 ? fold_constant(op->inputs[0]) : NULL;
+    if (!c || c->dtype != DT_BOOL || tensor_numel(c) != 1 || !tensor_has_bytes(c))
+        return NULL;
+    *then = tensor_get_f64(c, 0) != 0;
+    const Attr *a = op_attr(op, *then ? "then_branch" : "else_branch");
+    return a && a->type == ATTR_GRAPH && a->graphs && a->n == 1 ? a->graphs[0] : NULL;
+}
+
+/* An If whose condition is constant computes its chosen branch: the
+ * branch's nodes take its place (graph_inline_subgraph). The rule is fold's
+ * and not eliminate-noops': fold runs again at once, on fresh facts, while
+ * it changes anything (FACTS_SETTLE), so the inlined nodes whose inputs are
+ * constants, or whose shapes inference now sees without the If between
+ * them and their readers, fold in the same round. */
+static int fold_if(Op *op, Diag *d)
+{
+    bool then = false;
+    Graph *branch = fold_if_branch(op, &then);
+    if (!branch)
+        return 0;
+    Model *m = op->graph->model;
+    const char *label = op_label(op), *why = NULL;
+    if (!graph_inline_subgraph(branch, &why))
+        model_note(m, then ? "inlined then branch" : "inlined else branch", label);
+    else if (m->oom)
+        return diag_set(d, PPQ_EINTERNAL, "out of memory in pass fold (node '%s')", label);
+    else
+        model_warn(m, label, "kept If: %s", why);
+    return 0;
+}
+
+/* params: whether g takes new parameters (folded results); an If is
+ * inlined either way, as long as its branch brings none. */
+static int fold_graph(Graph *g, const NameMap *rewritten, bool params, Diag *d)
 {
     for (size_t i = 0; i < g->n_ops; i++) {
         Op *op = g->ops[i];
-        if (!op->removed && fold_op(op, rewritten, d))
+        if (op->removed)
+            continue;
+        if (op_is(op, "If") ? fold_if(op, d) : params && fold_op(op, rewritten, d))
             return d->code;
     }
     return 0;
@@ -248,8 +289,6 @@ static int fold_graph(Graph *g, const NameMap *rewritten, Diag *d)
 
 int pass_fold(Graph *g, Diag *d)
 {
-    if (!graph_takes_new_params(g))
-        return 0;
     NameMap rewritten = {0};
     for (size_t i = 0; i < g->n_vars; i++) {
         Var *v = g->vars[i];
@@ -258,7 +297,7 @@ int pass_fold(Graph *g, Diag *d)
             return diag_set(d, PPQ_EINTERNAL, "out of memory in pass fold");
         }
     }
-    int rc = fold_graph(g, &rewritten, d);
+    int rc = fold_graph(g, &rewritten, graph_takes_new_params(g), d);
     namemap_free(&rewritten);
     return rc;
 }

@@ -862,7 +862,8 @@ def check_reference(src, dst, inp, reference):
 
 
 def check_warns(opts, src, workdir, words):
-    """ppqfmt's stderr names each of words (the warning says where)."""
+    """ppqfmt's stderr names each of words (a warning says where; --report
+    says what each pass did)."""
     dst = os.path.join(workdir, "warn.onnx")
     p = subprocess.run([PPQFMT] + opts + [src, "-o", dst], stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, timeout=RUN_TIMEOUT)
@@ -891,6 +892,7 @@ def _f64(feeds, name):
 #   default: checked after the default pipeline
 #   both:    checked after both
 #   warns:   names the single-pass run must mention on stderr (a warning)
+#   reports: what the single-pass run's --report must say (on stderr)
 #   reference: fn(feeds) -> {output: ndarray}, the numpy meaning of a model
 #            onnxruntime refuses (not SSA); replaces the equivalence check
 #   no_numbers: why onnxruntime cannot run even the output (no numbers check)
@@ -1375,6 +1377,111 @@ SPECS = {
         node_output("conv1", 0, "Y"), folded("conv0", add="add0", bn="bn0"),
         folded("conv1", bn="bn1"), ONCE, init_count(4)]),
 }
+
+# ---------------------------------------------------------------------------
+# fold's If rule (models from scripts/make_fold_if_testdata.py): an If whose
+# condition is a constant gives way to the nodes of its chosen branch.
+# ---------------------------------------------------------------------------
+
+def node_in_graph(node, path):
+    """node lives in the graph at path (testlib.graphs' paths: main, ...)."""
+    def fn(inp, out):
+        where = [p for p, _, n in testlib.nodes(out) if n.name == node]
+        return None if where == [path] else "%s is in %s, expected %s" % (node, where, path)
+    return ("%s in %s" % (node, path), fn)
+
+
+def node_names_unique():
+    """No two nodes of the model (any graph) share a name."""
+    def fn(inp, out):
+        names = [n.name for _, _, n in testlib.nodes(out) if n.name]
+        twice = sorted({x for x in names if names.count(x) > 1})
+        return ("node names used twice: %s" % twice) if twice else None
+    return ("node names unique", fn)
+
+
+def reads_renamed(readers, old):
+    """Every (node, input index) of readers reads one value, written by a
+    node, whose name is no longer old: a branch value renamed where it
+    landed because the enclosing graph defines old too."""
+    def fn(inp, out):
+        got = {need_node(out, n)[1].input[i] for n, i in readers}
+        if len(got) != 1:
+            return "they read %s" % sorted(got)
+        name = got.pop()
+        made_by(out, name)  # raises when no node writes it
+        return None if name != old else "the value is still called %s" % old
+    return ("%s read a renamed %s" % (",".join(n for n, _ in readers), old), fn)
+
+
+def written_by_identity(value, source):
+    """value (a graph output kept by name) is written by an Identity of source."""
+    def fn(inp, out):
+        _, n = made_by(out, value)
+        got = (n.op_type, list(n.input))
+        return None if got == ("Identity", [source]) else "%s is written by %s%s" % (
+            value, got[0], got[1])
+    return ("%s = Identity(%s)" % (value, source), fn)
+
+
+NO_IF = no_op("If")
+
+FOLD_IF_SPECS = {
+    "fold_if_then_scalar": dict(
+        both=[NO_IF, removed("else_neg"), node_input("then_relu", 0, "X"),
+              node_input("then_add", 1, "W"), node_output("then_add", 0, "r"),
+              node_input("mul0", 0, "r")],
+        reports=["inlined then branch 1 (if0)"]),
+    "fold_if_else_scalar": dict(
+        both=[NO_IF, removed("then_relu", "then_add"), node_output("else_neg", 0, "r")],
+        reports=["inlined else branch 1 (if0)"]),
+    "fold_if_cond_shape1": dict(
+        both=[NO_IF, removed("a_else_neg", "b_then_relu", "b_then_add"),
+              node_output("a_then_add", 0, "rt"), node_output("b_else_neg", 0, "rf")],
+        reports=["inlined then branch 1 (ift)", "inlined else branch 1 (iff)"]),
+    "fold_if_in_loop": dict(
+        both=[NO_IF, removed("else_neg"), node_in_graph("then_mul", "main/loop0.body"),
+              node_input("then_mul", 0, "a"), node_input("then_mul", 1, "W"),
+              node_output("then_mul", 0, "acc_out")],
+        reports=["inlined then branch 1 (body_if)"]),
+    "fold_if_nested": dict(both=[
+        op_count("If", 1), removed("else_neg"), node_in_graph("if1", "main"),
+        node_output("if1", 0, "r"), node_input("inner_add", 0, "t0"),
+        node_output("then_relu", 0, "t0")]),
+    "fold_if_name_clash": dict(both=[
+        op_count("If", 1), node_output("relu0", 0, "a"), node_input("add0", 0, "a"),
+        reads_renamed([("then_add", 0), ("inner_add", 0)], "a"), SSA, node_names_unique()]),
+    "fold_if_nested_outer_output": dict(
+        both=[op_count("If", 1), node_output("relu0", 0, "a"),
+              subgraph_output("if1", "then_branch", 0, "then_relu"),
+              reads_renamed([("inner_neg", 0)], "a"), SSA],
+        no_numbers="onnxruntime refuses a subgraph returning an outer value directly"),
+    "fold_if_graph_output": dict(both=[
+        NO_IF, no_op("Identity"), removed("else_neg"), node_output("then_add", 0, "Y")]),
+    # onnxruntime refuses the input (its then branch returns X itself)
+    "fold_if_outer_output": dict(
+        both=[NO_IF, node_input("relu_r", 0, "X"), written_by_identity("Z", "X")],
+        reference=lambda f: {"Y": _relu(_f64(f, "X")), "Z": _f64(f, "X")}),
+    # Z = Identity(K2) folds into an initializer on fold's next run
+    "fold_if_init_output": dict(both=[
+        NO_IF, folded_input("add_k", 1, lambda I: I("K")), output_param("Z", lambda I: I("K2"))]),
+    "fold_if_multi_output": dict(
+        both=[NO_IF, node_output("then_neg", 0, "r1"), node_input("add0", 1, "r1")],
+        single=[node_output("then_relu", 0, "r0"), node_input("add0", 0, "r0"),
+                node_input("mul0", 1, "r0"), written_by_identity("Z", "r0")],
+        default=[no_op("Identity"), node_output("then_relu", 0, "Z"), node_input("add0", 0, "Z"),
+                 node_input("mul0", 1, "Z")]),
+    "fold_if_dynamic_cond": dict(both=[
+        op_count("If", 2), kept("if0", "if1", "then_relu", "then_add", "else_neg", "k_then_relu",
+                                "k_then_add", "k_else_neg"),
+        node_input("if0", 0, "cond"), node_input("if1", 0, "c1")]),
+    # inference cannot tell r's dims while the If stands (its branches
+    # disagree): shape0 folds only once the branch took its place
+    "fold_if_shape_folds": dict(both=[
+        NO_IF, no_op("Shape"), node_output("then_relu", 0, "r"),
+        folded_input("reshape0", 1, lambda I: np.array([2, 3], np.int64))]),
+}
+SPECS.update(FOLD_IF_SPECS)
 
 # ---------------------------------------------------------------------------
 # the pattern fusions (fuse-pad, fuse-conv-scale, fuse-matmul-add,
@@ -1937,6 +2044,9 @@ def test_model(model, folder, workdir):
         if spec.get("warns"):
             check("%s/%s: warns about %s" % (model, pname, ",".join(spec["warns"])),
                   check_warns, ["--passes=" + pname], src, workdir, spec["warns"])
+        if spec.get("reports"):
+            check("%s/%s: --report says %s" % (model, pname, "; ".join(spec["reports"])),
+                  check_warns, ["--report", "--passes=" + pname], src, workdir, spec["reports"])
     test_none(model, src, workdir)
     if model == "sample":
         check("sample: --report=json is JSON on stderr", test_report, src, workdir)

@@ -45,6 +45,12 @@ def branches(prefix=""):
     return then_g, else_g
 
 
+def neg_else(outputs=1):
+    """An else branch returning Neg(X) (else_neg) `outputs` times."""
+    return graph([node("Neg", ["X"], ["else_out"], "else_neg")], "else_branch", [],
+                 [fvi("else_out", XS)] * outputs)
+
+
 def simple(name, value, shape=()):
     """X -> if0(c) -> r -> mul0(r, X) -> Y."""
     then_g, else_g = branches()
@@ -122,12 +128,22 @@ def _(r):
     then_g = graph([node("Relu", ["X"], ["t0"], "then_relu"),
                     if_node("if1", "cond", ["then_out"], inner_t, inner_e)],
                    "then_branch", [], [fvi("then_out", XS)])
-    else_g = graph([node("Neg", ["X"], ["else_out"], "else_neg")], "else_branch", [],
-                   [fvi("else_out", XS)])
+    else_g = neg_else()
     return finish(graph([if_node("if0", "c", ["r"], then_g, else_g),
                          node("Mul", ["r", "X"], ["Y"], "mul0")],
                         "fold_if_nested", [vi("cond", TP.BOOL, []), fvi("X", XS)],
                         [fvi("Y", XS)], inits=[cond("c", True)]))
+
+
+def clash_model(name, then_g):
+    """if0 (c true; then then_g, else neg_else) -> r, then the main graph's
+    own relu0 = Relu(r) -> a and add0 = Add(a, r) -> Y; `cond` a graph input
+    for the Ifs nested in then_g."""
+    return finish(graph([if_node("if0", "c", ["r"], then_g, neg_else()),
+                         node("Relu", ["r"], ["a"], "relu0"),
+                         node("Add", ["a", "r"], ["Y"], "add0")],
+                        name, [vi("cond", TP.BOOL, []), fvi("X", XS)], [fvi("Y", XS)],
+                        inits=[cond("c", True)]))
 
 
 @model("fold_if_name_clash")
@@ -148,13 +164,7 @@ def _(r):
                     if_node("if1", "cond", ["n"], inner_t, inner_e),
                     node("Add", ["a", "n"], ["then_out"], "then_add")],
                    "then_branch", [], [fvi("then_out", XS)])
-    else_g = graph([node("Neg", ["X"], ["else_out"], "else_neg")], "else_branch", [],
-                   [fvi("else_out", XS)])
-    return finish(graph([if_node("if0", "c", ["r"], then_g, else_g),
-                         node("Relu", ["r"], ["a"], "relu0"),
-                         node("Add", ["a", "r"], ["Y"], "add0")],
-                        "fold_if_name_clash", [vi("cond", TP.BOOL, []), fvi("X", XS)],
-                        [fvi("Y", XS)], inits=[cond("c", True)]))
+    return clash_model("fold_if_name_clash", then_g)
 
 
 @model("fold_if_nested_outer_output")
@@ -170,13 +180,7 @@ def _(r):
     then_g = graph([node("Relu", ["X"], ["a"], "then_relu"),
                     if_node("if1", "cond", ["then_out"], inner_t, inner_e)],
                    "then_branch", [], [fvi("then_out", XS)])
-    else_g = graph([node("Neg", ["X"], ["else_out"], "else_neg")], "else_branch", [],
-                   [fvi("else_out", XS)])
-    return finish(graph([if_node("if0", "c", ["r"], then_g, else_g),
-                         node("Relu", ["r"], ["a"], "relu0"),
-                         node("Add", ["a", "r"], ["Y"], "add0")],
-                        "fold_if_nested_outer_output", [vi("cond", TP.BOOL, []), fvi("X", XS)],
-                        [fvi("Y", XS)], inits=[cond("c", True)]))
+    return clash_model("fold_if_nested_outer_output", then_g)
 
 
 @model("fold_if_graph_output")
@@ -197,8 +201,7 @@ def _(r):
     value: the output is checked against numpy. Expect: no If; relu_r
     reads X; Z kept by an Identity reading X."""
     then_g = graph([], "then_branch", [], [fvi("X", XS), fvi("X", XS)])
-    else_g = graph([node("Neg", ["X"], ["else_out"], "else_neg")], "else_branch", [],
-                   [fvi("else_out", XS), fvi("else_out", XS)])
+    else_g = neg_else(2)
     return finish(graph([if_node("if0", "c", ["r", "Z"], then_g, else_g),
                          node("Relu", ["r"], ["Y"], "relu_r")],
                         "fold_if_outer_output", [fvi("X", XS)], [fvi("Y", XS), fvi("Z", XS)],
@@ -215,8 +218,7 @@ def _(r):
     holds K2's value."""
     then_g = graph([], "then_branch", [], [fvi("K", XS), fvi("K2", XS)],
                    inits=[raw_tensor("K", rand(r, *XS)), raw_tensor("K2", rand(r, *XS))])
-    else_g = graph([node("Neg", ["X"], ["else_out"], "else_neg")], "else_branch", [],
-                   [fvi("else_out", XS), fvi("else_out", XS)])
+    else_g = neg_else(2)
     return finish(graph([if_node("if0", "c", ["r", "Z"], then_g, else_g),
                          node("Add", ["X", "r"], ["Y"], "add_k")],
                         "fold_if_init_output", [fvi("X", XS)], [fvi("Y", XS), fvi("Z", XS)],
@@ -234,8 +236,7 @@ def _(r):
     then_g = graph([node("Relu", ["X"], ["a"], "then_relu"),
                     node("Neg", ["X"], ["b"], "then_neg")],
                    "then_branch", [], [fvi("a", XS), fvi("b", XS), fvi("a", XS), fvi("a", XS)])
-    else_g = graph([node("Neg", ["X"], ["else_out"], "else_neg")], "else_branch", [],
-                   [fvi("else_out", XS)] * 4)
+    else_g = neg_else(4)
     return finish(graph([if_node("if0", "c", ["r0", "r1", "r2", "Z"], then_g, else_g),
                          node("Add", ["r0", "r1"], ["s"], "add0"),
                          node("Mul", ["s", "r2"], ["Y"], "mul0")],

@@ -35,11 +35,13 @@ def cond(name, value, shape=()):
 
 
 def branches(prefix=""):
-    """then: relu (then_relu) -> Add(W) (then_add) -> then_out; else: Neg
-    (else_neg) -> else_out. Both read X and W of the main graph."""
+    """then: relu (then_relu) -> Add(W) (then_add) -> then_out, with
+    value_info for t0 and then_out; else: Neg (else_neg) -> else_out. Both
+    read X and W of the main graph."""
     then_g = graph([node("Relu", ["X"], [prefix + "t0"], prefix + "then_relu"),
                     node("Add", [prefix + "t0", "W"], [prefix + "then_out"], prefix + "then_add")],
-                   prefix + "then_branch", [], [fvi(prefix + "then_out", XS)])
+                   prefix + "then_branch", [], [fvi(prefix + "then_out", XS)],
+                   value_info=[fvi(prefix + "t0", XS), fvi(prefix + "then_out", XS)])
     else_g = graph([node("Neg", ["X"], [prefix + "else_out"], prefix + "else_neg")],
                    prefix + "else_branch", [], [fvi(prefix + "else_out", XS)])
     return then_g, else_g
@@ -64,7 +66,8 @@ def simple(name, value, shape=()):
 def _(r):
     """if0's condition is the scalar true. Expect: no If; then_relu and
     then_add in the main graph, then_add writing r (read by mul0);
-    else_neg gone."""
+    else_neg gone; the branch's value_info entry for t0 in the main graph,
+    the one for then_out (now r) gone."""
     return simple("fold_if_then_scalar", True)
 
 
@@ -154,8 +157,9 @@ def _(r):
     own node relu0 writing a (onnx.checker accepts a branch defining a name
     that the enclosing graph defines later, not earlier).
     Expect: no if0; the main graph's relu0 still writes a; the branch's
-    Relu (renamed) writes another name, which then_add and inner_add read;
-    every name defined once and every node name used once."""
+    Relu (renamed) writes another name, which then_add and inner_add read
+    (and the branch's value_info entry for a names); every name defined
+    once and every node name used once."""
     inner_t = graph([node("Add", ["a", "X"], ["in_t"], "inner_add")], "inner_then", [],
                     [fvi("in_t", XS)])
     inner_e = graph([node("Neg", ["X"], ["in_e"], "inner_neg")], "inner_else", [],
@@ -163,7 +167,7 @@ def _(r):
     then_g = graph([node("Relu", ["X"], ["a"], "relu0"),
                     if_node("if1", "cond", ["n"], inner_t, inner_e),
                     node("Add", ["a", "n"], ["then_out"], "then_add")],
-                   "then_branch", [], [fvi("then_out", XS)])
+                   "then_branch", [], [fvi("then_out", XS)], value_info=[fvi("a", XS)])
     return clash_model("fold_if_name_clash", then_g)
 
 

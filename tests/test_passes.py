@@ -1424,13 +1424,38 @@ def written_by_identity(value, source):
     return ("%s = Identity(%s)" % (value, source), fn)
 
 
-NO_IF = no_op("If")
+def vi_moved(name):
+    """A branch's value_info entry for name is now the main graph's, with
+    the type the input declared."""
+    def fn(inp, out):
+        exp = [v for _, g in testlib.graphs(inp.graph) for v in g.value_info if v.name == name]
+        got = [v for v in out.graph.value_info if v.name == name]
+        if not got:
+            return "the main graph has no value_info %s" % name
+        same = got[0].type.SerializeToString() == exp[0].type.SerializeToString()
+        return None if same else "value_info %s type changed" % name
+    return ("value_info %s in the main graph" % name, fn)
+
+
+def vi_defined():
+    """Every value_info entry (any graph) names a value its graph defines."""
+    def fn(inp, out):
+        bad = []
+        for path, g in testlib.graphs(out.graph):
+            defined = {i.name for i in g.input} | {t.name for t in g.initializer} | \
+                {o for n in g.node for o in n.output}
+            bad += ["%s: %s" % (path, v.name) for v in g.value_info if v.name not in defined]
+        return ("value_info naming no value: %s" % bad) if bad else None
+    return ("value_info names defined values", fn)
+
+
+NO_IF, VI_DEFINED = no_op("If"), vi_defined()
 
 FOLD_IF_SPECS = {
     "fold_if_then_scalar": dict(
         both=[NO_IF, removed("else_neg"), node_input("then_relu", 0, "X"),
               node_input("then_add", 1, "W"), node_output("then_add", 0, "r"),
-              node_input("mul0", 0, "r")],
+              node_input("mul0", 0, "r"), vi_moved("t0"), vi_removed("then_out"), VI_DEFINED],
         reports=["inlined then branch 1 (if0)"]),
     "fold_if_else_scalar": dict(
         both=[NO_IF, removed("then_relu", "then_add"), node_output("else_neg", 0, "r")],
@@ -1450,7 +1475,8 @@ FOLD_IF_SPECS = {
         node_output("then_relu", 0, "t0")]),
     "fold_if_name_clash": dict(both=[
         op_count("If", 1), node_output("relu0", 0, "a"), node_input("add0", 0, "a"),
-        reads_renamed([("then_add", 0), ("inner_add", 0)], "a"), SSA, node_names_unique()]),
+        reads_renamed([("then_add", 0), ("inner_add", 0)], "a"), SSA, node_names_unique(),
+        VI_DEFINED]),
     "fold_if_nested_outer_output": dict(
         both=[op_count("If", 1), node_output("relu0", 0, "a"),
               subgraph_output("if1", "then_branch", 0, "then_relu"),

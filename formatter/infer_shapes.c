@@ -79,12 +79,14 @@ static bool type_says(const DimTable *dt, const InferFact *f, const TypeInfo *t)
 }
 
 /* Whether infer-shapes may declare v: a value a node of its graph computes,
- * under a name that means only it, with no entry of a kind other than a
- * tensor type (a sequence, an optional: TypeInfo does not hold those). */
+ * under a name that means only it (not shadowed: every other live value is
+ * what its graph finds by its name, as graph_verify checks), with no entry of
+ * a kind other than a tensor type (a sequence, an optional: TypeInfo does
+ * not hold those). */
 static bool declarable(const Graph *g, const Var *v)
 {
     if (!v || v->removed || v->shadowed || v->n_output_lists || v->is_input || v->param ||
-        v->graph != g || graph_find_var(g, v->name) != v)
+        v->graph != g)
         return false;
     bool declared = v->value_info_at || v->value_info_dup;
     return !declared || v->type.elem_type;

@@ -208,11 +208,18 @@ static void walk_rest_subgraphs(InferRun *r, const Op *op)
 
 static int infer_node(InferRun *r, Op *op)
 {
-    const InferFact **in = calloc(op->n_inputs ? op->n_inputs : 1, sizeof *in);
-    InferFact *out = calloc(op->n_outputs ? op->n_outputs : 1, sizeof *out);
+    /* most nodes have a few inputs and outputs: no allocation for them */
+    enum { FEW = 8 };
+    const InferFact *in_few[FEW];
+    InferFact out_few[FEW];
+    bool few = op->n_inputs <= FEW && op->n_outputs <= FEW;
+    const InferFact **in = few ? in_few : calloc(op->n_inputs ? op->n_inputs : 1, sizeof *in);
+    InferFact *out = few ? out_few : calloc(op->n_outputs ? op->n_outputs : 1, sizeof *out);
     if (!in || !out) {
-        free(in);
-        free(out);
+        if (!few) {
+            free(in);
+            free(out);
+        }
         return r->oom = true, -1;
     }
     for (size_t i = 0; i < op->n_inputs; i++)
@@ -232,8 +239,10 @@ static int infer_node(InferRun *r, Op *op)
             fact_merge_decl(r, v, &out[i], d);
         facts_store(r, v, &out[i]);
     }
-    free(in);
-    free(out);
+    if (!few) {
+        free(in);
+        free(out);
+    }
     return 0;
 }
 

@@ -1314,8 +1314,8 @@ int graph_walk_post(Graph *g, int (*fn)(Graph *, void *), void *ctx)
 
 /* --- change log --- */
 
-static void log_add(Model *m, const char *action, const char *subject, const char *detail,
-                    bool warning)
+static void log_entry(Model *m, const char *action, const char *subject, const char *detail,
+                      bool warning, bool copy)
 {
     ChangeLog *l = &m->log;
     Arena *a = &m->arena;
@@ -1326,10 +1326,21 @@ static void log_add(Model *m, const char *action, const char *subject, const cha
     ChangeEntry *e = &l->items[l->n++];
     e->pass = l->pass ? l->pass : "load";
     e->action = action;
-    e->subject = arena_strdup(a, subject ? subject : "");
+    e->subject = !subject ? "" : copy ? arena_strdup(a, subject) : subject;
     e->detail = detail;
     e->warning = warning;
     l->n_changes += !warning;
+}
+
+static void log_add(Model *m, const char *action, const char *subject, const char *detail,
+                    bool warning)
+{
+    log_entry(m, action, subject, detail, warning, true);
+}
+
+void model_note_var(Model *m, const char *action, const Var *v)
+{
+    log_entry(m, action, v->name, NULL, false, false);
 }
 
 size_t model_change_count(const Model *m)

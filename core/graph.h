@@ -294,6 +294,10 @@ const uint8_t *model_mapped_copy(const Model *m, const void *p, size_t n);
  * the read fails, p itself. Safe on any thread (no shared state). */
 const uint8_t *model_read_bytes(const Model *m, const void *p, size_t n, uint8_t *buf);
 
+/* model_note naming v, without a copy of the name (a value's name lives as
+ * long as the model, renamed or removed): passes that note a million values. */
+void model_note_var(Model *m, const char *action, const Var *v);
+
 /* --- reading --- */
 /* Is op a live standard ONNX operator of this type (default domain)? */
 bool op_is(const Op *op, const char *type);

@@ -104,7 +104,7 @@ static int declare_value(Graph *g, Var *v)
     TypeInfo t;
     if (type_from_fact(&m->arena, dt, f, &t) || graph_set_value_type(v, t))
         return -1;
-    model_note(m, "typed", v->name);
+    model_note_var(m, "typed", v);
     return 0;
 }
 

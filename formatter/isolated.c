@@ -85,7 +85,7 @@ static int remove_dead_ops(Graph *g)
 
 static bool note_unused_param(Var *v, void *ctx)
 {
-    model_note(ctx, "removed initializer", v->name);
+    model_note_var(ctx, "removed initializer", v);
     return true;
 }
 

@@ -36,7 +36,7 @@ static int split_one(Graph *g, Var *v)
             break;
         }
         copies[made] = copy;
-        model_note(m, "copied", copy->name);
+        model_note_var(m, "copied", copy);
     }
     /* Last use first: each is then the last entry of v's use list, so taking
      * it away costs O(1) however many uses v has. */

@@ -845,7 +845,8 @@ static int detach_graph(Graph *g, void *ctx)
     return 0;
 }
 
-void op_detach_inputs(Op *op)
+/* Detaches every input of op and of the operations in its subgraphs. */
+static void op_detach_inputs(Op *op)
 {
     Graph *sub;
     for (size_t i = 0; (sub = op_subgraph(op, i)); i++)
@@ -887,13 +888,6 @@ bool model_params_are_inputs(const Model *m)
 bool graph_takes_new_params(const Graph *g)
 {
     return !g->parent || !model_params_are_inputs(g->model);
-}
-
-int op_to_param(Op *op, Tensor *t)
-{
-    if (op->n_outputs != 1 || !op->outputs[0] || op->n_inputs)
-        return -1;
-    return op_outputs_to_params(op, &t);
 }
 
 int op_outputs_to_params(Op *op, Tensor *const *ts)
@@ -1067,20 +1061,6 @@ int graph_drop_var(Var *v)
         var_unshadow_earlier(v, v->name);
     g->changed = true;
     return 0;
-}
-
-int graph_remove_param(Var *v)
-{
-    if (!v->param || v->n_uses || v->is_input || v->n_output_lists)
-        return -1;
-    Graph *g = v->graph;
-    size_t j = 0;
-    for (size_t i = 0; i < g->n_params; i++)
-        if (g->params[i] != v)
-            g->params[j++] = g->params[i];
-    g->n_params = j;
-    v->param = NULL;
-    return graph_drop_var(v);
 }
 
 static bool param_removable(const Var *v)

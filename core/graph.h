@@ -346,10 +346,6 @@ void op_set_input(Op *op, size_t slot, Var *v);
 /* Every use of from, in any scope, becomes a use of to. Graph outputs are
  * names, not uses: they stay with `from`. */
 void var_replace_all_uses(Var *from, Var *to);
-/* Moves the definition of v to `to`'s name: `to` (which must have no producer,
- * not be an input or parameter) takes v's producer slot and all of v's uses,
- * and v is dropped. Used to keep a graph output name when its producer goes. */
-int var_take_over(Var *to, Var *v);
 /* Removes op. With repl, the uses of op's single output are first rewired to
  * repl. Fails (-1) if an output is still used or is a graph output. The op's
  * outputs are dropped. */
@@ -359,14 +355,11 @@ bool model_params_are_inputs(const Model *m);
 /* Whether g can take a new parameter: not a subgraph of an IR < 4 model (its
  * initializers must be its inputs, and a subgraph's inputs are fixed). */
 bool graph_takes_new_params(const Graph *g);
-/* Removes op (which has no inputs and one output v) and makes v a parameter
- * of op's graph holding t, keeping v's name and uses. Under IR < 4, v is
- * also listed as an input of the main graph (fails in a subgraph, whose
- * inputs are positional). */
-int op_to_param(Op *op, Tensor *t);
 /* Removes op (detaching its inputs) and makes each output i a parameter of
  * op's graph holding ts[i] (omitted outputs skipped), keeping names and
- * uses; under IR < 4 as op_to_param. Constant folding's replacement. */
+ * uses. Under IR < 4 each also becomes a main-graph input; in a subgraph of
+ * such a model (positional inputs) it fails (-1) and changes nothing. -1 also
+ * when out of memory. The replacement of pass constant and of folding. */
 int op_outputs_to_params(Op *op, Tensor *const *ts);
 /* Removes op (one output y) so that x, one of its inputs, becomes y: x's
  * producer writes y directly, x's other uses move to y, x is dropped, and
@@ -413,22 +406,17 @@ int graph_replace_op(Op *op, Op *repl);
  * or has initializers its new graph cannot take: graph_takes_new_params),
  * or out of memory midway (m->oom set: the graph is not to be trusted). */
 int graph_inline_subgraph(Graph *sub, const char **why);
-/* Detaches every input of op and of the operations in its subgraphs. */
-void op_detach_inputs(Op *op);
 /* Declares v's type as t (the arrays are kept, not copied) in its graph's
  * value_info: its entry is rewritten (other fields kept), else one is
  * appended. Graph inputs and outputs keep their own entries. */
 int graph_set_value_type(Var *v, TypeInfo t);
 /* Declares graph input `index` to have type t (fixing dynamic dims). */
 void graph_retype_input(Graph *g, size_t index, TypeInfo t);
-/* Removes a variable nothing produces or uses (and its value_info entry). */
-int graph_drop_var(Var *v);
-/* Removes the initializer of an unused parameter and drops the variable.
- * O(number of parameters): to remove many, use graph_remove_params_where. */
-int graph_remove_param(Var *v);
-/* Removes, in one sweep from the last parameter to the first, every parameter
- * that graph_remove_param would accept and drop(v, ctx) chooses (drop is
- * called before the removal, so v's name is still valid). Returns how many. */
+/* Removes, in one sweep from the last parameter to the first, every
+ * parameter nothing reads that is neither a graph input nor a graph output
+ * and that drop(v, ctx) chooses (drop is called before the removal, so v's
+ * name is still valid); the others stay. The variables go with them. Returns
+ * how many. Linear in g's parameters, however many go. */
 size_t graph_remove_params_where(Graph *g, bool (*drop)(Var *v, void *ctx), void *ctx);
 /* Removes every live operation of g for which dead(op, ctx) is true: first
  * the inputs of all of them (and of their subgraphs) are detached, then each

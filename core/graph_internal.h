@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 struct Op;
+struct Var;
 
 /* Grows one of a graph's own lists (realloc'ed, not arena memory: see
  * graph.c) to hold `need` elements of `size` bytes. -1 when out of memory
@@ -19,5 +20,15 @@ int graph_list_grow(void **arr, size_t *cap, size_t need, size_t size);
 /* op is to be encoded from the IR (its names or attributes changed); counts
  * as an edit for model_op_edits. */
 void op_mark_changed(struct Op *op);
+
+/* Moves the definition of v to `to`'s name: `to` (which must have no
+ * producer, not be an input or parameter) takes v's producer slot and all of
+ * v's uses, and v is dropped. -1 (nothing changed) when `to` does not qualify
+ * or v is not produced by a node. */
+int var_take_over(struct Var *to, struct Var *v);
+
+/* Removes a variable nothing produces or uses, that is no input, output or
+ * parameter (-1 otherwise, nothing changed), with its value_info entry. */
+int graph_drop_var(struct Var *v);
 
 #endif

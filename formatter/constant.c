@@ -119,7 +119,11 @@ static int constants_to_params(Graph *g, const NameMap *rewritten, Diag *d)
                        "graph inputs, and a subgraph's inputs are fixed", (long long)m->ir_version);
             continue;
         }
-        if (op_to_param(op, t))
+        if (op->n_inputs || op->n_outputs != 1 || !op->outputs[0]) {
+            model_warn(m, label, "kept Constant: it has inputs, or not one output");
+            continue;
+        }
+        if (op_outputs_to_params(op, &t))
             return diag_set(d, PPQ_EINTERNAL, "out of memory in pass constant");
         model_note(m, "folded", label);
     }

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "../core/graph.h"
+#include "../core/graph_internal.h" /* graph_drop_var, var_take_over */
 #include "../core/infer.h"
 #include "../formatter/params.h"
 #include "../formatter/passes.h"
@@ -566,10 +567,10 @@ static const char *check_remove_op_with_subgraph(Model *m)
 }
 
 /* ===================================================================== */
-/* op_to_param                                                            */
+/* op_outputs_to_params                                                   */
 /* ===================================================================== */
 
-static const char *check_op_to_param(Model *m)
+static const char *check_outputs_to_params(Model *m)
 {
     Graph *g = m->graph;
     Var *x = input(g, "x"), *c = input(g, "c");
@@ -585,7 +586,7 @@ static const char *check_op_to_param(Model *m)
     size_t params_before = g->n_params;
     Tensor *val = tensor2(m);
 
-    EXPECT(op_to_param(k, val) == 0);
+    EXPECT(op_outputs_to_params(k, &val) == 0);
     VERIFY(m);
     EXPECT(k->removed && kv->producer == NULL && !kv->removed);
     EXPECT(kv->param == val && strcmp(kv->name, "k") == 0);
@@ -595,19 +596,21 @@ static const char *check_op_to_param(Model *m)
     EXPECT(kv->type.elem_type == DT_FLOAT && kv->type.rank == 1);
     EXPECT(!kv->is_input && g->n_inputs == 2); /* IR >= 4: not an input */
 
-    /* An op with inputs is not a constant. */
-    Snap s;
-    snap_take(g, &s);
-    EXPECT(op_to_param(a, tensor2(m)) == -1);
-    EXPECT_UNCHANGED(g, &s);
+    /* An op with inputs (a fold) lets go of them. */
+    Op *b = node(g, "Neg", "B", x, NULL, "z");
+    output(g, out(b));
+    Tensor *z = tensor2(m);
+    EXPECT(x->n_uses == 2);
+    EXPECT(op_outputs_to_params(b, &z) == 0);
     VERIFY(m);
+    EXPECT(b->removed && out(b)->param == z && x->n_uses == 1 && has_use(x, a, 0));
     return NULL;
 }
 
-/* Before IR 4 every initializer must also be a graph input: op_to_param adds
- * the input in the main graph, and refuses in a subgraph (whose inputs are
- * positional) without touching anything. */
-static const char *check_op_to_param_old_ir(Model *m)
+/* Before IR 4 every initializer must also be a graph input:
+ * op_outputs_to_params adds the input in the main graph, and refuses in a
+ * subgraph (whose inputs are positional) without touching anything. */
+static const char *check_outputs_to_params_old_ir(Model *m)
 {
     m->ir_version = 3;
     Graph *g = m->graph;
@@ -624,14 +627,15 @@ static const char *check_op_to_param_old_ir(Model *m)
     output(then, out(t));
     VERIFY(m);
 
-    EXPECT(op_to_param(k, tensor2(m)) == 0);
+    Tensor *t1 = tensor2(m), *t2 = tensor2(m);
+    EXPECT(op_outputs_to_params(k, &t1) == 0);
     VERIFY(m);
     EXPECT(kv->param && kv->is_input && kv->n_uses == 1 && has_use(kv, a, 1));
     EXPECT(g->n_inputs == 3 && g->inputs[2].var == kv);
 
     Snap s;
     snap_take(then, &s);
-    EXPECT(op_to_param(k2, tensor2(m)) == -1);
+    EXPECT(op_outputs_to_params(k2, &t2) == -1);
     EXPECT_UNCHANGED(then, &s);
     EXPECT(!k2->removed && out(k2)->producer == k2 && then->n_inputs == 0);
     VERIFY(m);
@@ -711,8 +715,12 @@ static const char *check_remove_op_into_output_refusals(Model *m)
 }
 
 /* ===================================================================== */
-/* graph_remove_param and graph_drop_var                                  */
+/* graph_remove_params_where and graph_drop_var                           */
 /* ===================================================================== */
+
+static bool is_ctx(Var *v, void *ctx) { return v == ctx; }
+
+static size_t remove_param(Var *v) { return graph_remove_params_where(v->graph, is_ctx, v); }
 
 static const char *check_remove_param(Model *m)
 {
@@ -728,15 +736,13 @@ static const char *check_remove_param(Model *m)
     Snap s;
     snap_take(g, &s);
 
-    EXPECT(graph_remove_param(used) == -1);  /* still read by A */
-    EXPECT(graph_remove_param(pin) == -1);   /* a graph input */
-    EXPECT(graph_remove_param(pout) == -1);  /* a graph output */
-    EXPECT(graph_remove_param(out(a)) == -1); /* not a parameter */
-    EXPECT(graph_remove_param(x) == -1);
+    EXPECT(remove_param(used) == 0); /* still read by A */
+    EXPECT(remove_param(pin) == 0);  /* a graph input */
+    EXPECT(remove_param(pout) == 0); /* a graph output */
     EXPECT_UNCHANGED(g, &s);
     VERIFY(m);
 
-    EXPECT(graph_remove_param(unused) == 0);
+    EXPECT(remove_param(unused) == 1);
     VERIFY(m);
     EXPECT(unused->removed && unused->param == NULL && g->n_params == 3);
     for (size_t i = 0; i < g->n_params; i++)
@@ -826,7 +832,7 @@ static const char *check_drop_var_unshadows_past_dropped(Model *m)
 /* An unused parameter is neither produced nor used, but dropping it with
  * graph_drop_var would leave its initializer in g->params (the writer emits
  * every g->params entry), naming a variable that no longer exists. Only
- * graph_remove_param may remove a parameter. */
+ * graph_remove_params_where may remove a parameter. */
 static const char *check_drop_var_refuses_parameter(Model *m)
 {
     Graph *g = m->graph;
@@ -1635,8 +1641,8 @@ int main(void)
     RUN(remove_op_refuses_graph_output);
     RUN(remove_op_refusal_with_replacement_is_atomic);
     RUN(remove_op_with_subgraph);
-    RUN(op_to_param);
-    RUN(op_to_param_old_ir);
+    RUN(outputs_to_params);
+    RUN(outputs_to_params_old_ir);
     RUN(remove_op_into_output);
     RUN(remove_op_into_output_refusals);
     RUN(remove_param);

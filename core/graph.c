@@ -257,8 +257,13 @@ static void var_unshadow_earlier(Var *v, const char *name)
     }
 }
 
-/* A new variable named name, or a copy of it. */
-static Var *var_create(Graph *g, const char *name, bool copy)
+/* How var_create takes its name: copied into the arena and added to the
+ * model's value names; kept as it is (the caller's arena copy) and added;
+ * or kept, as model_fresh_value_name made and registered it. */
+typedef enum { NAME_COPY, NAME_KEEP, NAME_FRESH } NameUse;
+
+/* A new variable named name (see NameUse). */
+static Var *var_create(Graph *g, const char *name, NameUse use)
 {
     Model *m = g->model;
     Var *v = arena_alloc(&m->arena, sizeof *v);
@@ -266,9 +271,9 @@ static Var *var_create(Graph *g, const char *name, bool copy)
         return NULL;
     /* a name already defined wastes the copy and v (a rare failure) but
      * spares every success a second probe of the map */
-    v->name = copy ? arena_strdup(&m->arena, name) : name;
+    v->name = use == NAME_COPY ? arena_strdup(&m->arena, name) : name;
     if (!v->name || namemap_add(&g->by_name, v->name, v) != 0 ||
-        nameset_add(&m->value_names, v->name))
+        (use != NAME_FRESH && nameset_add(&m->value_names, v->name)))
         return NULL;
     v->graph = g;
     v->type.rank = -1;
@@ -278,7 +283,7 @@ static Var *var_create(Graph *g, const char *name, bool copy)
 
 Var *graph_new_var(Graph *g, const char *name)
 {
-    return var_create(g, name, true);
+    return var_create(g, name, NAME_COPY);
 }
 
 const char *model_intern(Model *m, const char *s)
@@ -597,13 +602,15 @@ static void type_from_tensor(Var *v, const Tensor *t)
     v->type.dim_params = NULL;
 }
 
+static Var *param_create(Graph *g, const char *name, Tensor *t, NameUse use);
+
 Var *graph_new_param(Graph *g, const char *base, Tensor *t)
 {
     bool as_input = model_params_are_inputs(g->model);
     const char *name = model_fresh_value_name(g->model, base);
     if ((as_input && g->parent) || !name)
         return NULL;
-    Var *v = graph_add_param(g, name, t);
+    Var *v = param_create(g, name, t, NAME_FRESH);
     if (v && as_input && graph_add_input(g, v, (Bytes){0}))
         return NULL;
     return v;
@@ -768,9 +775,9 @@ int graph_append_param(Graph *g, Var *v)
     return 0;
 }
 
-static Var *param_create(Graph *g, const char *name, Tensor *t, bool copy)
+static Var *param_create(Graph *g, const char *name, Tensor *t, NameUse use)
 {
-    Var *v = var_create(g, name, copy);
+    Var *v = var_create(g, name, use);
     if (!v || graph_append_param(g, v))
         return NULL;
     v->param = t;
@@ -781,12 +788,12 @@ static Var *param_create(Graph *g, const char *name, Tensor *t, bool copy)
 
 Var *graph_add_param(Graph *g, const char *name, Tensor *t)
 {
-    return param_create(g, name, t, true);
+    return param_create(g, name, t, NAME_COPY);
 }
 
 Var *graph_add_param_named(Graph *g, Tensor *t)
 {
-    return param_create(g, t->name, t, false);
+    return param_create(g, t->name, t, NAME_KEEP);
 }
 
 

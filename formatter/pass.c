@@ -145,7 +145,9 @@ static int run_round(Model *m, const PipelineOptions *o, FactsState *st, bool *w
 {
     const PipelineHooks *h = o->hooks;
     size_t n = sizeof PASSES / sizeof *PASSES;
-    facts_drop(m);
+    /* facts nothing has changed since serve the new round as they are */
+    if (st->made_at != model_change_count(m))
+        facts_drop(m);
     *work = false;
     for (size_t i = 0; i < n; i++) {
         if (o->enabled && !o->enabled[i])
@@ -154,7 +156,11 @@ static int run_round(Model *m, const PipelineOptions *o, FactsState *st, bool *w
             h->pass_start(h->ctx, &PASSES[i]);
         size_t before = model_change_count(m);
         int rc = run_pass(&PASSES[i], m, o, st, d);
-        *work |= PASSES[i].facts != FACTS_FRESH && model_change_count(m) != before;
+        bool changed = model_change_count(m) != before;
+        *work |= PASSES[i].facts != FACTS_FRESH && changed;
+        /* a FACTS_FRESH pass only declares what the facts say */
+        if (PASSES[i].facts == FACTS_FRESH && changed && m->facts && st->made_at == before)
+            st->made_at = model_change_count(m);
         if (h && h->pass_end)
             h->pass_end(h->ctx, i);
         if (rc) {

@@ -334,14 +334,17 @@ Op *graph_insert_op(Graph *g, Op *after, const char *type, const char *name)
     Op *op = arena_alloc(a, sizeof *op);
     if (!op || LIST_GROW(g->ops, g->cap_ops, g->n_ops + 1))
         return NULL;
+    /* An op that takes the name of the one it follows (bn-to-conv's Conv,
+     * an upgraded op) shares the string, already among the node names. */
+    bool named_after = after && name == after->name;
     op->type = model_intern(g->model, type);
-    op->name = arena_strdup(a, name);
+    op->name = named_after ? name : arena_strdup(a, name);
     op->domain = "";
     op->graph = g;
     op->changed = true;
     if (!op->type || !op->name)
         return NULL;
-    if (*op->name && nameset_add(&g->model->node_names, op->name))
+    if (*op->name && !named_after && nameset_add(&g->model->node_names, op->name))
         return NULL;
     g->changed = true;
     if (after && !(g->n_ops && g->ops[g->n_ops - 1] == after && !g->n_pending)) {

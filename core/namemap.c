@@ -41,6 +41,17 @@ static size_t find_slot(const NameMap *m, const char *key, uint32_t h)
     return i;
 }
 
+void namemap_prefetch(const NameMap *m, const char *key)
+{
+    if (!m->cap)
+        return;
+    size_t i = hash_str(key) & (m->cap - 1);
+    __builtin_prefetch(&m->hashes[i]);
+    __builtin_prefetch(&m->keys[i]);
+    if (m->vals)
+        __builtin_prefetch(&m->vals[i]);
+}
+
 void *namemap_get(const NameMap *m, const char *key)
 {
     if (!m->cap)

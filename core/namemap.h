@@ -16,6 +16,10 @@ typedef struct NameMap {
 } NameMap;
 
 void *namemap_get(const NameMap *m, const char *key);
+/* Starts fetching the slot where key's lookup begins: lookups of several
+ * keys in a map far larger than the caches then wait for memory together,
+ * not one after another. Changes nothing. */
+void namemap_prefetch(const NameMap *m, const char *key);
 /* Inserts or overwrites; the key must outlive the map. -1 on out of memory. */
 int namemap_put(NameMap *m, const char *key, void *val);
 /* Inserts key only when absent: 0 inserted, 1 present (its value kept), -1

@@ -281,6 +281,13 @@ static Var *var_create(Graph *g, const char *name, NameUse use)
     return v;
 }
 
+void graph_prefetch_name(const Graph *g, const char *name, bool defining)
+{
+    namemap_prefetch(&g->by_name, name);
+    if (defining)
+        namemap_prefetch(&g->model->value_names, name);
+}
+
 Var *graph_new_var(Graph *g, const char *name)
 {
     return var_create(g, name, NAME_COPY);

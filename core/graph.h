@@ -234,6 +234,11 @@ void model_free(Model *m);
 Graph *graph_new(Model *m, Graph *parent, Op *owner);
 /* The variable visible under name from g: g's own, else an outer scope's. */
 Var *graph_find_var(const Graph *g, const char *name);
+/* Starts fetching from memory what looking name up in g, or defining it
+ * there, reads first: a caller with several names at hand (a node's inputs,
+ * a run of initializers) prefetches them all, then uses them, so that on a
+ * graph far larger than the caches their misses overlap. Changes nothing. */
+void graph_prefetch_name(const Graph *g, const char *name, bool defining);
 /* Defines a new variable in g. Fails (NULL) if g already defines the name. */
 Var *graph_new_var(Graph *g, const char *name);
 /* Defines name again in g (a node writing a name already written): the

@@ -372,7 +372,7 @@ static void scope_prefetch(const LinkScope *s, const char *name)
 {
     if (s->latest)
         namemap_prefetch(s->latest, name);
-    namemap_prefetch(&s->g->by_name, name);
+    graph_prefetch_name(s->g, name, false);
 }
 
 /* The next (up to) LINK_AHEAD input names of a node, their map slots being
@@ -528,10 +528,38 @@ static int add_initializer(Loader *L, Graph *g, Tensor *t)
     return graph_append_param(g, v) ? loader_oom(L) : 0;
 }
 
-static int load_initializer(Loader *L, Graph *g, Bytes wire)
+static int add_initializers(Loader *L, Graph *g, Tensor **batch, size_t n)
 {
-    Tensor *t;
-    return load_tensor(L, wire, &t) ? -1 : add_initializer(L, g, t);
+    for (size_t i = 0; i < n; i++)
+        if (add_initializer(L, g, batch[i]))
+            return -1;
+    return 0;
+}
+
+/* The graph's initializers, LINK_AHEAD at a time: each batch's names are
+ * prefetched in the name maps before they are added (see LinkBatch). */
+static int load_initializers(Loader *L, Graph *g)
+{
+    WireReader r = wire_reader(g->wire);
+    WireField f;
+    Tensor *batch[LINK_AHEAD];
+    size_t n = 0;
+    int rc;
+    while ((rc = wire_next(&r, &f)) == 1) {
+        if (f.num != G_INITIALIZER)
+            continue;
+        if (f.wt != WT_LEN)
+            return loader_error(L, "graph '%s': malformed field %u", g->name, G_INITIALIZER);
+        if (load_tensor(L, f.data, &batch[n]))
+            return -1;
+        graph_prefetch_name(g, batch[n]->name, true);
+        if (++n == LINK_AHEAD && add_initializers(L, g, batch, n))
+            return -1;
+        n %= LINK_AHEAD;
+    }
+    if (rc < 0)
+        return loader_error(L, "graph '%s': malformed protobuf", g->name);
+    return add_initializers(L, g, batch, n);
 }
 
 /* Sparse initializers are parameters too; they stay sparse (see encode.c). */
@@ -596,7 +624,7 @@ static int load_graph(Loader *L, Graph *g)
     if (r.bad)
         return loader_error(L, "graph '%s': malformed protobuf (field %u has the wrong wire type)",
                             g->name, r.bad);
-    if (each_field(L, g, G_INPUT, load_input) || each_field(L, g, G_INITIALIZER, load_initializer) ||
+    if (each_field(L, g, G_INPUT, load_input) || load_initializers(L, g) ||
         each_field(L, g, G_SPARSE_INITIALIZER, load_sparse_initializer) ||
         each_field(L, g, G_NODE, load_node))
         return -1;

@@ -1087,8 +1087,11 @@ static bool param_removable(const Var *v)
 
 size_t graph_remove_params_where(Graph *g, bool (*drop)(Var *v, void *ctx), void *ctx)
 {
+    enum { AHEAD = 8 }; /* names prefetched ahead of their removal (graph_prefetch_name) */
     size_t removed = 0;
     for (size_t i = g->n_params; i-- > 0;) {
+        if (i >= AHEAD && param_removable(g->params[i - AHEAD]))
+            graph_prefetch_name(g, g->params[i - AHEAD]->name, false);
         Var *v = g->params[i];
         if (!param_removable(v) || !drop(v, ctx))
             continue;

@@ -25,7 +25,6 @@ Last lines: a coverage summary, then `infer_oracle: N passed, M failed`.
 import argparse
 import collections
 import concurrent.futures
-import glob
 import os
 import subprocess
 import sys
@@ -43,6 +42,7 @@ from backend_conformance import prepare  # noqa: E402
 from shape_oracle import (DTYPE_NAME, compare_ort, declared_facts,  # noqa: E402,F401
                           eval_dim, with_all_outputs)
 from suite import SUITE_DIR, find_cases  # noqa: E402
+import testlib  # noqa: E402
 
 def parse_dims(text):
     """'[1,3,seq]' -> ['1', '3', 'seq']; '?' -> None."""
@@ -219,9 +219,8 @@ def main():
     ppqfmt = os.environ.get('PPQFMT') or os.path.join(ROOT, os.environ.get('BUILD', 'build'), 'ppqfmt')
     t0 = time.time()
     cases = find_cases(SUITE_DIR, args.filter)
-    cases += [('testdata/' + os.path.basename(p), p)
-              for p in sorted(glob.glob(os.path.join(ROOT, 'testdata', '*.onnx')))
-              if args.filter in os.path.basename(p)]
+    cases += [(os.path.relpath(p, ROOT), p) for p in testlib.pass_models(ROOT)
+              if args.filter in os.path.relpath(p, ROOT)]
     ruled = ruled_ops(tool)
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
         dumps = list(pool.map(lambda c: run_dump(tool, c[1]), cases))

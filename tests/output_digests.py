@@ -40,8 +40,7 @@ TIMEOUT = 120
 def models():
     """{key: path}; keys are paths relative to the repository or to the suite."""
     found = {}
-    for pattern in ['testdata/*.onnx', 'testdata/legacy/*.onnx', 'testdata/opset/*.onnx',
-                    'testdata/noops/*.onnx']:
+    for pattern in ['testdata/*.onnx', 'testdata/*/*.onnx']:  # sample.onnx, testdata/<pass>/
         for p in sorted(glob.glob(os.path.join(ROOT, pattern))):
             found[os.path.relpath(p, ROOT)] = p
     for part in SUITE_PARTS:

@@ -59,9 +59,9 @@ import testlib  # tests/, beside this file
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PPQFMT = os.path.abspath(os.environ.get("PPQFMT", os.path.join(REPO, "build", "ppqfmt")))
 SAMPLE = os.path.join(REPO, "testdata", "sample.onnx")
-WARNS = os.path.join(REPO, "testdata", "identity_input_to_output.onnx")
-MIXED = os.path.join(REPO, "testdata", "mixed_conv_add_bn_shared.onnx")
-ROUNDS = os.path.join(REPO, "testdata", "mixed_loop_body.onnx")  # needs a second round
+WARNS = os.path.join(REPO, "testdata", "identity", "input_to_output.onnx")
+MIXED = os.path.join(REPO, "testdata", "pipeline", "mixed_conv_add_bn_shared.onnx")
+ROUNDS = os.path.join(REPO, "testdata", "pipeline", "mixed_loop_body.onnx")  # needs a second round
 OPSET9 = os.path.join(REPO, "testdata", "legacy", "mixed_opset9.onnx")
 MAN = os.path.join(REPO, "ppqfmt.1")
 RUN_TIMEOUT = 60
@@ -1186,7 +1186,7 @@ def t_fold_limit():
     warning naming it and the option; by default (64 MiB) it folds. A
     limit that is not a byte count is a usage error (exit 1)."""
     import onnx
-    large = os.path.join(REPO, "testdata", "fold_large.onnx")  # Transpose of a 1 MiB weight
+    large = os.path.join(REPO, "testdata", "fold", "large.onnx")  # Transpose of a 1 MiB weight
     for args, folded in (([], True), (["--fold-limit=1000000"], False)):
         out = tmp("fold_limit.onnx")
         code, _, err = run(args + [large, "-o", out])

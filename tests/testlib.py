@@ -1,5 +1,6 @@
 """testlib.py - shared by the test suites: counting checks, and walking an ONNX
 model's graphs (the main graph and every If/Loop/Scan body below it)."""
+import glob
 import os
 import sys
 
@@ -50,6 +51,23 @@ def models_in(folder, patterns=()):
     models = sorted(f[:-5] for f in os.listdir(folder) if f.endswith(".onnx")) \
         if os.path.isdir(folder) else []
     return [m for m in models if not patterns or any(p in m for p in patterns)]
+
+
+# testdata/ folders of suites other than tests/test_passes.py (tests/test_legacy.py,
+# tests/test_target_opset.py); every other folder is one pass's (tests/passes/<pass>.py)
+OTHER_TESTDATA = ("legacy", "opset")
+
+
+def pass_models(root):
+    """Paths of tests/test_passes.py's models under root/testdata, sorted:
+    testdata/*.onnx (sample.onnx) and testdata/<pass>/*.onnx."""
+    found = []
+    for p in glob.glob(os.path.join(root, "testdata", "*.onnx")) + \
+            glob.glob(os.path.join(root, "testdata", "*", "*.onnx")):
+        parts = os.path.relpath(p, os.path.join(root, "testdata")).split(os.sep)
+        if parts[0] not in OTHER_TESTDATA:
+            found.append(p)
+    return sorted(found)
 
 
 def subgraphs(node):

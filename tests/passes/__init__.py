@@ -1,0 +1,23 @@
+"""tests/passes: one module per pass, named after the pass (its C file in
+formatter/; '-' in the pass name is '_' here), plus pipeline (models that run
+several passes at once). Each module holds its test models' builders
+(registered in MODELS, written to testdata/<module>/<case>.onnx by
+scripts/make_testdata.py) and what each must look like after formatting
+(SPECS, checked by tests/test_passes.py); PASS is the pass name (None:
+the default pipeline only). build.py and common.py hold what they share."""
+import importlib
+import os
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SHARED = ("__init__", "build", "common")
+
+
+def names():
+    """The pass modules' names, sorted."""
+    return sorted(f[:-3] for f in os.listdir(HERE)
+                  if f.endswith(".py") and f[:-3] not in SHARED)
+
+
+def modules():
+    """The pass modules, imported, in names() order."""
+    return [importlib.import_module("passes." + n) for n in names()]

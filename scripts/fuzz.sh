@@ -3,7 +3,7 @@
 #
 # Builds tests/fuzz_target.c with the library sources under clang's
 # -fsanitize=fuzzer,address,undefined into build/fuzz/ppqfmt_fuzz, seeds
-# build/fuzz/corpus with the test_passes models of testdata/, the ONNX backend-suite models, the hostile
+# build/fuzz/corpus with the models of testdata/, the ONNX backend-suite models, the hostile
 # models of scripts/make_bad_inputs.py, then fuzzes for
 # SECONDS (default 60; FUZZ_SECONDS also works) in libFuzzer's fork mode with
 # FUZZ_JOBS workers (default: the number of CPUs, at most 4), which keeps going
@@ -67,7 +67,6 @@ fi
 
 # --- seeds ------------------------------------------------------------------
 for m in testdata/*.onnx testdata/*/*.onnx; do  # testdata/<pass>/<case>.onnx -> <pass>-<case>.onnx
-    case $m in testdata/legacy/*|testdata/opset/*) continue ;; esac
     [ -f "$m" ] && cp "$m" "$F/seeds/$(echo "${m#testdata/}" | tr / -)"
 done
 for d in node pytorch-converted pytorch-operator simple; do

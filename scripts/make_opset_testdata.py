@@ -20,7 +20,8 @@ import onnx
 from onnx import TensorProto as TP
 from onnx import helper, numpy_helper
 
-from make_legacy_testdata import fvi, rng  # scripts/, beside this file
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+from passes.build import fvi, rng  # noqa: E402  (tests/passes/build.py)
 
 INT64 = TP.INT64
 IR_OF_OPSET = {5: 3, 6: 3, 7: 3, 8: 3, 9: 4, 10: 5, 11: 6, 12: 7, 13: 7, 14: 7, 15: 8, 16: 8}

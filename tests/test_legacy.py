@@ -3,13 +3,16 @@
 
 Usage: tests/test_legacy.py [--keep DIR] [--reference] [PATTERN ...]
 
-For every model in testdata/legacy/ (made by scripts/make_legacy_testdata.py) this runs ppqfmt
+For every model of the legacy passes' modules in tests/passes/ (those with an EXPECT: clip.py,
+pad.py, slice.py, resize.py, and legacy.py for the other nodes adapted with them, mixtures and
+models that cannot be adapted; testdata/<module>/<case>.onnx, made by scripts/make_testdata.py)
+this runs ppqfmt
 (build/ppqfmt, or $PPQFMT) with the default passes and with only the legacy passes
 (--passes=slice,clip,pad,resize), and checks each output for:
   - exit status 0 and onnx.checker.check_model(full_check=True);
   - opset: the default-domain import is 11 and ir_version >= 6, or 10 and >= 5 when Slice-1 is
     the only legacy operator (or both unchanged where the model
-    must be left alone: see EXPECT);
+    must be left alone: see the modules' EXPECT);
   - no node left in a legacy form (Clip with min/max attributes, Pad with pads, Slice with
     starts, Resize with 2 inputs, Upsample, TopK with k, Scatter, BatchNormalization with
     spatial/is_test/consumed_inputs, Dropout with is_test, Gemm with broadcast), subgraphs
@@ -28,11 +31,13 @@ For every model in testdata/legacy/ (made by scripts/make_legacy_testdata.py) th
     input bytes back; a model that can't be adapted must be reported in --report=json.
 --reference replaces ppqfmt by a python reference conversion (reference_convert below) for the
 structural and numeric checks: a self-test showing the checks can be met.
-Each check prints `ok NAME` or `FAIL NAME: reason`; the last line is
+Each check prints `ok NAME` or `FAIL NAME: reason` (NAME starts with <module>/<case>; PATTERN: a
+substring of it); the last line is
 `test_legacy: N passed, M failed`; the exit status is 1 if anything failed.
-Environment: PPQFMT (binary), PPQFMT_LEGACY_TESTDATA (model folder), PPQFMT_LEGACY_PASSES (the
+Environment: PPQFMT (binary), PPQFMT_LEGACY_TESTDATA (another testdata/), PPQFMT_LEGACY_PASSES (the
 pass list of the second run).  Run with Debian's /usr/bin/python3 (python3-onnx).
 """
+import collections
 import json
 import os
 import shutil
@@ -44,10 +49,11 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
+import passes  # tests/passes/, beside this file
 import testlib  # tests/, beside this file
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TESTDATA = os.environ.get("PPQFMT_LEGACY_TESTDATA", os.path.join(REPO, "testdata", "legacy"))
+TESTDATA = os.environ.get("PPQFMT_LEGACY_TESTDATA", os.path.join(REPO, "testdata"))
 PPQFMT = os.environ.get("PPQFMT", os.path.join(REPO, "build", "ppqfmt"))
 LEGACY_PASSES = os.environ.get("PPQFMT_LEGACY_PASSES", "slice,clip,pad,resize")
 RUN_TIMEOUT = 60
@@ -57,36 +63,18 @@ MIN_IR = 6
 # is raised to 10 (IR 5), so that a Clip-6 with clip off stays (see expected_target).
 SLICE_TARGET, SLICE_MIN_IR = 10, 5
 
-# What ppqfmt must do with a model (default: "convert").
+# What ppqfmt must do with a model: EXPECT[case] in its module, a (kind, OP) pair (default:
+# "convert").
 #   convert          opset 11, every legacy node in its opset-11 form
 #   keep             nothing legacy rewritten, opset and IR unchanged, no warning needed
 #   cannot OP        nothing legacy rewritten, opset and IR unchanged, a warning names OP
 #   either [OP]      convert, or keep (then with a warning naming OP, if OP is given); used
 #                    where a correct conversion exists but is not required (mixed up/down or
 #                    run-time nearest scales, BN spatial=0, a used Dropout-7 mask)
-EXPECT = {
-    "cannot_adapt_scan8": ("cannot", "Scan"),
-    "topk1_no_trigger": ("keep", None),
-    "clip_nobounds_only_f32": ("either", None),
-    "resize_nearest_mixed": ("either", "Resize"),
-    "resize_nearest_dynamic": ("either", "Resize"),
-    "bn7_spatial0_clip": ("either", "BatchNormalization"),
-    "dropout7_mask_clip": ("either", "Dropout"),
-}
-# Models that must be in TESTDATA (catches a stale or partial testdata/legacy).
-REQUIRED = [
-    "clip_both_f32", "clip_after_erf_f16", "clip_after_chain", "clip_min_f32", "clip_max_f32", "clip_nobounds_f32", "clip_both_f16",
-    "clip_min_f16", "clip_max_f16", "clip_nobounds_f16", "pad_constant", "pad_reflect",
-    "pad_edge", "slice_axes", "slice_noaxes", "slice_negative", "slice_huge_ends",
-    "resize_nearest_up", "resize_nearest_down", "resize_linear_up", "resize_linear_down",
-    "upsample7_nearest_clip", "upsample7_linear_clip", "upsample9_nearest_clip",
-    "upsample9_linear_clip", "topk1_clip", "bn7_clip", "dropout7_clip", "mixed_opset8",
-    "mixed_opset9", "mixed_opset10", "cannot_adapt_scan8", "pad_negative", "pad_default",
-    "pad_constant_f16", "scatter9_clip", "opset6_bn_dropout_gemm_clip", "if_subgraph_opset9",
-    "benign_opset9_clip", "names_collide", "unnamed_nodes", "upsample9_dynamic_scales_clip",
-    "resize_linear_dynamic", "resize_nearest_dynamic", "resize_nearest_mixed",
-    "bn7_spatial0_clip", "dropout7_mask_clip", "topk1_no_trigger", "clip_nobounds_only_f32",
-]
+CONVERT = ("convert", None)
+
+# one model to test: id <module>/<case>, path (relative to TESTDATA), its EXPECT
+Model = collections.namedtuple("Model", "id path expect")
 
 T = testlib.Tally("test_legacy", width=700)
 report, check = T.report, T.check
@@ -799,9 +787,9 @@ def produce(src, dst, args, reference):
     return run_ppqfmt(src, dst, args)
 
 
-def test_run(model, label, args, src, workdir, reference):
+def test_run(model, label, args, src, workdir, reference, expect):
     name = "%s/%s" % (model, label)
-    dst = os.path.join(workdir, "%s.%s.onnx" % (model, label))
+    dst = os.path.join(workdir, "%s.%s.onnx" % (model.replace("/", "."), label))
     if os.path.exists(dst):
         os.remove(dst)
     try:
@@ -819,7 +807,7 @@ def test_run(model, label, args, src, workdir, reference):
         report("%s: output loads" % name, e)
         return None
     check("%s: full checker" % name, lambda: onnx.checker.check_model(out, full_check=True))
-    kind, op = EXPECT.get(model, ("convert", None))
+    kind, op = expect
     converted = default_opset(out) != default_opset(inp)
     if kind == "either":
         kind = "convert" if converted else ("cannot" if op else "keep")
@@ -838,15 +826,17 @@ def test_run(model, label, args, src, workdir, reference):
     return dst
 
 
-def test_model(model, workdir, reference):
-    src = os.path.join(TESTDATA, model + ".onnx")
-    out = test_run(model, "default", [], src, workdir, reference)
-    test_run(model, "legacy-passes", ["--passes=" + LEGACY_PASSES], src, workdir, reference)
+def test_model(m, workdir, reference):
+    model, base = m.id, m.id.replace("/", ".")
+    src = os.path.join(TESTDATA, m.path)
+    out = test_run(model, "default", [], src, workdir, reference, m.expect)
+    test_run(model, "legacy-passes", ["--passes=" + LEGACY_PASSES], src, workdir, reference,
+             m.expect)
     if reference:
         return
     if out is not None:
         def idem():
-            again = os.path.join(workdir, model + ".again.onnx")
+            again = os.path.join(workdir, base + ".again.onnx")
             rc, err, _ = run_ppqfmt(out, again, [])
             if rc != 0:
                 return "exit %d on its own output: %s" % (rc, err.strip()[-300:])
@@ -855,7 +845,7 @@ def test_model(model, workdir, reference):
         check("%s: idempotent" % model, idem)
 
         def determ():
-            second = os.path.join(workdir, model + ".second.onnx")
+            second = os.path.join(workdir, base + ".second.onnx")
             rc, err, _ = run_ppqfmt(src, second, [])
             if rc != 0:
                 return "exit %d: %s" % (rc, err.strip()[-300:])
@@ -864,13 +854,38 @@ def test_model(model, workdir, reference):
         check("%s: deterministic" % model, determ)
 
     def none():
-        dst = os.path.join(workdir, model + ".none.onnx")
+        dst = os.path.join(workdir, base + ".none.onnx")
         rc, err, _ = run_ppqfmt(src, dst, ["--passes=none"])
         if rc != 0:
             return "exit %d: %s" % (rc, err.strip()[-300:])
         return None if open(dst, "rb").read() == open(src, "rb").read() else \
             "--passes=none changed the bytes"
     check("%s: --passes=none is byte-identical" % model, none)
+
+
+def discover(patterns):
+    """(models, missing): a Model for each case the legacy passes' modules (those with an
+    EXPECT) register and for each other .onnx in their folders (expected to convert), only those
+    whose id contains one of patterns when any are given; missing: the registered models whose
+    file is not in TESTDATA."""
+    models, missing = [], []
+    for mod in passes.modules():
+        if not hasattr(mod, "EXPECT"):
+            continue
+        name = mod.__name__.split(".")[-1]
+        cases = {c.path: c.case for c in mod.MODELS.cases}
+        folder = mod.MODELS.folder
+        on_disk = {os.path.join(folder, x + ".onnx"): x
+                   for x in testlib.models_in(os.path.join(TESTDATA, folder))}
+        for path in sorted(set(cases) | set(on_disk)):
+            case = cases.get(path, on_disk.get(path))
+            if not os.path.exists(os.path.join(TESTDATA, path)):
+                missing.append(path)
+                continue
+            mid = "%s/%s" % (name, case)
+            if not patterns or any(p in mid for p in patterns):
+                models.append(Model(mid, path, mod.EXPECT.get(case, CONVERT)))
+    return models, missing
 
 
 def main(argv):
@@ -887,21 +902,20 @@ def main(argv):
             return 0
         else:
             patterns.append(a)
-    models = testlib.models_in(TESTDATA, patterns)
+    models, missing = discover(patterns)
     if not reference and not (os.path.isfile(PPQFMT) and os.access(PPQFMT, os.X_OK)):
         report("setup", "ppqfmt not found at %s (build it, or set PPQFMT)" % PPQFMT)
     elif not models:
-        report("setup", "no models in %s (run scripts/make_legacy_testdata.py)" % TESTDATA)
+        report("setup", "no models in %s (run scripts/make_testdata.py)" % TESTDATA)
     else:
         if not patterns:
-            missing = [m for m in REQUIRED if m not in models]
             report("testdata complete", ("models missing from %s: %s" % (TESTDATA, missing))
                    if missing else None)
         workdir = keep or tempfile.mkdtemp(prefix="test_legacy_")
         os.makedirs(workdir, exist_ok=True)
         try:
-            for model in models:
-                test_model(model, workdir, reference)
+            for m in models:
+                test_model(m, workdir, reference)
         finally:
             if keep is None:
                 shutil.rmtree(workdir, ignore_errors=True)

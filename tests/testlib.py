@@ -1,6 +1,5 @@
 """testlib.py - shared by the test suites: counting checks, and walking an ONNX
 model's graphs (the main graph and every If/Loop/Scan body below it)."""
-import glob
 import os
 import sys
 
@@ -53,21 +52,12 @@ def models_in(folder, patterns=()):
     return [m for m in models if not patterns or any(p in m for p in patterns)]
 
 
-# testdata/ folders of suites other than tests/test_passes.py (tests/test_legacy.py,
-# tests/test_target_opset.py); every other folder is one pass's (tests/passes/<pass>.py)
-OTHER_TESTDATA = ("legacy", "opset")
-
-
 def pass_models(root):
     """Paths of tests/test_passes.py's models under root/testdata, sorted:
-    testdata/*.onnx (sample.onnx) and testdata/<pass>/*.onnx."""
-    found = []
-    for p in glob.glob(os.path.join(root, "testdata", "*.onnx")) + \
-            glob.glob(os.path.join(root, "testdata", "*", "*.onnx")):
-        parts = os.path.relpath(p, os.path.join(root, "testdata")).split(os.sep)
-        if parts[0] not in OTHER_TESTDATA:
-            found.append(p)
-    return sorted(found)
+    those of the pass modules with SPECS (tests/passes/)."""
+    import passes  # tests/passes/, which imports this module
+    return sorted(os.path.join(root, "testdata", c.path) for mod in passes.modules()
+                  if hasattr(mod, "SPECS") for c in mod.MODELS.cases)
 
 
 def subgraphs(node):

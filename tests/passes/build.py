@@ -33,18 +33,22 @@ from onnx import TensorProto as TP
 from onnx import helper, numpy_helper
 
 # one registered model: name (<prefix>_<case>: graph name and seed), case,
-# path (relative to testdata/), build(r) -> ModelProto, ssa, full_check
-Case = collections.namedtuple("Case", "name case path build ssa full_check")
+# path (relative to testdata/), build(r) -> ModelProto, ssa, full_check,
+# one_line_doc (the builder's docstring on one line as the graph doc_string)
+Case = collections.namedtuple("Case", "name case path build ssa full_check one_line_doc")
 
 
 class Models:
     """The test models of one pass module, in testdata/<folder>/. prefix: the
     old file-name prefix (see the module doc); output_types: builders may
     declare graph outputs without a shape (the pattern fusions), which
-    with_output_types fills in."""
+    with_output_types fills in; one_line_doc: the graph doc_string is the
+    builder's docstring with its whitespace runs made single spaces (the
+    legacy-form models)."""
 
-    def __init__(self, folder, prefix="", output_types=False):
+    def __init__(self, folder, prefix="", output_types=False, one_line_doc=False):
         self.folder, self.prefix, self.output_types = folder, prefix, output_types
+        self.one_line_doc = one_line_doc
         self.cases = []
 
     def model(self, case, ssa=True, full_check=True, path=None):
@@ -59,7 +63,7 @@ class Models:
             name = "%s_%s" % (self.prefix, case) if self.prefix else case
             build = with_output_types(fn) if self.output_types else fn
             self.cases.append(Case(name, case, path or os.path.join(self.folder, case + ".onnx"),
-                                   build, ssa, full_check))
+                                   build, ssa, full_check, self.one_line_doc))
             return fn
         return register
 
@@ -154,6 +158,7 @@ def if_node(name, cond, outputs, then_g, else_g):
 # ---------------------------------------------------------------------------
 
 F16 = TP.FLOAT16
+INT64, BOOL = TP.INT64, TP.BOOL
 
 
 def f16vi(name, shape):
@@ -201,6 +206,53 @@ def matmul_add(name, xshape, w, b, add_first=False, extra=False, w_input=False):
     nodes += [node("Relu", ["m"], ["Z"], "relu0")] if extra else []
     outs = [fvi("Y", None)] + ([fvi("Z", None)] if extra else [])
     return finish(graph(nodes, name, inputs, outs, inits=inits))
+
+
+# ---------------------------------------------------------------------------
+# legacy-form models (clip, pad, slice, resize, legacy; tests/test_legacy.py):
+# each at an old opset with that opset's IR version
+# ---------------------------------------------------------------------------
+
+IR_OF_OPSET = {6: 3, 7: 3, 8: 3, 9: 4, 10: 5}
+
+
+INT64_MAX = 2 ** 63 - 1
+
+
+INT32_MAX = 2 ** 31 - 1
+
+
+def init(name, arr):
+    return numpy_helper.from_array(np.asarray(arr), name)
+
+
+def finish_at(name, opset, nodes, inputs, outputs, inits=(), value_info=()):
+    """Model at `opset` with its era's IR version (IR 3: initializers are graph inputs too)."""
+    ir = IR_OF_OPSET[opset]
+    inputs = list(inputs)
+    if ir < 4:
+        inputs += [vi(t.name, t.data_type, list(t.dims)) for t in inits]
+    g = helper.make_graph(nodes, name, inputs, outputs, initializer=list(inits),
+                          value_info=list(value_info))
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)],
+                          producer_name="ppqfmt-make_legacy_testdata", producer_version="1")
+    m.ir_version = ir
+    return m
+
+
+def out_dims(shape, scales):
+    """Resize-10/Upsample output dims as onnxruntime computes them: floor(float32 product)."""
+    return [int(np.float32(s) * np.float32(d)) for d, s in zip(shape, scales)]
+
+
+def dynamic_scales(prefix, offset):
+    """Nodes computing scales [1, 1, offset+|s0|, offset+|s1|] from graph input s (float [2])."""
+    return [node("Abs", ["s"], [prefix + "_abs"], prefix + "_abs"),
+            node("Add", [prefix + "_abs", prefix + "_off"], [prefix + "_hw"], prefix + "_add"),
+            node("Concat", [prefix + "_ones", prefix + "_hw"], [prefix + "_scales"],
+                 prefix + "_concat", axis=0)], \
+        [init(prefix + "_off", np.array([offset], np.float32)),
+         init(prefix + "_ones", np.array([1, 1], np.float32))]
 
 
 def with_output_types(build):
@@ -264,7 +316,8 @@ def write(models, outdir):
     """Build, check and write each Case of models under outdir; the count."""
     for c in models:
         m = c.build(rng(c.name))
-        m.graph.doc_string = (c.build.__doc__ or "").strip()
+        doc = c.build.__doc__ or ""
+        m.graph.doc_string = " ".join(doc.split()) if c.one_line_doc else doc.strip()
         if not c.ssa:
             assert not _is_ssa(m.graph), "%s is marked ssa=False but is SSA" % c.name
             # valid apart from the repeated names

@@ -6,8 +6,8 @@ and what each must look like after formatting (SPECS, run by tests/test_passes.p
 import numpy as np
 from onnx import TensorProto as TP
 
-from passes.build import (finish, fvi, graph, i64, if_node, IR, Models, node, OPSET, raw_tensor,
-                          vi)
+from passes.build import (finish, fvi, graph, i64, if_node, INT64_MAX, IR, Models, node, OPSET,
+                          raw_tensor, vi)
 from passes.common import (_f64, _relu, attr, find_scoped, folded_input, kept, no_op, node_input,
                            node_output, removed, unchanged)
 
@@ -20,9 +20,6 @@ model = MODELS.model
 # ---------------------------------------------------------------------------
 # the test models (testdata/eliminate_noops/)
 # ---------------------------------------------------------------------------
-
-INT64_MAX = np.iinfo(np.int64).max
-
 
 def f32(name, value):
     return raw_tensor(name, np.array(value, np.float32))

@@ -723,7 +723,7 @@ def t_target_opset_accepted():
 
 def t_target_opset_cannot_adapt():
     """A node that cannot be adapted: exit 2 naming it, and no output file."""
-    src = os.path.join(REPO, "testdata", "opset", "cannot_imagescaler9.onnx")
+    src = os.path.join(REPO, "testdata", "target_opset", "cannot_imagescaler9.onnx")
     out = tmp("cannot.onnx")
     err = expect_error(["--target-opset=10", src, "-o", out], 2, ["ImageScaler", "9", "10"])
     if err:
@@ -735,7 +735,7 @@ def t_target_opset_json():
     """--report=json: "target_opset" is null without the option, else the opset and the raise's
     actions; a model above the target warns under the stage "target-opset"."""
     import onnx
-    src = os.path.join(REPO, "testdata", "opset", "upsample7_attr.onnx")
+    src = os.path.join(REPO, "testdata", "target_opset", "upsample7_attr.onnx")
     before = [o.version for o in onnx.load(src).opset_import if o.domain in ("", "ai.onnx")][0]
     code, _, err = run(["--report=json", "--dry-run", "--target-opset=17", src])
     rep = json.loads(err)
@@ -746,7 +746,7 @@ def t_target_opset_json():
     code, _, err = run(["--report=json", "--dry-run", src])
     if code or json.loads(err).get("target_opset", 0) is not None:
         return "without the option: exit %d, %r" % (code, err[:300])
-    above = os.path.join(REPO, "testdata", "opset", "above13.onnx")
+    above = os.path.join(REPO, "testdata", "target_opset", "above13.onnx")
     code, _, err = run(["--report=json", "--dry-run", "--target-opset=11", above])
     stages = [w["stage"] for w in json.loads(err).get("other_warnings", [])]
     return None if code == 0 and stages == ["target-opset"] else \

@@ -1,8 +1,9 @@
 #!/usr/bin/python3
-"""--target-opset and the independence of the legacy-form passes, on testdata/opset/.
+"""--target-opset and the independence of the legacy-form passes, on testdata/target_opset/.
 
-The models come from scripts/make_opset_testdata.py, one per adapted operator. For each case in
-CASES ppqfmt runs twice on the model:
+The models, one per adapted operator, and the tables of runs (CASES, CANNOT, LEGACY_RUNS) with
+the structure checks are in tests/passes/target_opset.py (scripts/make_testdata.py writes the
+models). For each case in CASES ppqfmt runs twice on the model:
   - `--passes=none --target-opset=N`: the raise alone. Exit 0, default-domain opset N, IR version
     at least the one of N's onnx release, full checker, and the adapted node checked against the
     INPUT node's attributes (which attribute became which input, with which values and type);
@@ -18,14 +19,14 @@ import subprocess
 import sys
 import tempfile
 
-import numpy as np
 import onnx
-from onnx import helper, numpy_helper
 
 import testlib  # tests/, beside this file
+from passes.target_opset import (CANNOT, CASES, LEGACY_RUNS, attr, default_opset, expect,
+                                 node)
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TESTDATA = os.path.join(REPO, "testdata", "opset")
+TESTDATA = os.path.join(REPO, "testdata", "target_opset")
 PPQFMT = os.environ.get("PPQFMT", os.path.join(REPO, "build", "ppqfmt"))
 # The IR version of the onnx release that introduced each opset (onnx.helper.VERSION_TABLE).
 IR_OF_OPSET = {7: 3, 8: 3, 9: 4, 10: 5, 11: 6, 12: 7, 13: 7, 14: 7, 15: 8, 16: 8, 17: 8}
@@ -39,168 +40,6 @@ def run(args):
     p = subprocess.run([PPQFMT] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                        timeout=60)
     return p.returncode, p.stderr.decode("utf-8", "replace")
-
-
-def default_opset(m):
-    return next(o.version for o in m.opset_import if o.domain in ("", "ai.onnx"))
-
-
-def attr(n, name, default=None):
-    for a in n.attribute:
-        if a.name == name:
-            return helper.get_attribute_value(a)
-    return default
-
-
-def sval(v):
-    return v.decode() if isinstance(v, bytes) else v
-
-
-def init(m, name):
-    t = next((t for t in m.graph.initializer if t.name == name), None)
-    return None if t is None else numpy_helper.to_array(t)
-
-
-def node(m, op):
-    found = [n for n in m.graph.node if n.op_type == op]
-    if len(found) != 1:
-        raise AssertionError("%d %s nodes, expected 1" % (len(found), op))
-    return found[0]
-
-
-def expect(cond, msg):
-    if not cond:
-        raise AssertionError(msg)
-
-
-# --- structure: the output node against the input node ---
-
-def ints_to_input(op, attr_name):
-    def chk(inp, out):
-        old, new = node(inp, op), node(out, op)
-        expect(attr(new, attr_name) is None, "%s attribute still there" % attr_name)
-        want = attr(old, attr_name)
-        if want is None:
-            expect(len(new.input) == 1, "inputs %s, expected one" % list(new.input))
-            return
-        got = init(out, new.input[1]) if len(new.input) == 2 else None
-        expect(got is not None and got.dtype == np.int64 and got.tolist() == list(want),
-               "input 2 is %r, expected int64 %r" % (got, list(want)))
-        for a in old.attribute:
-            if a.name != attr_name:
-                expect(attr(new, a.name) == attr(old, a.name), "attribute %s changed" % a.name)
-    return chk
-
-
-def softmax_axis(op):
-    """Same node with axis written out (the flattened rows are the last axis)."""
-    def chk(inp, out):
-        old, new = node(inp, op), node(out, op)
-        expect(len(out.graph.node) == len(inp.graph.node), "nodes added")
-        expect(attr(new, "axis") == attr(old, "axis", 1),
-               "axis %s, expected %s" % (attr(new, "axis"), attr(old, "axis", 1)))
-    return chk
-
-
-def softmax_flattened(op):
-    """Shape, Flatten(axis of the input node), op(axis=1), Reshape(rows, shape) to the output."""
-    def chk(inp, out):
-        old = node(inp, op)
-        types = [n.op_type for n in out.graph.node if n.op_type != "Relu"]
-        expect(types == ["Shape", "Flatten", op, "Reshape"], "nodes %s" % types)
-        shape, flat, new, resh = [n for n in out.graph.node if n.op_type != "Relu"]
-        x = old.input[0]
-        expect(shape.input[0] == x and flat.input[0] == x, "Shape/Flatten do not read %s" % x)
-        expect(attr(flat, "axis") == attr(old, "axis", 1), "Flatten axis %s" % attr(flat, "axis"))
-        expect(new.input[0] == flat.output[0] and attr(new, "axis") == 1, "%s not on rows" % op)
-        expect(list(resh.input) == [new.output[0], shape.output[0]], "Reshape inputs")
-        expect(resh.output[0] == old.output[0], "output name not kept")
-    return chk
-
-
-def dropout_ratio(inp, out):
-    old, new = node(inp, "Dropout"), node(out, "Dropout")
-    got = init(out, new.input[1]) if len(new.input) == 2 else None
-    expect(got is not None and got.shape == () and got.dtype == np.float32 and
-           abs(float(got) - attr(old, "ratio")) < 1e-7, "ratio input %r" % got)
-    expect(attr(new, "ratio") is None, "ratio attribute still there")
-
-
-def roi_align_mode(inp, out):
-    expect(sval(attr(node(out, "RoiAlign"), "coordinate_transformation_mode")) ==
-           "output_half_pixel", "coordinate_transformation_mode not output_half_pixel")
-
-
-def upsample_as(target):
-    def chk(inp, out):
-        old = node(inp, "Upsample")
-        scales = attr(old, "scales")
-        op = "Upsample" if target == 9 else "Resize"
-        new = node(out, op)
-        got = init(out, new.input[-1])
-        expect(got is not None and got.tolist() == scales, "scales %r, expected %r" %
-               (got, scales))
-        expect(len(new.input) == (2 if target < 11 else 3), "inputs %s" % list(new.input))
-        expect(sval(attr(new, "mode")) == sval(attr(old, "mode")), "mode changed")
-        if target >= 11:
-            expect(sval(attr(new, "coordinate_transformation_mode")) == "asymmetric" and
-                   sval(attr(new, "nearest_mode")) == "floor", "not asymmetric/floor")
-    return chk
-
-
-def resize_no_scales(inp, out):
-    new = node(out, "Resize")
-    expect(list(new.input) == ["x", "roi", "", "sizes"], "inputs %s" % list(new.input))
-
-
-def topk_k(inp, out):
-    old, new = node(inp, "TopK"), node(out, "TopK")
-    got = init(out, new.input[1]) if len(new.input) == 2 else None
-    expect(got is not None and got.dtype == np.int64 and got.tolist() == [attr(old, "k")],
-           "K input %r" % got)
-    expect(attr(new, "axis") == attr(old, "axis"), "axis changed")
-
-
-def scatter_renamed(inp, out):
-    new = node(out, "ScatterElements")
-    expect(attr(new, "axis") == attr(node(inp, "Scatter"), "axis"), "axis changed")
-
-
-# (model, target, structure check)
-CASES = [
-    ("split11_attr", 13, ints_to_input("Split", "split")),
-    ("split11_attr", 17, ints_to_input("Split", "split")),
-    ("split11_attr", 12, None),
-    ("split11_equal", 17, ints_to_input("Split", "split")),
-    ("squeeze11_axes", 13, ints_to_input("Squeeze", "axes")),
-    ("unsqueeze11_axes", 17, ints_to_input("Unsqueeze", "axes")),
-    ("reducesum11_axes", 13, ints_to_input("ReduceSum", "axes")),
-    ("reducesum11_noaxes", 17, ints_to_input("ReduceSum", "axes")),
-    ("softmax11_last", 13, softmax_axis("Softmax")),
-    ("hardmax11_default_rank2", 17, softmax_axis("Hardmax")),
-    ("softmax11_default", 13, softmax_flattened("Softmax")),
-    ("logsoftmax11_axis1", 17, softmax_flattened("LogSoftmax")),
-    ("softmax9_undeclared_rank", 17, softmax_flattened("Softmax")),
-    ("dropout10_ratio", 12, dropout_ratio),
-    ("roialign10", 16, roi_align_mode),
-    ("upsample7_attr", 9, upsample_as(9)),
-    ("upsample7_attr", 10, upsample_as(10)),
-    ("upsample7_attr", 11, upsample_as(11)),
-    ("upsample7_attr", 17, upsample_as(17)),
-    ("topk9", 10, topk_k),
-    ("scatter9", 11, scatter_renamed),
-    ("resize12_sizes", 12, None),
-    ("resize12_sizes", 13, resize_no_scales),
-    ("mix_slice_clip_pad9", 17, None),
-]
-# (model, target, operator the message must name)
-CANNOT = [
-    ("cannot_bn9_outputs_used", 14, "BatchNormalization"),
-    ("cannot_bn9_training_outputs", 17, "BatchNormalization"),
-    ("cannot_imagescaler9", 10, "ImageScaler"),
-    ("cannot_resize11_tf_nn", 13, "Resize"),
-    ("cannot_opset5", 7, "opset 6"),
-]
 
 
 def raised(name, target, chk, tmp):
@@ -247,13 +86,7 @@ def cannot(name, target, word, tmp):
 def legacy_passes(tmp):
     """Without --target-opset: which opset the legacy passes raise to, and Clip-6 with clip
     off."""
-    cases = [  # model, extra args, expected opset, Clip keeps min/max attributes
-        ("mix_slice_clip9", ["--no-clip"], 10, True),
-        ("mix_slice_clip9", [], 11, False),
-        ("mix_slice_clip9", ["--passes=clip"], 11, False),
-        ("mix_slice_clip_pad9", ["--no-clip"], 11, False),
-    ]
-    for name, args, opset, kept in cases:
+    for name, args, opset, kept in LEGACY_RUNS:
         label = "%s %s" % (name, " ".join(args) or "(default)")
         src = os.path.join(TESTDATA, name + ".onnx")
         dst = os.path.join(tmp, name + "_".join(args) + ".legacy.onnx")

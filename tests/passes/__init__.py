@@ -1,10 +1,13 @@
 """tests/passes: one module per pass, named after the pass (its C file in
 formatter/; '-' in the pass name is '_' here), plus pipeline (models that run
-several passes at once). Each module holds its test models' builders
-(registered in MODELS, written to testdata/<module>/<case>.onnx by
-scripts/make_testdata.py) and what each must look like after formatting
-(SPECS, checked by tests/test_passes.py); PASS is the pass name (None:
-the default pipeline only). build.py and common.py hold what they share."""
+several passes at once), legacy (the legacy-form passes together) and
+target_opset (--target-opset). Each module holds the builders of its test
+models (registered in MODELS, written to testdata/<module>/<case>.onnx by
+scripts/make_testdata.py) and what each must look like after formatting:
+SPECS, checked by tests/test_passes.py (PASS: the pass name; None: the
+default pipeline only); or EXPECT, checked by tests/test_legacy.py (clip, pad,
+slice, resize, legacy); target_opset's tables are tests/test_target_opset.py's.
+build.py and common.py hold what they share."""
 import importlib
 import os
 

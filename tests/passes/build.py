@@ -33,9 +33,10 @@ from onnx import TensorProto as TP
 from onnx import helper, numpy_helper
 
 # one registered model: name (<prefix>_<case>: graph name and seed), case,
-# path (relative to testdata/), build(r) -> ModelProto, ssa, full_check,
-# one_line_doc (the builder's docstring on one line as the graph doc_string)
-Case = collections.namedtuple("Case", "name case path build ssa full_check one_line_doc")
+# path (relative to testdata/), build(r) -> ModelProto, ssa, full_check, doc (what
+# the graph doc_string is: "strip" the builder's docstring, "words" the same on one
+# line, None what the builder set)
+Case = collections.namedtuple("Case", "name case path build ssa full_check doc")
 
 
 class Models:
@@ -44,11 +45,14 @@ class Models:
     declare graph outputs without a shape (the pattern fusions), which
     with_output_types fills in; one_line_doc: the graph doc_string is the
     builder's docstring with its whitespace runs made single spaces (the
-    legacy-form models)."""
+    legacy-form models); by_name: builders take the model's name instead of
+    rng(name) and set the doc_string themselves (target_opset)."""
 
-    def __init__(self, folder, prefix="", output_types=False, one_line_doc=False):
+    def __init__(self, folder, prefix="", output_types=False, one_line_doc=False,
+                 by_name=False):
         self.folder, self.prefix, self.output_types = folder, prefix, output_types
-        self.one_line_doc = one_line_doc
+        self.doc = None if by_name else "words" if one_line_doc else "strip"
+        self.by_name = by_name
         self.cases = []
 
     def model(self, case, ssa=True, full_check=True, path=None):
@@ -62,8 +66,11 @@ class Models:
         def register(fn):
             name = "%s_%s" % (self.prefix, case) if self.prefix else case
             build = with_output_types(fn) if self.output_types else fn
+            if self.by_name:
+                def build(r, fn=fn, name=name):
+                    return fn(name)
             self.cases.append(Case(name, case, path or os.path.join(self.folder, case + ".onnx"),
-                                   build, ssa, full_check, self.one_line_doc))
+                                   build, ssa, full_check, self.doc))
             return fn
         return register
 
@@ -213,7 +220,8 @@ def matmul_add(name, xshape, w, b, add_first=False, extra=False, w_input=False):
 # each at an old opset with that opset's IR version
 # ---------------------------------------------------------------------------
 
-IR_OF_OPSET = {6: 3, 7: 3, 8: 3, 9: 4, 10: 5}
+# the IR version of each opset's ONNX release (also target_opset's models)
+IR_OF_OPSET = {5: 3, 6: 3, 7: 3, 8: 3, 9: 4, 10: 5, 11: 6, 12: 7, 13: 7, 14: 7, 15: 8, 16: 8}
 
 
 INT64_MAX = 2 ** 63 - 1
@@ -317,7 +325,8 @@ def write(models, outdir):
     for c in models:
         m = c.build(rng(c.name))
         doc = c.build.__doc__ or ""
-        m.graph.doc_string = " ".join(doc.split()) if c.one_line_doc else doc.strip()
+        if c.doc:
+            m.graph.doc_string = " ".join(doc.split()) if c.doc == "words" else doc.strip()
         if not c.ssa:
             assert not _is_ssa(m.graph), "%s is marked ssa=False but is SSA" % c.name
             # valid apart from the repeated names

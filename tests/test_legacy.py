@@ -865,27 +865,11 @@ def test_model(m, workdir, reference):
 
 def discover(patterns):
     """(models, missing): a Model for each case the legacy passes' modules (those with an
-    EXPECT) register and for each other .onnx in their folders (expected to convert), only those
-    whose id contains one of patterns when any are given; missing: the registered models whose
-    file is not in TESTDATA."""
-    models, missing = [], []
-    for mod in passes.modules():
-        if not hasattr(mod, "EXPECT"):
-            continue
-        name = mod.__name__.split(".")[-1]
-        cases = {c.path: c.case for c in mod.MODELS.cases}
-        folder = mod.MODELS.folder
-        on_disk = {os.path.join(folder, x + ".onnx"): x
-                   for x in testlib.models_in(os.path.join(TESTDATA, folder))}
-        for path in sorted(set(cases) | set(on_disk)):
-            case = cases.get(path, on_disk.get(path))
-            if not os.path.exists(os.path.join(TESTDATA, path)):
-                missing.append(path)
-                continue
-            mid = "%s/%s" % (name, case)
-            if not patterns or any(p in mid for p in patterns):
-                models.append(Model(mid, path, mod.EXPECT.get(case, CONVERT)))
-    return models, missing
+    EXPECT) register and for each other .onnx in their folders (expected to convert); see
+    passes.discover."""
+    found, missing = passes.discover(TESTDATA, "EXPECT", patterns)
+    return [Model(mid, path, mod.EXPECT.get(mid.split("/", 1)[1], CONVERT))
+            for mod, mid, path, _ in found], missing
 
 
 def main(argv):

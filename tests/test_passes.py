@@ -217,29 +217,12 @@ def test_model(m, workdir):
 
 
 def discover(patterns):
-    """(models, missing): a Model for each case the pass modules register and
-    for each other .onnx in a module's folder (it has no SPECS entry, which
-    fails), only those whose id contains one of patterns when any are given;
-    missing: the registered models whose file is not in TESTDATA."""
-    models, missing = [], []
-    for mod in passes.modules():
-        if not hasattr(mod, "SPECS"):
-            continue  # the legacy passes' modules: tests/test_legacy.py
-        name = mod.__name__.split(".")[-1]
-        cases = {c.path: c.case for c in mod.MODELS.cases}
-        folder = mod.MODELS.folder
-        on_disk = {os.path.join(folder, x + ".onnx"): x
-                   for x in testlib.models_in(os.path.join(TESTDATA, folder))}
-        for path in sorted(set(cases) | set(on_disk)):
-            case = cases.get(path, on_disk.get(path))
-            if not os.path.exists(os.path.join(TESTDATA, path)):
-                missing.append(path)
-                continue
-            mid = "%s/%s" % (name, case)
-            if not patterns or any(p in mid for p in patterns):
-                spec = mod.SPECS.get(case) if path in cases else None
-                models.append(Model(mid, path, spec, mod.PASS))
-    return models, missing
+    """(models, missing): a Model for each case the pass modules with SPECS
+    register and for each other .onnx in their folders (it has no SPECS
+    entry, which fails); see passes.discover."""
+    found, missing = passes.discover(TESTDATA, "SPECS", patterns)
+    return [Model(mid, path, mod.SPECS.get(mid.split("/", 1)[1]) if registered else None,
+                  mod.PASS) for mod, mid, path, registered in found], missing
 
 
 def test_shared(models, workdir, jobs):

@@ -242,6 +242,7 @@ def finish_at(name, opset, nodes, inputs, outputs, inits=(), value_info=()):
         inputs += [vi(t.name, t.data_type, list(t.dims)) for t in inits]
     g = helper.make_graph(nodes, name, inputs, outputs, initializer=list(inits),
                           value_info=list(value_info))
+    # the producer names the script these models came from first: kept, byte for byte
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)],
                           producer_name="ppqfmt-make_legacy_testdata", producer_version="1")
     m.ir_version = ir

@@ -26,6 +26,7 @@ def at_opset(name, opset, nodes, inputs, outputs, doc, inits=()):
     if IR_OF_OPSET[opset] < 4:  # IR 3: every initializer is also a graph input
         ins += [helper.make_tensor_value_info(t.name, t.data_type, list(t.dims)) for t in inits]
     g = helper.make_graph(nodes, name, ins, outputs, initializer=inits, doc_string=doc)
+    # the producer names the script these models came from first: kept, byte for byte
     m = helper.make_model(g, producer_name="make_opset_testdata",
                           opset_imports=[helper.make_opsetid("", opset)])
     m.ir_version = IR_OF_OPSET[opset]

@@ -51,6 +51,7 @@ from onnx import helper, numpy_helper
 
 import passes  # tests/passes/, beside this file
 import testlib  # tests/, beside this file
+from passes.common import attr, sval
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TESTDATA = os.environ.get("PPQFMT_LEGACY_TESTDATA", os.path.join(REPO, "testdata"))
@@ -100,19 +101,8 @@ def default_opset(m):
     return vs[0] if len(vs) == 1 else None
 
 
-def attr(n, name, default=None):
-    for a in n.attribute:
-        if a.name == name:
-            return helper.get_attribute_value(a)
-    return default
-
-
 def has_attr(n, name):
     return any(a.name == name for a in n.attribute)
-
-
-def sval(v):
-    return v.decode() if isinstance(v, bytes) else v
 
 
 def resolve_init(chain, name):

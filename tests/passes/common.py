@@ -425,6 +425,10 @@ def attr(n, name, default=None):
     return default
 
 
+def sval(v):
+    return v.decode() if isinstance(v, bytes) else v
+
+
 def node_param(chain, n, idx):
     """ndarray of n's input idx (an initializer), None if the input is absent."""
     if idx >= len(n.input) or not n.input[idx]:

@@ -14,6 +14,7 @@ import numpy as np
 from onnx import helper, numpy_helper
 
 from passes.build import fvi, INT64, IR_OF_OPSET, Models, rng
+from passes.common import attr, sval
 
 MODELS = Models("target_opset", by_name=True)
 model = MODELS.model
@@ -259,17 +260,6 @@ def _(name):
 
 def default_opset(m):
     return next(o.version for o in m.opset_import if o.domain in ("", "ai.onnx"))
-
-
-def attr(n, name, default=None):
-    for a in n.attribute:
-        if a.name == name:
-            return helper.get_attribute_value(a)
-    return default
-
-
-def sval(v):
-    return v.decode() if isinstance(v, bytes) else v
 
 
 def init(m, name):

@@ -281,6 +281,19 @@ static Var *var_create(Graph *g, const char *name, NameUse use)
     return v;
 }
 
+int graph_reserve_names(Graph *g, size_t values, size_t nodes)
+{
+    /* a count read from a file is a hint: a hostile one asking for billions
+     * gets the ordinary growth instead */
+    enum { RESERVE_MAX = 1 << 24 };
+    values = values < RESERVE_MAX ? values : RESERVE_MAX;
+    nodes = nodes < RESERVE_MAX ? nodes : RESERVE_MAX;
+    Model *m = g->model;
+    return namemap_reserve(&g->by_name, values, false) ||
+           namemap_reserve(&m->value_names, values, true) ||
+           namemap_reserve(&m->node_names, nodes, true) ? -1 : 0;
+}
+
 void graph_prefetch_name(const Graph *g, const char *name, bool defining)
 {
     namemap_prefetch(&g->by_name, name);

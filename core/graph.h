@@ -239,6 +239,10 @@ Var *graph_find_var(const Graph *g, const char *name);
  * a run of initializers) prefetches them all, then uses them, so that on a
  * graph far larger than the caches their misses overlap. Changes nothing. */
 void graph_prefetch_name(const Graph *g, const char *name, bool defining);
+/* Room in g's and the model's name maps for this many more values and
+ * nodes (a loader's count of the fields to come): the maps then never grow
+ * while it loads. -1 when out of memory. */
+int graph_reserve_names(Graph *g, size_t values, size_t nodes);
 /* Defines a new variable in g. Fails (NULL) if g already defines the name. */
 Var *graph_new_var(Graph *g, const char *name);
 /* Defines name again in g (a node writing a name already written): the

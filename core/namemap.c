@@ -108,6 +108,14 @@ static size_t insert(NameMap *m, const char *key, bool set)
     return i;
 }
 
+int namemap_reserve(NameMap *m, size_t n, bool set)
+{
+    size_t cap = m->cap ? m->cap : 16;
+    while ((m->len + n) * 4 >= cap * 3)
+        cap *= 2;
+    return cap == m->cap ? 0 : rehash(m, cap, set);
+}
+
 int namemap_put(NameMap *m, const char *key, void *val)
 {
     size_t i = insert(m, key, false);

@@ -20,6 +20,11 @@ void *namemap_get(const NameMap *m, const char *key);
  * keys in a map far larger than the caches then wait for memory together,
  * not one after another. Changes nothing. */
 void namemap_prefetch(const NameMap *m, const char *key);
+/* Room for n more keys without growing (set: the map is a set, see
+ * nameset_add): a loader that knows how many names come spares the map its
+ * doublings, each of which re-seats every key in a table larger than the
+ * caches. -1 on out of memory. */
+int namemap_reserve(NameMap *m, size_t n, bool set);
 /* Inserts or overwrites; the key must outlive the map. -1 on out of memory. */
 int namemap_put(NameMap *m, const char *key, void *val);
 /* Inserts key only when absent: 0 inserted, 1 present (its value kept), -1

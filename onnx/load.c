@@ -618,12 +618,18 @@ static int load_graph(Loader *L, Graph *g)
         return loader_error(L, "subgraphs nested deeper than %d", MAX_SUBGRAPH_DEPTH);
     WireReader r = wire_reader_checked(g->wire, GRAPH_WT);
     WireField f;
-    while (wire_next(&r, &f) == 1)
+    size_t values = 0, nodes = 0; /* at least one value per node, most often */
+    while (wire_next(&r, &f) == 1) {
         if (f.num == G_NAME && f.wt == WT_LEN && !(g->name = loader_str(L, f.data)))
             return -1;
+        values += f.num == G_INPUT || f.num == G_INITIALIZER || f.num == G_NODE;
+        nodes += f.num == G_NODE;
+    }
     if (r.bad)
         return loader_error(L, "graph '%s': malformed protobuf (field %u has the wrong wire type)",
                             g->name, r.bad);
+    if (graph_reserve_names(g, values, nodes))
+        return loader_oom(L);
     if (each_field(L, g, G_INPUT, load_input) || load_initializers(L, g) ||
         each_field(L, g, G_SPARSE_INITIALIZER, load_sparse_initializer) ||
         each_field(L, g, G_NODE, load_node))

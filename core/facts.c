@@ -204,7 +204,6 @@ int64_t facts_tensor_int(const Tensor *t, size_t i)
     }
 }
 
-/* Contents of a small integer tensor as constant dims, or NULL. */
 /* Are t's contents part of its fact (a small integer tensor in memory)? */
 static bool has_value_fact(const Tensor *t)
 {
@@ -213,6 +212,7 @@ static bool has_value_fact(const Tensor *t)
            t->nbytes >= (size_t)numel * dtype_size(t->dtype);
 }
 
+/* Contents of a small integer tensor as constant dims, or NULL. */
 static Dim *facts_tensor_value(InferRun *r, const Tensor *t, size_t *n)
 {
     int64_t numel = tensor_numel(t);

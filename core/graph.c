@@ -470,16 +470,11 @@ int op_append_output(Op *op, Var *v)
     return 0;
 }
 
-static void mark_changed(Op *op)
+void op_mark_changed(Op *op)
 {
     op->changed = true;
     op->graph->changed = true;
     op->graph->model->n_op_edits++;
-}
-
-void op_mark_changed(Op *op)
-{
-    mark_changed(op);
 }
 
 size_t model_op_edits(const Model *m)
@@ -726,7 +721,7 @@ static Attr *attr_for_update(Op *op, const char *name, AttrType type)
         a->type = type;
     }
     if (a)
-        mark_changed(op);
+        op_mark_changed(op);
     return a;
 }
 
@@ -777,7 +772,7 @@ void op_remove_attr(Op *op, const char *name)
     size_t i = (size_t)(a - op->attrs);
     memmove(op->attrs + i, op->attrs + i + 1, (op->n_attrs - i - 1) * sizeof *op->attrs);
     op->n_attrs--;
-    mark_changed(op);
+    op_mark_changed(op);
 }
 
 int op_set_type(Op *op, const char *type)
@@ -786,7 +781,7 @@ int op_set_type(Op *op, const char *type)
     if (!copy)
         return -1;
     op->type = copy;
-    mark_changed(op);
+    op_mark_changed(op);
     return 0;
 }
 
@@ -830,7 +825,7 @@ void op_set_input(Op *op, size_t slot, Var *v)
     op->inputs[slot] = v;
     if (v && var_add_use(&op->graph->model->arena, v, op, slot))
         op->graph->model->oom = true; /* pass_run turns this into an error */
-    mark_changed(op);
+    op_mark_changed(op);
 }
 
 void var_replace_all_uses(Var *from, Var *to)
@@ -853,7 +848,7 @@ int var_take_over(Var *to, Var *v)
     if (to->type.elem_type == 0)
         to->type = v->type;
     v->producer = NULL;
-    mark_changed(p);
+    op_mark_changed(p);
     return v->n_output_lists ? 0 : graph_drop_var(v);
 }
 
@@ -992,9 +987,9 @@ int var_rename(Var *v, const char *name)
     if (namemap_put(&g->by_name, copy, v) || nameset_add(&m->value_names, copy))
         return -1;
     if (v->producer)
-        mark_changed(v->producer);
+        op_mark_changed(v->producer);
     for (size_t i = 0; i < v->n_uses; i++)
-        mark_changed(v->uses[i].op);
+        op_mark_changed(v->uses[i].op);
     if (v->n_output_lists) /* subgraphs returning v list it under the new name */
         for (size_t i = 0; i < m->n_all_graphs; i++)
             mark_output_renamed(m->all_graphs[i], v);
@@ -1015,7 +1010,7 @@ int op_drop_outputs(Op *op, size_t n)
     }
     if (op->n_outputs > n)
         op->n_outputs = n;
-    mark_changed(op);
+    op_mark_changed(op);
     return 0;
 }
 
@@ -1025,7 +1020,7 @@ void op_drop_inputs(Op *op, size_t n)
         op_set_input(op, i - 1, NULL);
     if (op->n_inputs > n)
         op->n_inputs = n;
-    mark_changed(op);
+    op_mark_changed(op);
 }
 
 int model_set_opset(Model *m, const char *domain, int64_t version, int64_t min_ir)
@@ -1074,7 +1069,7 @@ int graph_replace_op(Op *op, Op *repl)
     }
     op_detach_inputs(op);
     op_mark_removed(op);
-    mark_changed(repl);
+    op_mark_changed(repl);
     return 0;
 }
 
@@ -1201,7 +1196,7 @@ int graph_remove_ops_where(Graph *g, bool (*dead)(const Op *op, void *ctx), void
         Op *op = g->ops[i];
         if (op->scratch != 2)
             continue;
-        mark_changed(op);
+        op_mark_changed(op);
         graph_remove_op(op, NULL);
     }
     return 0;

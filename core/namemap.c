@@ -93,14 +93,16 @@ static int rehash(NameMap *m, size_t cap, bool set)
     return 0;
 }
 
-/* Finds or adds key's slot; SIZE_MAX on out of memory. */
-static size_t insert(NameMap *m, const char *key, bool set)
+/* Finds or adds key's slot (*added: whether it was new); SIZE_MAX on out of
+ * memory. */
+static size_t insert(NameMap *m, const char *key, bool set, bool *added)
 {
     if ((m->len + 1) * 4 >= m->cap * 3 && rehash(m, m->cap ? m->cap * 2 : 16, set) != 0)
         return SIZE_MAX;
     uint32_t h = hash_str(key);
     size_t i = find_slot(m, key, h);
-    if (!m->hashes[i]) {
+    *added = !m->hashes[i];
+    if (*added) {
         m->keys[i] = key;
         m->hashes[i] = h;
         m->len++;
@@ -116,35 +118,33 @@ int namemap_reserve(NameMap *m, size_t n, bool set)
     return cap == m->cap ? 0 : rehash(m, cap, set);
 }
 
-int namemap_put(NameMap *m, const char *key, void *val)
+/* Sets key's value (replace: also when key was there already): 0, 1 when
+ * key was there and is kept, -1 on out of memory. */
+static int put(NameMap *m, const char *key, void *val, bool replace)
 {
-    size_t i = insert(m, key, false);
+    bool added;
+    size_t i = insert(m, key, false, &added);
     if (i == SIZE_MAX)
         return -1;
-    m->vals[i] = val;
-    return 0;
-}
-
-int namemap_add(NameMap *m, const char *key, void *val)
-{
-    size_t before = m->len, i = insert(m, key, false);
-    if (i == SIZE_MAX)
-        return -1;
-    if (m->len == before)
+    if (!added && !replace)
         return 1;
     m->vals[i] = val;
     return 0;
 }
 
+int namemap_put(NameMap *m, const char *key, void *val) { return put(m, key, val, true); }
+
+int namemap_add(NameMap *m, const char *key, void *val) { return put(m, key, val, false); }
+
 int nameset_add(NameMap *m, const char *key)
 {
-    return insert(m, key, true) == SIZE_MAX ? -1 : 0;
+    return nameset_add_new(m, key) < 0 ? -1 : 0;
 }
 
 int nameset_add_new(NameMap *m, const char *key)
 {
-    size_t before = m->len;
-    return insert(m, key, true) == SIZE_MAX ? -1 : m->len == before;
+    bool added;
+    return insert(m, key, true, &added) == SIZE_MAX ? -1 : !added;
 }
 
 /* Empties slot i and re-seats the entries that follow in its probe run. */

@@ -970,10 +970,33 @@ class ModelGen:
         return True
 
     def cond_input(self):
+        """The If's condition: a bool graph input (known at run time only) or, one time in
+        three from opset 9 on, a constant that fold replaces the If by its chosen branch for."""
+        if self.opset >= 9 and self.chance(1 / 3):
+            return self.const_cond()
         for i in self.inputs:
             if i.type.tensor_type.elem_type == TP.BOOL:
                 return i.name
         return self.new_input([], TP.BOOL).name
+
+    def const_cond(self):
+        """A one-element bool constant: as such (a scalar or [1], an initializer or a Constant
+        node), a comparison of two float constants, or a static dim of a value compared
+        with a number (constant once inference knows the dim; a symbolic one stays)."""
+        kind = self.pick(['const', 'compare', 'dim'])
+        shape = () if self.chance(0.5) else (1,)
+        x = self.operand(min_rank=1) if kind == 'dim' else None
+        if x is not None:
+            i = int(self.rng.integers(x.rank))
+            dim = self.node('Gather', [self.node('Shape', [x.name]),
+                                       self.const(np.array(i, np.int64), 'init')], axis=0)
+            size = x.shape[i] if self.chance(0.5) else x.shape[i] + 1
+            return self.node('Equal', [dim, self.const(np.array(size, np.int64), 'init')])
+        if kind == 'compare':
+            a, b = (self.const(np.full(shape, self.rng.integers(-2, 3), np.float32))
+                    for _ in range(2))
+            return self.node(self.pick(['Greater', 'Less']), [a, b])
+        return self.const(np.full(shape, self.chance(0.5), bool), self.pick(['init', 'node']))
 
     def p_loop(self):
         x = self.operand()

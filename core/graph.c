@@ -88,6 +88,13 @@ Model *model_new(void)
     return m;
 }
 
+static void inline_names_drop(Model *m)
+{
+    namemap_free(&m->inline_names.values);
+    namemap_free(&m->inline_names.nodes);
+    m->inline_names.counted = false;
+}
+
 void model_free(Model *m)
 {
     if (!m)
@@ -110,6 +117,7 @@ void model_free(Model *m)
     namemap_free(&m->next_suffix);
     namemap_free(&m->warned);
     namemap_free(&m->interned);
+    inline_names_drop(m);
     free(m->log.items);
     arena_free(&m->arena);
     free(m->copy->buf);
@@ -1286,6 +1294,24 @@ void graph_compact(Graph *g)
         if (!g->vars[i]->removed)
             g->vars[j++] = g->vars[i];
     g->n_vars = j;
+}
+
+static int compact_one(Graph *g, void *ctx)
+{
+    (void)ctx;
+    graph_compact(g);
+    return 0;
+}
+
+void graph_compact_nested(Graph *g)
+{
+    graph_walk_post(g, compact_one, NULL);
+}
+
+void model_compact(Model *m)
+{
+    graph_compact_nested(m->graph);
+    inline_names_drop(m);
 }
 
 static int mark_rewritten(Graph *g, void *ctx)

@@ -187,6 +187,14 @@ typedef struct MappedFile {
     int fd;
 } MappedFile;
 
+/* How many live values, and nodes, of the model carry each name (a count
+ * stored as the pointer; absent: 0), while counted: graph_inline_subgraph's
+ * bookkeeping between two model_compact calls. */
+typedef struct InlineNames {
+    NameMap values, nodes;
+    bool counted;
+} InlineNames;
+
 typedef struct Model {
     Arena arena;
     Graph *graph;
@@ -221,6 +229,7 @@ typedef struct Model {
     void (*release)(void *ctx);
     void *release_ctx;
     struct MappedCopy *copy; /* see model_mapped_copy; allocated by model_new */
+    InlineNames inline_names; /* see graph_inline_subgraph */
 } Model;
 
 /* --- building (used by the loader and by passes) --- */
@@ -409,7 +418,11 @@ int graph_replace_op(Op *op, Op *repl);
  * hands the owner output's readers to that value, or, when the owner output
  * is a graph output or that value's name is written again later, keeps its
  * name with a new Identity. The owner and its other subgraphs are removed.
- * Reads every name of the model once: O(model) per call.
+ * The model's names are counted at the first call after model_compact and
+ * kept up to date by the later ones, so a pass that inlines many subgraphs
+ * costs O(model + the subgraphs it inlines); edits other than inlining
+ * between two calls must go through fresh names (as every pass's do) or be
+ * followed by model_compact.
  * 0, or -1 with *why saying why: refused with nothing changed (sub has
  * inputs, or another number of outputs than its owner, writes a name twice,
  * or has initializers its new graph cannot take: graph_takes_new_params),
@@ -440,6 +453,10 @@ int graph_remove_ops_where(Graph *g, bool (*dead)(const Op *op, void *ctx), void
 /* Forgets removed operations so n_ops counts live ones, and places inserted
  * ones (graph_insert_op). Uses the operations' scratch fields. */
 void graph_compact(Graph *g);
+/* graph_compact on every graph of m, and drops what edits cached for the
+ * length of a pass (graph_inline_subgraph's name counts): pass_run calls it
+ * after every pass. */
+void model_compact(Model *m);
 /* Reorders ops topologically, keeping file order where possible.
  * Fails (-1, diag set naming a node on the cycle) on a cycle. */
 int graph_topo_sort(Graph *g, Diag *d);

@@ -16,38 +16,66 @@
  * that stay (every graph but the owner's subgraphs). A subgraph may not
  * define a name an enclosing scope defines before it, and sibling scopes may
  * share names: a branch value landing in the owner's graph must avoid the
- * names of the graphs nested in it as well as those it can see. */
-typedef struct Taken {
-    NameMap values, nodes; /* sets (nameset_add) */
-} Taken;
+ * names of the graphs nested in it as well as those it can see.
+ *
+ * They are counted (how many live values, and nodes, of the model have each
+ * name) once per pass run, at its first inlining, and kept in the model
+ * (Model.inline_names) until model_compact: each inlining subtracts the
+ * names of its owner and of the owner's subgraphs, which go, and adds back
+ * those of what moved and stays. So a pass that inlines many Ifs of a large
+ * model reads each name a bounded number of times, not the whole model once
+ * per If. */
 
-static int taken_graph(Taken *t, const Graph *g, const Op *skip);
+static int count_name(NameMap *counts, const char *name, int delta)
+{
+    uintptr_t n = (uintptr_t)namemap_get(counts, name);
+    if (delta < 0 && n < (uintptr_t)-delta) /* not counted: nothing to take back */
+        return 0;
+    n += (uintptr_t)(intptr_t)delta;
+    if (n)
+        return namemap_put(counts, name, (void *)n);
+    namemap_del(counts, name);
+    return 0;
+}
 
-static int taken_op(Taken *t, const Op *op, const Op *skip)
+static int count_graph(InlineNames *t, const Graph *g, int delta);
+
+/* op's name and the names of its subgraphs. */
+static int count_op(InlineNames *t, const Op *op, int delta)
 {
     Graph *sub;
-    if (op->removed || op == skip)
+    if (op->removed)
         return 0;
-    if (*op->name && nameset_add(&t->nodes, op->name))
+    if (*op->name && count_name(&t->nodes, op->name, delta))
         return -1;
     for (size_t i = 0; (sub = op_subgraph(op, i)); i++)
-        if (taken_graph(t, sub, skip))
+        if (count_graph(t, sub, delta))
             return -1;
     return 0;
 }
 
-static int taken_graph(Taken *t, const Graph *g, const Op *skip)
+static int count_graph(InlineNames *t, const Graph *g, int delta)
 {
     for (size_t i = 0; i < g->n_vars; i++)
-        if (!g->vars[i]->removed && nameset_add(&t->values, g->vars[i]->name))
+        if (!g->vars[i]->removed && count_name(&t->values, g->vars[i]->name, delta))
             return -1;
     for (size_t i = 0; i < g->n_ops; i++)
-        if (taken_op(t, g->ops[i], skip))
+        if (count_op(t, g->ops[i], delta))
             return -1;
     for (size_t i = 0; i < g->n_pending; i++) /* inserted, not yet in g->ops */
-        if (taken_op(t, g->pending[i].op, skip))
+        if (count_op(t, g->pending[i].op, delta))
             return -1;
     return 0;
+}
+
+/* The model's names, counted if this is the pass's first inlining. */
+static InlineNames *inline_names(Model *m)
+{
+    InlineNames *t = &m->inline_names;
+    if (!t->counted && count_graph(t, m->graph, 1))
+        return NULL;
+    t->counted = true;
+    return t;
 }
 
 /* Why sub cannot replace its owner, or NULL. */
@@ -73,13 +101,6 @@ static const char *inline_refusal(const Graph *sub)
             return "an output of the subgraph names no value";
     }
     return NULL;
-}
-
-static int compact_one(Graph *g, void *ctx)
-{
-    (void)ctx;
-    graph_compact(g);
-    return 0;
 }
 
 /* Output lists of the graphs nested in sub that return `from` (from the
@@ -110,7 +131,8 @@ typedef struct Inline {
     Op *op;
     Graph *sub, *g;
     Var **y, **b, **src;
-    Taken taken;
+    InlineNames *names;
+    size_t vars_from, pending_from; /* where the moved values and nodes start in g */
     size_t renamed; /* moved values that got a fresh name */
     Op *last;       /* the last operation placed where the owner was */
 } Inline;
@@ -192,7 +214,7 @@ static int move_var(Inline *in, Var *v)
     v->shadows = NULL; /* sub writes no name twice (inline_refusal) */
     v->value_info_at = 0; /* its entries are added again (move_value_info) */
     v->value_info_dup = false;
-    if (namemap_get(&in->taken.values, v->name)) {
+    if (namemap_get(&in->names->values, v->name)) {
         if (!(v->name = model_fresh_value_name(g->model, v->name)))
             return -1;
         mark_renamed(v);
@@ -260,7 +282,7 @@ static int move_op(Inline *in, Op *o)
         if (in->renamed)
             graph_walk_post(nested, mark_outer_outputs, NULL);
     }
-    if (*o->name && namemap_get(&in->taken.nodes, o->name)) {
+    if (*o->name && namemap_get(&in->names->nodes, o->name)) {
         if (!(o->name = model_fresh_node_name(g->model, o->name)))
             return -1;
         op_mark_changed(o);
@@ -290,7 +312,7 @@ static int connect_output(Inline *in, Var *y, Var *src)
 {
     if (!y->n_output_lists && !src->shadowed) {
         var_replace_all_uses(y, src);
-        return graph_drop_var(y);
+        return graph_drop_var(y) || count_name(&in->names->values, y->name, -1);
     }
     Model *m = in->g->model;
     const char *name = *in->op->name ? model_fresh_node_name(m, in->op->name) : "";
@@ -309,19 +331,37 @@ static int connect_outputs(Inline *in)
     return 0;
 }
 
-/* The steps in order: names outside first (sub's own must not count), then
- * the take-overs (while b is still sub's, so that dropping it drops its
- * value_info there), then the moves, then what sub returned from elsewhere
- * (an Identity goes after the moved nodes). The owner goes last, detaching
- * its condition and its other subgraphs; sub is empty by then. */
+/* What moved into g, and stays, is counted again. */
+static int count_moved(Inline *in)
+{
+    Graph *g = in->g;
+    for (size_t i = in->vars_from; i < g->n_vars; i++)
+        if (!g->vars[i]->removed && count_name(&in->names->values, g->vars[i]->name, 1))
+            return -1;
+    for (size_t i = in->pending_from; i < g->n_pending; i++)
+        if (count_op(in->names, g->pending[i].op, 1))
+            return -1;
+    return 0;
+}
+
+/* The steps in order: the names that go are taken off the counts first
+ * (sub's own must not count), then the take-overs (while b is still sub's,
+ * so that dropping it drops its value_info there), then the moves, then
+ * what sub returned from elsewhere (an Identity goes after the moved
+ * nodes). The owner goes last, detaching its condition and its other
+ * subgraphs; sub is empty by then. What moved is counted last. */
 static int inline_steps(Inline *in)
 {
-    graph_walk_post(in->sub, compact_one, NULL); /* nodes inserted there take their place */
-    if (in->g->model->oom || taken_graph(&in->taken, in->g->model->graph, in->op))
-        return -1;
+    Model *m = in->g->model;
+    graph_compact_nested(in->sub); /* nodes inserted there take their place */
+    if (m->oom || !(in->names = inline_names(m)) || count_op(in->names, in->op, -1))
+        return -1; /* the owner and its subgraphs go */
     unlink_outputs(in);
+    in->vars_from = in->g->n_vars;
+    in->pending_from = in->g->n_pending;
     return take_over_outputs(in) || move_held(in) || move_vars(in) || move_value_info(in) ||
-                   move_ops(in) || connect_outputs(in) || graph_remove_op(in->op, NULL)
+                   move_ops(in) || connect_outputs(in) || graph_remove_op(in->op, NULL) ||
+                   count_moved(in)
                ? -1
                : 0;
 }
@@ -342,8 +382,6 @@ int graph_inline_subgraph(Graph *sub, const char **why)
     in.src = lists + 2 * n;
     int rc = lists ? inline_steps(&in) : -1;
     free(lists);
-    namemap_free(&in.taken.values);
-    namemap_free(&in.taken.nodes);
     if (rc) {
         in.g->model->oom = true;
         *why = "out of memory";

@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 
+struct Graph;
 struct Op;
 struct Var;
 
@@ -30,5 +31,8 @@ int var_take_over(struct Var *to, struct Var *v);
 /* Removes a variable nothing produces or uses, that is no input, output or
  * parameter (-1 otherwise, nothing changed), with its value_info entry. */
 int graph_drop_var(struct Var *v);
+
+/* graph_compact on g and every graph nested in it. */
+void graph_compact_nested(struct Graph *g);
 
 #endif

@@ -77,13 +77,6 @@ static int run_one(Graph *g, void *ctx)
     return r->fn(g, r->d);
 }
 
-static int compact_one(Graph *g, void *ctx)
-{
-    (void)ctx;
-    graph_compact(g);
-    return 0;
-}
-
 int pass_run(const Pass *p, Model *m, bool verify, Diag *d)
 {
     Run r = {p->run, d};
@@ -93,7 +86,7 @@ int pass_run(const Pass *p, Model *m, bool verify, Diag *d)
         return diag_set(d, PPQ_EINTERNAL, "out of memory in pass %s", p->name);
     if (rc)
         return d->code ? d->code : diag_set(d, PPQ_EINTERNAL, "pass %s failed", p->name);
-    graph_walk_post(m->graph, compact_one, NULL);
+    model_compact(m);
     if (verify && graph_verify(m->graph, d))
         return diag_set(d, PPQ_EINTERNAL, "IR check failed after pass %s", p->name);
     return 0;

@@ -515,6 +515,40 @@ def _(r):
     return clash_model("fold_if_nested_outer_output", then_g)
 
 
+@model("if_sequence_clash")
+def _(r):
+    """Two constant Ifs in a row, both true. if0's then branch: t = Relu(X)
+    (node n0), l = Loop(t) (loop0, whose body writes z), o0 = Add(l, W)
+    (a0); its else branch writes u. if1 reads if0's output r0; its then
+    branch writes t (a node also called n0), u (n1), z (n2) and o1 = Add(z,
+    u) (a1). Branches of sibling Ifs may share names, so the model is valid.
+    The names a moved value must avoid are those of every graph that stays:
+    inlining if0, its t and n0 get fresh names (if1's branch has them);
+    inlining if1, its z does (loop0's body, moved with if0's nodes, has it),
+    but not its t, n0 or u (if0's t and n0 were renamed, and u was only in
+    if0's discarded else branch). fold counts the names once per run and
+    updates the counts at each inlining; this is what the counts must give.
+    Expect: no If; loop0 reads a renamed t; n0 writes t; n1 writes u; a1
+    reads a renamed z and u; SSA; node names unique."""
+    body = graph([node("Identity", ["keep_in"], ["keep_out"], "loop_keep"),
+                  node("Relu", ["carry"], ["z"], "loop_relu")], "body",
+                 [vi("i", TP.INT64, []), vi("keep_in", TP.BOOL, []), fvi("carry", XS)],
+                 [vi("keep_out", TP.BOOL, []), fvi("z", XS)])
+    loop = helper.make_node("Loop", ["M", "keep", "t"], ["l"], name="loop0", body=body)
+    then0 = graph([node("Relu", ["X"], ["t"], "n0"), loop,
+                   node("Add", ["l", "W"], ["o0"], "a0")], "then0", [], [fvi("o0", XS)])
+    else0 = graph([node("Neg", ["X"], ["u"], "g0")], "else0", [], [fvi("u", XS)])
+    then1 = graph([node("Relu", ["r0"], ["t"], "n0"), node("Neg", ["r0"], ["u"], "n1"),
+                   node("Relu", ["t"], ["z"], "n2"), node("Add", ["z", "u"], ["o1"], "a1")],
+                  "then1", [], [fvi("o1", XS)])
+    else1 = graph([node("Neg", ["r0"], ["e1"], "g1")], "else1", [], [fvi("e1", XS)])
+    return finish(graph([if_node("if0", "c", ["r0"], then0, else0),
+                         if_node("if1", "c", ["Y"], then1, else1)],
+                        "fold_if_sequence_clash", [fvi("X", XS)], [fvi("Y", XS)],
+                        inits=[cond("c", True), raw_tensor("W", rand(r, *XS)),
+                               raw_tensor("M", np.array(1, np.int64)), cond("keep", True)]))
+
+
 @model("if_graph_output")
 def _(r):
     """if0 (true) writes the graph output Y. Expect: no If; then_add writes
@@ -849,6 +883,10 @@ SPECS = {
               subgraph_output("if1", "then_branch", 0, "then_relu"),
               reads_renamed([("inner_neg", 0)], "a"), SSA],
         no_numbers="onnxruntime refuses a subgraph returning an outer value directly"),
+    "if_sequence_clash": dict(both=[
+        NO_IF, reads_renamed([("loop0", 2)], "t"), node_output("n0", 0, "t"),
+        node_output("n1", 0, "u"), reads_renamed([("a1", 0)], "z"), node_input("a1", 1, "u"),
+        node_output("a1", 0, "Y"), SSA, node_names_unique()]),
     "if_graph_output": dict(both=[
         NO_IF, no_op("Identity"), removed("else_neg"), node_output("then_add", 0, "Y")]),
     # onnxruntime refuses the input (its then branch returns X itself)

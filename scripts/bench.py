@@ -114,6 +114,22 @@ def timed(cmd):
     return wall, rss, p.returncode, p.stderr.decode(errors='replace'), p.stdout.decode(errors='replace')
 
 
+PAIRED_RUNS = 5  # the fold and inference tables: alternating runs per command, medians
+
+
+def timed_alternating(cmds, runs=PAIRED_RUNS):
+    """Each of cmds run `runs` times in turn (A B A B ...), so a drift in the machine's speed
+    reaches them alike: per command (median wall s, largest peak RSS, rc, stderr). A failed
+    run ends the series and stands for every command."""
+    got = [[] for _ in cmds]
+    for _ in range(runs):
+        for i, cmd in enumerate(cmds):
+            got[i].append(timed(cmd))
+            if got[i][-1][2]:
+                return [got[i][-1]] * len(cmds)
+    return [(statistics.median(r[0] for r in g), max(r[1] for r in g), 0, g[-1][3]) for g in got]
+
+
 def warm(paths):
     for p in paths:
         with open(p, 'rb', buffering=0) as f:
@@ -309,10 +325,10 @@ def bench_inference():
     d = fresh('inference')
     for src in inference_models():
         out, ref = os.path.join(d, 'ppqfmt.onnx'), os.path.join(d, 'onnx.onnx')
-        base = timed([PPQFMT, '-q', '--no-infer-shapes', src, '-o', out])
-        ours = timed([PPQFMT, '-q', src, '-o', out])
+        base, ours, floor = timed_alternating([[PPQFMT, '-q', '--no-infer-shapes', src, '-o', out],
+                                               [PPQFMT, '-q', src, '-o', out],
+                                               ['cp', src, os.path.join(d, 'cp.onnx')]], 3)
         theirs = timed([sys.executable, '-c', PY_INFER, src, ref])
-        floor = timed(['cp', src, os.path.join(d, 'cp.onnx')])
         if ours[2] or base[2]:
             log('  %s: ppqfmt exited %d: %s' % (src, ours[2] or base[2], (ours[3] or base[3]).strip()[-200:]))
             continue
@@ -325,7 +341,8 @@ def bench_inference():
                      '%.1f%%' % (100 * typed_share(out)), '%.1f%%' % (100 * typed_share(ref)) if ok else '-'))
     shutil.rmtree(d, ignore_errors=True)
     print('\nshape inference: ppqfmt default passes against --no-infer-shapes (+ms: the cost of\n'
-          'inferring and writing value_info) and python3-onnx load+infer_shapes+save, same run;\n'
+          'inferring and writing value_info; both, and cp, median wall of 3 alternating runs) and\n'
+          'python3-onnx load+infer_shapes+save (one run), same session;\n'
           'typed: share of node outputs (main graph) declared with a type and shape afterwards;\n'
           'cp s: copying the file, the floor of any run that writes the model (so onnx/cp is the\n'
           'largest onnx/ppqfmt any tool could show; small models: the cost of starting a process).\n'
@@ -487,8 +504,8 @@ def bench_fold():
     d = fresh('fold')
     for src in network_models():
         out, base_out = os.path.join(d, 'ppqfmt.onnx'), os.path.join(d, 'nofold.onnx')
-        base = timed([PPQFMT, '-q', '--no-fold', src, '-o', base_out])
-        ours = timed([PPQFMT, '-q', src, '-o', out])
+        base, ours = timed_alternating([[PPQFMT, '-q', '--no-fold', src, '-o', base_out],
+                                        [PPQFMT, '-q', src, '-o', out]])
         if ours[2] or base[2]:
             log('  %s: ppqfmt exited %d: %s' % (src, ours[2] or base[2], (ours[3] or base[3]).strip()[-200:]))
             continue
@@ -502,11 +519,12 @@ def bench_fold():
                      '%.2f' % base[0], '%.2f' % ours[0], '%.2fx' % (ours[0] / base[0]),
                      '%.0f' % (base[1] / MiB), '%.0f' % (ours[1] / MiB)))
     shutil.rmtree(d, ignore_errors=True)
-    print('\nconstant folding: default passes against --no-fold on each real-network export (one run\n'
-          'each, same session); foldable left / Shape left: nodes with only constant inputs that fold\n'
+    print('\nconstant folding: default passes against --no-fold on each real-network export (median\n'
+          'wall of %d alternating runs each, largest RSS); foldable left / Shape left: nodes with only constant inputs that fold\n'
           'may fold, and Shape/Size of values whose shape onnx infers as static (tests/census.py);\n'
           'main graph node counts. Targets: 0 foldable left, 0 Shape on static models, default\n'
-          '<= 1.2x no-fold in time, RSS <= 64 MiB on the 3.2 GB external-data model (above).\n')
+          '<= 1.2x no-fold in time, RSS <= 64 MiB on the 3.2 GB external-data model (above).\n'
+          % PAIRED_RUNS)
     if len(rows) > 1:
         table(rows)
     else:

@@ -7,9 +7,12 @@ build/bench/):
             chain (ppqfmt folds every BN).
   external  ~3 GiB, every tensor in weights.bin beside model.onnx:
             Gemm+BatchNormalization chain.
+  files     ~2.3 GB, 34 weights in 34 data files beside model.onnx:
+            MatMul+Relu chain the default passes leave as it is (ppqfmt
+            copies each data file beside its output).
 
 Usage: scripts/bench.py [--quick] [--runs N]
-                       [--only inline|external|nodes|inference|fold|fusions] [--models DIR]
+                       [--only inline|external|files|nodes|inference|fold|fusions] [--models DIR]
                        [--sizes 10k,100k,1M] [--timeout S] [-- PPQFMT-ARG...]
 
 (arguments after `--` are added to every ppqfmt command, e.g.
@@ -27,7 +30,9 @@ No run is dropped: the table shows medians, the lines above it every run.
 The last ppqfmt output of each model is checked: onnx.checker.check_model(PATH,
 full_check=True), no BatchNormalization left, one Conv/Gemm per layer (every
 BN folded, none turned into a depthwise Conv), and the fused weight and bias of
-the first two layers equal to the fold computed here in double.
+the first two layers equal to the fold computed here in double (the files
+model: every MatMul kept and every data file beside the output equal to the
+input's).
 
 For the inline model, python3-onnx's onnx.load + onnx.save (one run, wall and
 peak RSS of the whole python process) is shown for reference.
@@ -35,6 +40,7 @@ peak RSS of the whole python process) is shown for reference.
 Targets (printed beside the figures, never enforced):
   inline    wall <= 1.3 x cp, peak RSS <= 1.1 x model size + 32 MiB
   external  wall <= 1.3 x cp, peak RSS <= 256 MiB
+  files     wall <= 1.3 x cp, peak RSS <= 256 MiB
 
 Node scaling (issue 12, `--only nodes`, part of every run): for each pattern
 of make_bench_models.NODE_PATTERNS at 10k, 100k and 1M nodes (--quick: 10k and
@@ -60,6 +66,7 @@ full sizes).  Exit status: 0 when every ppqfmt run succeeded and its output is
 valid, whatever the figures; 1 otherwise.
 """
 import argparse
+import filecmp
 import os
 import shutil
 import statistics
@@ -171,6 +178,8 @@ def verify(src_path, out_path, man):
     out = onnx.load(out_path, load_external_data=False)
     ops = [n.op_type for n in out.graph.node]
     layers = man['params']['layers']
+    if man['params']['kind'] == 'files':
+        return verify_copied(src_path, out_path, man, ops)
     op = 'Conv' if man['params']['kind'] == 'inline' else 'Gemm'
     if 'BatchNormalization' in ops:
         raise Failed('%d BatchNormalization left' % ops.count('BatchNormalization'))
@@ -205,6 +214,17 @@ def verify(src_path, out_path, man):
                 raise Failed('layer %d: fused %s differs from the expected fold' % (i, what))
 
 
+def verify_copied(src_path, out_path, man, ops):
+    """The files model: every layer kept, every data file beside the output equal to the
+    input's, byte for byte."""
+    if ops.count('MatMul') != man['params']['layers']:
+        raise Failed('%d MatMul nodes, expected %d' % (ops.count('MatMul'), man['params']['layers']))
+    for fn in man['data_files']:
+        a, b = os.path.join(os.path.dirname(src_path), fn), os.path.join(os.path.dirname(out_path), fn)
+        if not os.path.isfile(b) or not filecmp.cmp(a, b, shallow=False):
+            raise Failed('data file %s not copied as it was' % fn)
+
+
 # ---------------------------------------------------------------- measuring
 
 def bench_model(man, runs, extra):
@@ -212,7 +232,8 @@ def bench_model(man, runs, extra):
     src = os.path.join(folder, man['model'])
     files = [src] + [os.path.join(folder, f) for f in man['data_files']]
     size = sum(os.path.getsize(p) for p in files)
-    r = dict(name=man['name'], kind=man['params']['kind'], size=size, cp=[], ppq=[], rss=[], cp_rss=[], error=None)
+    r = dict(name=man['name'], kind=man['params']['kind'], size=size, cp=[], ppq=[], rss=[], cp_rss=[], error=None,
+             n_files=len(man['data_files']))
     warm(files)
     log('%s: %d files, %.1f MiB; %d runs each, alternating cp / ppqfmt' % (man['name'], len(files), size / MiB, runs))
     try:
@@ -233,14 +254,17 @@ def bench_model(man, runs, extra):
             r['ppq'].append(wall)
             r['rss'].append(rss)
             out_size = sum(os.path.getsize(os.path.join(d, f)) for f in os.listdir(d))
+            names = sorted(os.listdir(d))
             log('  run %d: cp %.3f s   ppqfmt %.3f s, peak RSS %.1f MiB, output %.1f MiB in %s'
-                % (i + 1, r['cp'][-1], wall, rss / MiB, out_size / MiB, ', '.join(sorted(os.listdir(d)))))
+                % (i + 1, r['cp'][-1], wall, rss / MiB, out_size / MiB,
+                   ', '.join(names) if len(names) <= 3 else '%d files' % len(names)))
             if i < runs - 1:
                 shutil.rmtree(d)
         t0 = time.perf_counter()
         verify(src, out, man)
-        log('  output valid: full checker, no BatchNormalization, fused weights match (%.1f s)'
-            % (time.perf_counter() - t0))
+        log('  output valid: full checker, %s (%.1f s)'
+            % ('every data file copied as it was' if r['kind'] == 'files' else
+               'no BatchNormalization, fused weights match', time.perf_counter() - t0))
         r['valid'] = True
     except Failed as e:
         r['error'] = str(e)
@@ -547,7 +571,8 @@ def report(results, py, quick):
     rows = [hdr]
     for r in results:
         size_mib = r['size'] / MiB
-        label = '%s (%s)' % (r['name'], 'inline' if r['kind'] == 'inline' else 'external data')
+        label = '%s (%s)' % (r['name'], {'inline': 'inline', 'external': 'external data'}.get(
+            r['kind'], '%d data files' % r['n_files']))
         size = '%.0f MB = %.1f MiB' % (r['size'] / 1e6, size_mib)
         cp = statistics.median(r['cp']) if r['cp'] else None
         if r['error'] or not r['ppq']:
@@ -708,7 +733,7 @@ def main():
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--quick', action='store_true', help='~60 MB / ~300 MB models (smoke run)')
     ap.add_argument('--runs', type=int, default=5, help='runs of cp and of ppqfmt per model (default 5)')
-    ap.add_argument('--only', choices=['inline', 'external', 'nodes', 'inference', 'fold',
+    ap.add_argument('--only', choices=['inline', 'external', 'files', 'nodes', 'inference', 'fold',
                                        'fusions'])
     ap.add_argument('--models', help='real-network exports for the inference, fold and fusions '
                     'tables (default build/models, where make test-models puts them)')

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Generate the large models scripts/bench.py measures (issue 5), cached.
 
-Usage: scripts/make_bench_models.py [--quick] [--only inline|external] [OUTDIR]
+Usage: scripts/make_bench_models.py [--quick] [--only inline|external|files] [OUTDIR]
        scripts/make_bench_models.py --nodes 10k,100k,1M [--pattern P] [OUTDIR]
        (OUTDIR defaults to build/bench next to scripts/)
 
@@ -11,6 +11,10 @@ Usage: scripts/make_bench_models.py [--quick] [--only inline|external] [OUTDIR]
   external  ~3 GiB (--quick: ~300 MB): a chain of Gemm (with bias, transB
             alternating 1/0) -> BatchNormalization -> Relu layers on [1, N];
             every tensor in weights.bin beside model.onnx.
+  files     ~2.3 GB (--quick: ~140 MB): a chain of MatMul -> Relu layers on
+            [1, N] whose 34 weights are 34 data files named after them (as
+            torch.onnx.export writes a model over 2 GiB); the default passes
+            leave them as they are, so ppqfmt copies each file.
 
 BatchNormalization statistics are non-trivial (scale, bias, mean, var drawn
 at random, epsilon varying) so folding them really changes the weights.
@@ -73,6 +77,8 @@ SPECS = {
     'inline-quick': dict(kind='inline', channels=512, layers=6),       # 6 x 9.4 MB = 57 MB
     'external': dict(kind='external', features=4096, layers=48),       # 48 x 64 MiB = 3.0 GiB
     'external-quick': dict(kind='external', features=2048, layers=18),  # 18 x 16 MiB = 302 MB
+    'files': dict(kind='files', features=4096, layers=34),             # 34 files x 64 MiB = 2.3 GB
+    'files-quick': dict(kind='files', features=1024, layers=34),       # 34 files x 4 MiB = 143 MB
 }
 
 
@@ -82,7 +88,7 @@ def generator_hash():
 
 
 def names_for(quick):
-    return ['inline-quick', 'external-quick'] if quick else ['inline', 'external']
+    return ['inline-quick', 'external-quick', 'files-quick'] if quick else ['inline', 'external', 'files']
 
 
 def bn_stats(rng, n):
@@ -142,6 +148,19 @@ def build_inline(folder, channels, layers, **_):
         f.write(data)
 
 
+def external_tensor(name, a, location, offset):
+    """A float TensorProto whose data, a's bytes, are at offset in the file location."""
+    t = TensorProto()
+    t.name = name
+    t.data_type = TensorProto.FLOAT
+    t.dims.extend(a.shape)
+    t.data_location = TensorProto.EXTERNAL
+    for k, v in [('location', location), ('offset', str(offset)), ('length', str(a.nbytes))]:
+        e = t.external_data.add()
+        e.key, e.value = k, v
+    return t
+
+
 class ExternalWriter:
     """Appends arrays to one data file and returns TensorProtos pointing there."""
 
@@ -157,14 +176,7 @@ class ExternalWriter:
             pad = self.ALIGN - self.offset % self.ALIGN
             self.f.write(b'\0' * pad)
             self.offset += pad
-        t = TensorProto()
-        t.name = name
-        t.data_type = TensorProto.FLOAT
-        t.dims.extend(a.shape)
-        t.data_location = TensorProto.EXTERNAL
-        for k, v in [('location', DATA), ('offset', str(self.offset)), ('length', str(a.nbytes))]:
-            e = t.external_data.add()
-            e.key, e.value = k, v
+        t = external_tensor(name, a, DATA, self.offset)
         self.f.write(memoryview(a).cast('B'))
         self.offset += a.nbytes
         return t
@@ -201,6 +213,30 @@ def build_external(folder, features, layers, **_):
         wr.close()
     m = finish(nodes, inits, helper.make_tensor_value_info('X', TensorProto.FLOAT, [1, n]),
                helper.make_tensor_value_info('Y', TensorProto.FLOAT, [1, n]), 'bench_external')
+    with open(os.path.join(folder, MODEL), 'wb') as f:
+        f.write(m.SerializeToString())
+
+
+def build_files(folder, features, layers, **_):
+    """A MatMul+Relu chain whose every weight is a data file of its own named after it, as
+    torch.onnx.export writes a model over 2 GiB: nothing for the default passes to change in
+    the weights, so ppqfmt's output folder gets each file copied as it is."""
+    n = features
+    nodes, inits = [], []
+    x = 'X'
+    for i in range(layers):
+        p = 'l%d_' % i
+        w = weight(np.random.default_rng(3000 + i), (n, n), n)
+        with open(os.path.join(folder, p + 'w'), 'wb') as f:
+            f.write(memoryview(w).cast('B'))
+        inits.append(external_tensor(p + 'w', w, p + 'w', 0))
+        del w
+        y = 'Y' if i == layers - 1 else p + 'relu'
+        nodes.append(helper.make_node('MatMul', [x, p + 'w'], [p + 'mm'], name=p + 'mm'))
+        nodes.append(helper.make_node('Relu', [p + 'mm'], [y], name=p + 'relu'))
+        x = y
+    m = finish(nodes, inits, helper.make_tensor_value_info('X', TensorProto.FLOAT, [1, n]),
+               helper.make_tensor_value_info('Y', TensorProto.FLOAT, [1, n]), 'bench_files')
     with open(os.path.join(folder, MODEL), 'wb') as f:
         f.write(m.SerializeToString())
 
@@ -401,7 +437,8 @@ def ensure(outdir, name, sha, log=print):
     os.makedirs(tmp)
     t0 = time.perf_counter()
     try:
-        {'inline': build_inline, 'external': build_external, 'nodes': build_nodes}[spec['kind']](tmp, **spec)
+        {'inline': build_inline, 'external': build_external, 'files': build_files,
+         'nodes': build_nodes}[spec['kind']](tmp, **spec)
         # the full check (shape inference) of a million nodes takes minutes
         onnx.checker.check_model(os.path.join(tmp, MODEL), full_check=spec.get('nodes', 0) <= 10000)
         files = {fn: os.path.getsize(os.path.join(tmp, fn)) for fn in sorted(os.listdir(tmp))}
@@ -420,7 +457,7 @@ def ensure(outdir, name, sha, log=print):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--quick', action='store_true', help='the small models (~60 MB inline, ~300 MB external)')
-    ap.add_argument('--only', choices=['inline', 'external'])
+    ap.add_argument('--only', choices=['inline', 'external', 'files'])
     ap.add_argument('--nodes', metavar='SIZES', help='node-scaling models of these sizes (10k,100k,1M)')
     ap.add_argument('--pattern', choices=NODE_PATTERNS, help='only this node-scaling pattern')
     ap.add_argument('outdir', nargs='?', default=os.path.join(ROOT, 'build', 'bench'))

@@ -236,8 +236,9 @@ class ModelGen:
             return False
         return self.conv_on(x, self.chance(0.3))
 
-    def conv_on(self, x, transpose):
-        """Conv or ConvTranspose of x (rank 3-5), then what follow_channels adds."""
+    def conv_on(self, x, transpose, unpadded=False):
+        """Conv or ConvTranspose of x (rank 3-5), then what follow_channels adds; unpadded:
+        pads all 0 (the Conv a BatchNormalization before it folds into)."""
         sp = x.rank - 2
         cin = x.shape[1]
         groups = 1
@@ -248,6 +249,8 @@ class ModelGen:
         st = [int(self.rng.integers(1, 3)) for _ in range(sp)] if self.chance(0.4) else [1] * sp
         dil = [int(self.rng.integers(1, 3)) for _ in range(sp)] if self.chance(0.3) else [1] * sp
         pads = [int(self.rng.integers(0, 2)) for _ in range(2 * sp)]
+        if unpadded:
+            pads = [0] * (2 * sp)
         out_sp = []
         opad = [0] * sp
         for i in range(sp):
@@ -330,6 +333,15 @@ class ModelGen:
             return False
         self.batchnorm(x)
         return True
+
+    def p_bn_conv(self):
+        """BatchNormalization, then an unpadded Conv reading only its output (fuse-bn-forward
+        folds the BN into the Conv's weight and bias)."""
+        x = self.need((3, 4, 5), lambda v: v.shape[0] <= 2 and v.shape[1] <= 16
+                      and max(v.shape[1:]) <= 12)
+        if x is None:
+            return False
+        return self.conv_on(self.batchnorm(x), False, unpadded=True)
 
     def p_gemm(self):
         x = self.operand(rank=(2,))
@@ -1038,7 +1050,7 @@ class ModelGen:
         ('p_concat', 0.6), ('p_split', 0.5), ('p_gather', 0.5), ('p_layernorm', 0.8),
         ('p_gelu', 0.8), ('p_dropout', 0.5), ('p_if', 0.5), ('p_loop', 0.4),
         ('p_shape_reshape', 0.6), ('p_const_subgraph', 0.7), ('p_matmul_bias', 0.8),
-        ('p_pad_pool', 0.8), ('p_noop', 1.2),
+        ('p_pad_pool', 0.8), ('p_noop', 1.2), ('p_bn_conv', 0.5),
     ]
 
     # -- whole model -----------------------------------------------------------
@@ -1162,7 +1174,7 @@ def forget_unproven_symbols(vi, sizes, symbols):
 _ALL = {p for p, _ in ModelGen.PRODUCTIONS}
 DTYPE_OPS = {
     TP.FLOAT: _ALL,
-    TP.DOUBLE: _ALL - {'p_conv', 'p_resize', 'p_pad_pool'},
+    TP.DOUBLE: _ALL - {'p_conv', 'p_bn_conv', 'p_resize', 'p_pad_pool'},
     TP.FLOAT16: _ALL,
 }
 

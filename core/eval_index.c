@@ -5,20 +5,46 @@
 
 #include "eval.h"
 
-typedef enum { PAD_CONSTANT, PAD_REFLECT, PAD_EDGE, PAD_BAD } PadMode;
+typedef enum { PAD_CONSTANT, PAD_REFLECT, PAD_EDGE, PAD_WRAP, PAD_BAD } PadMode;
 
-/* "wrap" (opset 19) and anything unknown give PAD_BAD. */
-static PadMode pad_mode(const Op *op)
+/* "wrap" before opset 19, and anything unknown, give PAD_BAD. */
+static PadMode pad_mode(const EvalCtx *c)
 {
-    static const char *const names[] = {"constant", "reflect", "edge"};
-    return (PadMode)eval_attr_choice(op, "mode", names, sizeof names / sizeof *names);
+    static const char *const names[] = {"constant", "reflect", "edge", "wrap"};
+    PadMode m = (PadMode)eval_attr_choice(c->op, "mode", names, sizeof names / sizeof *names);
+    return m == PAD_WRAP && c->opset < 19 ? PAD_BAD : m;
+}
+
+/* Pad-18's axes (input 3): pads holds a begin and an end for each of them
+ * (begins first), every other axis is not padded. -1 when unreadable, or an
+ * axis is out of range or named twice. */
+static int pad_pads_of_axes(EvalCtx *c, size_t r, int64_t *pads)
+{
+    int64_t axes[EVAL_MAX_RANK], given[2 * EVAL_MAX_RANK];
+    long na = eval_ints(c, 3, axes, EVAL_MAX_RANK);
+    if (na < 0 || eval_ints(c, 1, given, 2 * EVAL_MAX_RANK) != 2 * na)
+        return -1;
+    bool seen[EVAL_MAX_RANK] = {false};
+    memset(pads, 0, 2 * r * sizeof *pads);
+    for (long k = 0; k < na; k++) {
+        int a = eval_axis(axes[k], (int)r);
+        if (a < 0 || seen[a])
+            return -1;
+        seen[a] = true;
+        pads[a] = given[k];
+        pads[(size_t)a + r] = given[k + na];
+    }
+    return 0;
 }
 
 /* Pads [begins..., ends...] of a rank-r input: the attribute "paddings"
- * (opset 1) or "pads" (2 to 10), input 1 from opset 11. -1 when unreadable. */
+ * (opset 1) or "pads" (2 to 10), input 1 from opset 11, for the axes of
+ * input 3 when given (opset 18). -1 when unreadable. */
 static int pad_pads(EvalCtx *c, size_t r, int64_t *pads)
 {
     long n;
+    if (c->opset >= 18 && c->n_in > 3 && c->in[3])
+        return pad_pads_of_axes(c, r, pads);
     if (c->opset >= 11)
         n = eval_ints(c, 1, pads, 2 * EVAL_MAX_RANK);
     else
@@ -57,6 +83,8 @@ static int64_t pad_coord(PadMode mode, int64_t i, int64_t d)
         return i < 0 ? 0 : d - 1;
     if (mode == PAD_REFLECT)
         return i < 0 ? -i : 2 * (d - 1) - i;
+    if (mode == PAD_WRAP) /* pad_check: at most d on either side */
+        return i < 0 ? i + d : i - d;
     return -1;
 }
 
@@ -71,6 +99,10 @@ static int pad_check(PadMode mode, const Tensor *x, const int64_t *pads, int64_t
         /* onnxruntime rejects reflection past the far edge. */
         if (mode == PAD_REFLECT && (lo > 0 || hi > 0) && (lo > d - 1 || hi > d - 1))
             return -1;
+        /* Wrapping more than once, or after a crop (the spec crops first,
+         * then wraps what is left), is left to the runtime. */
+        if (mode == PAD_WRAP && (lo < 0 || hi < 0 || lo > d || hi > d))
+            return -1;
     }
     return 0;
 }
@@ -80,8 +112,8 @@ static int eval_pad(EvalCtx *c)
     const Tensor *x = eval_in(c, 0);
     int64_t pads[2 * EVAL_MAX_RANK], dims[EVAL_MAX_RANK], xs[EVAL_MAX_RANK];
     EvalNum value;
-    PadMode mode = pad_mode(c->op);
-    if (!x || mode == PAD_BAD || (c->n_in > 3 && c->in[3]) || pad_pads(c, x->ndims, pads) ||
+    PadMode mode = pad_mode(c);
+    if (!x || mode == PAD_BAD || pad_pads(c, x->ndims, pads) ||
         pad_value(c, x, &value) || pad_check(mode, x, pads, dims))
         return eval_decline(c, "an unsupported input, mode or pads");
     const uint8_t *b = eval_bytes(c, x);

@@ -93,8 +93,9 @@ static int pad_check(PadMode mode, const Tensor *x, const int64_t *pads, int64_t
     size_t r = x->ndims;
     for (size_t a = 0; a < r; a++) {
         int64_t d = x->dims[a], lo = pads[a], hi = pads[a + r];
-        dims[a] = d + lo + hi;
-        if (dims[a] < 0 || (mode == PAD_EDGE && !d && (lo > 0 || hi > 0)))
+        if (__builtin_add_overflow(d, lo, &dims[a]) ||
+            __builtin_add_overflow(dims[a], hi, &dims[a]) || dims[a] < 0 || lo < -d || hi < -d ||
+            (mode == PAD_EDGE && !d && (lo > 0 || hi > 0)))
             return -1;
         /* onnxruntime rejects reflection past the far edge. */
         if (mode == PAD_REFLECT && (lo > 0 || hi > 0) && (lo > d - 1 || hi > d - 1))

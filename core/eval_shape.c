@@ -85,10 +85,8 @@ static int eval_reshape(EvalCtx *c)
         }
         if (dims[k] == -1 && infer < 0)
             infer = (int)k;
-        else if (dims[k] < 0)
+        else if (dims[k] < 0 || __builtin_mul_overflow(known, dims[k], &known))
             return eval_decline(c, "an invalid shape");
-        else
-            known *= dims[k];
     }
     if (infer >= 0)
         dims[infer] = known ? tensor_numel(x) / known : 0;

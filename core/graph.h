@@ -466,6 +466,16 @@ int graph_check_acyclic(Graph *g, Diag *d);
  * returns 0 or -1 with a message naming the first inconsistency. */
 int graph_verify(const Graph *g, Diag *d);
 
+/* Conv and ConvTranspose compute in floating point only: the slot (0 data,
+ * 1 weight, 2 bias) of op's first input whose element type (an
+ * initializer's, else the declared one) is another, or -1 (also for any
+ * other op). A model with such a node is not valid. */
+int op_conv_non_float_input(const Op *op);
+/* Every Conv/ConvTranspose of g (not of its subgraphs) passes
+ * op_conv_non_float_input, or -1 with PPQ_EINPUT naming the first that does
+ * not; `why` follows the input's type in the message. */
+int graph_check_conv_types(const Graph *g, const char *why, Diag *d);
+
 /* Calls fn on g and every nested subgraph, children before parents. */
 int graph_walk_post(Graph *g, int (*fn)(Graph *, void *), void *ctx);
 

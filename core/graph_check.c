@@ -325,3 +325,37 @@ int graph_verify(const Graph *g, Diag *d)
     }
     return rc;
 }
+
+/* An initializer's element type, else the declared one (0: none). */
+static int32_t var_declared_dtype(const Var *v)
+{
+    return !v ? 0 : v->param ? v->param->dtype : v->type.elem_type;
+}
+
+int op_conv_non_float_input(const Op *op)
+{
+    if ((op->domain && *op->domain && strcmp(op->domain, "ai.onnx")) ||
+        (strcmp(op->type, "Conv") && strcmp(op->type, "ConvTranspose")))
+        return -1;
+    for (size_t s = 0; s < op->n_inputs && s < 3; s++) {
+        int32_t dt = var_declared_dtype(op->inputs[s]);
+        if (dt && !dtype_is_float(dt))
+            return (int)s;
+    }
+    return -1;
+}
+
+int graph_check_conv_types(const Graph *g, const char *why, Diag *d)
+{
+    static const char *const ROLE[] = {"input", "weight", "bias"};
+    for (size_t i = 0; i < g->n_ops; i++) {
+        const Op *op = g->ops[i];
+        int s = op->removed ? -1 : op_conv_non_float_input(op);
+        if (s >= 0)
+            return diag_set(d, PPQ_EINPUT, "node '%s' (%s): %s '%s' is %s%s; %s takes float, "
+                            "double, float16 or bfloat16", op_label(op), op->type, ROLE[s],
+                            op->inputs[s]->name, dtype_name(var_declared_dtype(op->inputs[s])),
+                            why, op->type);
+    }
+    return 0;
+}

@@ -172,13 +172,6 @@ static const char *schema_domain(const Op *op)
     return !d || !strcmp(d, "ai.onnx") ? "" : d;
 }
 
-static bool counts_ok(const OpSchema *s, const Op *op)
-{
-    return op->n_inputs >= s->min_in && (s->max_in == OPS_VARIADIC || op->n_inputs <= s->max_in) &&
-           op->n_outputs >= s->min_out &&
-           (s->max_out == OPS_VARIADIC || op->n_outputs <= s->max_out);
-}
-
 static void run_rule(InferRun *r, InferCtx *c)
 {
     const Op *op = c->op;
@@ -188,7 +181,7 @@ static void run_rule(InferRun *r, InferCtx *c)
         facts_unknown_op(r, op);
         return;
     }
-    if (!counts_ok(s, op)) {
+    if (!ops_counts_ok(s, op->n_inputs, op->n_outputs)) {
         infer_bad(c, "%zu inputs and %zu outputs are outside %s-%d's bounds", (size_t)op->n_inputs,
                   (size_t)op->n_outputs, op->type, s->since);
         return;

@@ -78,9 +78,17 @@ static const OpKernelTable *const ops_kernel_families[] = {
     &eval_nn_kernels, &eval_index_kernels,
 };
 
-OpEvalFn ops_kernel(const char *domain, const char *type, int64_t opset)
+bool ops_counts_ok(const OpSchema *s, size_t n_in, size_t n_out)
 {
-    if (!ops_lookup(domain, type, opset))
+    return n_in >= s->min_in && (s->max_in == OPS_VARIADIC || n_in <= s->max_in) &&
+           n_out >= s->min_out && (s->max_out == OPS_VARIADIC || n_out <= s->max_out);
+}
+
+OpEvalFn ops_kernel(const char *domain, const char *type, int64_t opset, size_t n_in,
+                    size_t n_out)
+{
+    const OpSchema *s = ops_lookup(domain, type, opset);
+    if (!s || !ops_counts_ok(s, n_in, n_out))
         return NULL;
     const OpKernel *best = NULL;
     for (size_t f = 0; f < sizeof ops_kernel_families / sizeof *ops_kernel_families; f++)

@@ -4,6 +4,7 @@
 #ifndef PPQ_OPS_REGISTRY_H
 #define PPQ_OPS_REGISTRY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -16,9 +17,13 @@ const OpSchema *ops_lookup(const char *domain, const char *type, int64_t opset);
 /* Every entry, sorted by domain, type and since-version: for i from 0 until
  * NULL (listings and tests). */
 const OpSchema *ops_at(size_t i);
+/* Whether a node with n_in inputs and n_out outputs is within s's bounds. */
+bool ops_counts_ok(const OpSchema *s, size_t n_in, size_t n_out);
 /* The kernel (core/eval.h) of the op at opset: the entry with the greatest
- * since-version not above it, when the op has a rule there too; NULL when
- * it cannot be evaluated. */
-OpEvalFn ops_kernel(const char *domain, const char *type, int64_t opset);
+ * since-version not above it, when the op has a rule there too and a node
+ * of n_in inputs and n_out outputs is within the rule's bounds (a kernel
+ * reads the inputs its op must have); NULL when it cannot be evaluated. */
+OpEvalFn ops_kernel(const char *domain, const char *type, int64_t opset, size_t n_in,
+                    size_t n_out);
 
 #endif

@@ -213,7 +213,8 @@ static int fold_op(Op *op, const NameMap *rewritten, Diag *d)
         return 0;
     if (!fold_all_constant(op))
         return fold_known(op, d);
-    OpEvalFn eval = ops_kernel("", op->type, model_domain_opset(m, ""));
+    OpEvalFn eval = ops_kernel("", op->type, model_domain_opset(m, ""), op->n_inputs,
+                               op->n_outputs);
     const Tensor **ins = eval ? arena_array(&m->arena, op->n_inputs ? op->n_inputs : 1,
                                             sizeof *ins) : NULL;
     size_t in_bytes;

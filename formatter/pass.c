@@ -165,6 +165,18 @@ static int run_round(Model *m, const PipelineOptions *o, FactsState *st, bool *w
     return 0;
 }
 
+/* The loader refuses a Conv or ConvTranspose reading an integer (or
+ * undefined) type, so a model whose Conv reads one only once the passes
+ * removed what stood between them (an Identity, a BatchNormalization, a
+ * Pad on an integer input) or once shape inference declared it (a Loop
+ * body declaring its float output as an integer) is refused here: it was
+ * not valid either, and written out it could not be read back. */
+static int check_conv_types(Graph *g, void *ctx)
+{
+    return graph_check_conv_types(g, " (seen once the nodes between them are removed, or "
+                                     "from shape inference)", ctx);
+}
+
 int pass_pipeline(Model *m, const PipelineOptions *o, const Pass **failed, Diag *d)
 {
     if (failed)
@@ -180,5 +192,5 @@ int pass_pipeline(Model *m, const PipelineOptions *o, const Pass **failed, Diag 
         rc = run_round(m, o, &st, &work, failed, d);
     }
     facts_drop(m);
-    return rc;
+    return rc ? rc : graph_walk_post(m->graph, check_conv_types, d) ? d->code : 0;
 }

@@ -246,23 +246,6 @@ static int check_pad_attr(Loader *L, const Op *op)
                         "and an end per axis (an even count)", op_label(op), pads->n);
 }
 
-/* Conv and ConvTranspose compute in floating point only: an integer input or
- * weight (declared, or an initializer's) is no valid model. */
-static int check_conv_types(Loader *L, const Op *op)
-{
-    if (strcmp(op->type, "Conv") && strcmp(op->type, "ConvTranspose"))
-        return 0;
-    static const char *const ROLE[] = {"input", "weight", "bias"};
-    for (size_t s = 0; s < op->n_inputs && s < 3; s++) {
-        const Var *v = op->inputs[s];
-        int32_t dt = !v ? 0 : v->param ? v->param->dtype : v->type.elem_type;
-        if (dt && dt != DT_FLOAT && dt != DT_DOUBLE && dt != DT_FLOAT16 && dt != DT_BFLOAT16)
-            return loader_error(L, "node '%s' (%s): %s '%s' is %s; %s takes float, double, "
-                                "float16 or bfloat16", op_label(op), op->type, ROLE[s], v->name,
-                                dtype_name(dt), op->type);
-    }
-    return 0;
-}
 
 int load_check_node(Loader *L, const Op *op)
 {
@@ -270,14 +253,14 @@ int load_check_node(Loader *L, const Op *op)
                                                                                             : 0;
 }
 
+/* Conv and ConvTranspose compute in floating point only: an integer input or
+ * weight (declared, or an initializer's) is no valid model. */
 static int check_nodes(Loader *L, const Graph *g)
 {
-    for (size_t i = 0; i < g->n_ops; i++) {
-        const Op *op = g->ops[i];
-        if (load_check_node(L, op) || (is_default_domain(op) && check_conv_types(L, op)))
+    for (size_t i = 0; i < g->n_ops; i++)
+        if (load_check_node(L, g->ops[i]))
             return -1;
-    }
-    return 0;
+    return graph_check_conv_types(g, "", L->d);
 }
 
 /* Step 1 for a node: its type, name, attributes and the names it defines. */

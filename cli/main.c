@@ -86,6 +86,8 @@ static int load_model(const Source *src, const Options *o, Model **m, Diag *d)
 static int load_and_run(const Source *src, const Options *o, Model **m, RunStats *st, Diag *d)
 {
     int rc = load_model(src, o, m, d);
+    if (!rc && o->report == REPORT_NONE)
+        (*m)->log.count_only = true; /* only the warnings are printed */
     if (!rc && src->mapped && model_add_mapping(*m, src->bytes.ptr, src->bytes.len, src->fd))
         rc = diag_set(d, PPQ_EINTERNAL, "out of memory");
     if (!rc)

@@ -1353,6 +1353,10 @@ static void log_entry(Model *m, const char *action, const char *subject, const c
 {
     ChangeLog *l = &m->log;
     Arena *a = &m->arena;
+    if (l->count_only && !warning) {
+        l->n_changes++;
+        return;
+    }
     if (LIST_GROW(l->items, l->cap, l->n + 1)) {
         m->oom = true;
         return;

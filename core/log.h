@@ -24,6 +24,10 @@ typedef struct ChangeLog {
     size_t n, cap;
     size_t n_changes; /* entries that are not warnings */
     const char *pass; /* the pass now running */
+    /* Changes are counted but not kept (warnings always are): set by a
+     * caller that will print no report, as a million-node model's passes
+     * log millions of changes nobody reads. */
+    bool count_only;
 } ChangeLog;
 
 struct Model;

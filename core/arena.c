@@ -92,6 +92,17 @@ char *arena_strndup(Arena *a, const char *s, size_t n)
     return p;
 }
 
+char *arena_concat(Arena *a, const char *s, size_t n, const char *t, size_t m)
+{
+    char *p = n < SIZE_MAX / 2 && m < SIZE_MAX / 2 ? arena_alloc_aligned(a, n + m + 1, 1) : NULL;
+    if (!p)
+        return NULL;
+    memcpy(p, s, n);
+    memcpy(p + n, t, m);
+    p[n + m] = 0;
+    return p;
+}
+
 char *arena_strdup(Arena *a, const char *s)
 {
     return arena_strndup(a, s, strlen(s));

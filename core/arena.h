@@ -21,6 +21,8 @@ void *arena_alloc(Arena *a, size_t n);
 void *arena_array(Arena *a, size_t n, size_t size);
 char *arena_strndup(Arena *a, const char *s, size_t n);
 char *arena_strdup(Arena *a, const char *s);
+/* The n bytes at s followed by the m bytes at t, NUL-terminated, unaligned. */
+char *arena_concat(Arena *a, const char *s, size_t n, const char *t, size_t m);
 /* Grows *arr (holding *cap elements of size) to hold at least need elements. */
 int arena_grow(Arena *a, void **arr, size_t *cap, size_t need, size_t size);
 void arena_free(Arena *a);

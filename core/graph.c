@@ -325,23 +325,29 @@ const char *model_intern(Model *m, const char *s)
 
 static const char *fresh_name(Model *m, NameMap *names, const char *base)
 {
-    size_t len = strlen(base) + 24;
-    char *buf = arena_alloc(&m->arena, len);
-    if (!buf)
-        return NULL;
-    snprintf(buf, len, "%s", base);
+    size_t n = strlen(base);
+    /* Names are copied at their exact length: most fresh names are their
+     * base (bn-to-conv's million weights), and room for a suffix would add
+     * 24 bytes to each. The probe before the copy is in the cache after. */
+    if (!namemap_get(names, base)) {
+        char *copy = arena_strndup(&m->arena, base, n);
+        return copy && !nameset_add(names, copy) ? copy : NULL;
+    }
     /* Where the last search for this base stopped: many copies of one
      * weight would otherwise probe base_1, base_2, ... again each time. */
-    uintptr_t next = (uintptr_t)namemap_get(&m->next_suffix, base), i = next ? next : 1;
+    uintptr_t known = (uintptr_t)namemap_get(&m->next_suffix, base), i = known ? known : 1;
+    char *buf, num[24];
     int taken;
     /* each candidate is reserved as it is found free, so two fresh names
      * never collide */
-    while ((taken = nameset_add_new(names, buf)) == 1) {
-        snprintf(buf, len, "%s_%lu", base, (unsigned long)i);
-        next = ++i;
-    }
-    const char *key = next ? arena_strdup(&m->arena, base) : NULL;
-    if (taken < 0 || (next && (!key || namemap_put(&m->next_suffix, key, (void *)next))))
+    do {
+        int k = snprintf(num, sizeof num, "_%lu", (unsigned long)i++);
+        if (!(buf = arena_concat(&m->arena, base, n, num, (size_t)k)))
+            return NULL;
+    } while ((taken = nameset_add_new(names, buf)) == 1);
+    /* a base already there keeps its key (namemap_put then stores none) */
+    const char *key = known ? base : arena_strdup(&m->arena, base);
+    if (taken < 0 || !key || namemap_put(&m->next_suffix, key, (void *)i))
         return NULL;
     return buf;
 }

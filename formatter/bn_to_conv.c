@@ -85,8 +85,14 @@ static const char *factor_obstacle(int32_t dtype, const double *k, const double 
 
 int pass_bn_to_conv(Graph *g, Diag *d)
 {
+    enum { AHEAD = 8 }; /* operations whose new names are prefetched ahead */
     Model *m = g->model;
     for (size_t i = 0; i < g->n_ops; i++) {
+        Op *next = i + AHEAD < g->n_ops ? g->ops[i + AHEAD] : NULL;
+        if (next && op_is(next, "BatchNormalization")) {
+            param_base_name_prefetch(next, "_weight");
+            param_base_name_prefetch(next, "_bias");
+        }
         Op *bn = g->ops[i];
         if (!op_is(bn, "BatchNormalization") || !bn_inference_form(bn) || !bn->inputs[0] ||
             sparse_input_blocks(bn, 1, "kept BatchNormalization"))

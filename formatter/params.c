@@ -3,6 +3,7 @@
  * shapes, and the inference-form BatchNormalization factors. */
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -149,12 +150,25 @@ int bn_factors(Arena *a, const Op *bn, int64_t channels, double **scale, double 
     return 0;
 }
 
+static const char *base_stem(const Op *op)
+{
+    return *op->name                          ? op->name
+           : op->n_outputs && op->outputs[0] ? op->outputs[0]->name
+                                              : op->type;
+}
+
+void param_base_name_prefetch(const Op *op, const char *suffix)
+{
+    char buf[128];
+    int n = snprintf(buf, sizeof buf, "%s%s", base_stem(op), suffix);
+    if (n > 0 && (size_t)n < sizeof buf)
+        graph_prefetch_name(op->graph, buf, true);
+}
+
 const char *param_base_name(const Op *op, const char *suffix)
 {
     Arena *a = &op->graph->model->arena;
-    const char *stem = *op->name                          ? op->name
-                       : op->n_outputs && op->outputs[0] ? op->outputs[0]->name
-                                                          : op->type;
+    const char *stem = base_stem(op);
     size_t n = strlen(stem) + strlen(suffix) + 1;
     char *s = arena_alloc(a, n);
     if (s) {

@@ -51,6 +51,10 @@ bool readers_may_move_to(const Var *x);
                         "de-inplace renames it)"
 /* "<node name><suffix>" as a base for a new parameter's name. */
 const char *param_base_name(const Op *op, const char *suffix);
+/* Starts fetching the name-map slots that defining param_base_name(op,
+ * suffix) will probe (graph_prefetch_name): a pass converting many
+ * operations calls it a few operations ahead. */
+void param_base_name_prefetch(const Op *op, const char *suffix);
 
 typedef enum { LIN_CONV = 1, LIN_CONV_TRANSPOSE, LIN_GEMM } LinearKind;
 /* A Conv, ConvTranspose or Gemm with a constant weight: what folding needs. */

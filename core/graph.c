@@ -352,6 +352,15 @@ static const char *fresh_name(Model *m, NameMap *names, const char *base)
     return buf;
 }
 
+void graph_prefetch_fresh_name(const Graph *g, const char *base, size_t ahead)
+{
+    uintptr_t next = (uintptr_t)namemap_get(&g->model->next_suffix, base);
+    char buf[128];
+    int n = next ? snprintf(buf, sizeof buf, "%s_%lu", base, (unsigned long)(next + ahead)) : -1;
+    if (n > 0 && (size_t)n < sizeof buf)
+        graph_prefetch_name(g, buf, true);
+}
+
 const char *model_fresh_value_name(Model *m, const char *base)
 {
     return fresh_name(m, &m->value_names, base);

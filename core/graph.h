@@ -266,6 +266,11 @@ int var_rename(Var *v, const char *name);
  * the few strings a model repeats (operator types, domains, attribute names).
  * The result must not be written to. NULL when out of memory. */
 const char *model_intern(Model *m, const char *s);
+/* Prefetches (graph_prefetch_name) what defining the fresh value name
+ * `ahead` calls after the next one would probe, when base has been taken
+ * before and no name in between is: a pass making many copies of one value
+ * (split-params) calls it before each. */
+void graph_prefetch_fresh_name(const Graph *g, const char *base, size_t ahead);
 /* A value name not used anywhere in the model: base, base_1, base_2, ... */
 const char *model_fresh_value_name(Model *m, const char *base);
 const char *model_fresh_node_name(Model *m, const char *base);

@@ -27,7 +27,10 @@ static int split_one(Graph *g, Var *v)
     }
     memcpy(uses, v->uses, n * sizeof *uses);
     size_t made = 1;
+    enum { AHEAD = 8 }; /* copies whose names are prefetched ahead */
     for (; made < n; made++) {
+        if (made + AHEAD < n)
+            graph_prefetch_fresh_name(g, v->name, AHEAD);
         Tensor *t = tensor_share(&m->arena, v->param);
         Var *copy = t ? graph_new_param(g, v->name, t) : NULL;
         if (!copy) {

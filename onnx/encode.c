@@ -64,18 +64,54 @@ static void copy_fields(Out *o, Bytes wire, uint32_t lo, uint32_t hi, const uint
             out_ref(o, f.whole.ptr, f.whole.len);
 }
 
+/* An original field emit_merged copies: its number and bytes. */
+typedef struct KeptField {
+    uint32_t num;
+    Bytes whole;
+} KeptField;
+
+/* copy_fields over the fields one scan of the wire kept. */
+static void copy_kept(Out *o, const KeptField *kept, size_t n, uint32_t lo, uint32_t hi)
+{
+    for (size_t i = 0; i < n; i++)
+        if (kept[i].num >= lo && kept[i].num <= hi)
+            out_ref(o, kept[i].whole.ptr, kept[i].whole.len);
+}
+
 /* Writes a message whose `managed` fields (ascending) come from emit() and
- * whose other fields are copied from wire, all in field-number order. */
+ * whose other fields are copied from wire, all in field-number order. The
+ * wire is read once for the fields to copy (a graph's is the whole model),
+ * unless there are more of them than fit here: then once per gap between
+ * managed fields. */
 static void emit_merged(Out *o, Bytes wire, const uint32_t *managed, size_t n, EmitFn emit,
                         const void *ctx)
 {
+    enum { MAX_KEPT = 16 };
+    KeptField kept[MAX_KEPT];
+    size_t n_kept = 0;
+    bool all_kept = true;
+    WireReader r = wire_reader(wire);
+    WireField f;
+    while (all_kept && wire_next(&r, &f) == 1)
+        if (!in_set(f.num, managed, n)) {
+            if (n_kept < MAX_KEPT)
+                kept[n_kept++] = (KeptField){f.num, f.whole};
+            else
+                all_kept = false;
+        }
     uint32_t lo = 1;
     for (size_t i = 0; i < n; i++) {
-        copy_fields(o, wire, lo, managed[i] - 1, managed, n);
+        if (all_kept)
+            copy_kept(o, kept, n_kept, lo, managed[i] - 1);
+        else
+            copy_fields(o, wire, lo, managed[i] - 1, managed, n);
         emit(o, managed[i], ctx);
         lo = managed[i] + 1;
     }
-    copy_fields(o, wire, lo, UINT32_MAX, managed, n);
+    if (all_kept)
+        copy_kept(o, kept, n_kept, lo, UINT32_MAX);
+    else
+        copy_fields(o, wire, lo, UINT32_MAX, managed, n);
 }
 
 /* --- tensors --- */

@@ -105,7 +105,8 @@ static long resize_axes(const InferCtx *c, int64_t *axes)
         return -1;
     if (a->n > RESIZE_MAX)
         return -2;
-    memcpy(axes, a->ints, a->n * sizeof *axes);
+    if (a->n) /* an empty list has no array: memcpy from NULL is undefined */
+        memcpy(axes, a->ints, a->n * sizeof *axes);
     return (long)a->n;
 }
 

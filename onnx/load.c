@@ -246,7 +246,6 @@ static int check_pad_attr(Loader *L, const Op *op)
                         "and an end per axis (an even count)", op_label(op), pads->n);
 }
 
-
 int load_check_node(Loader *L, const Op *op)
 {
     return is_default_domain(op) && (check_required_graphs(L, op) || check_pad_attr(L, op)) ? -1

@@ -68,8 +68,7 @@ static int eval_reshape(EvalCtx *c)
     const Attr *a = op_attr(c->op, "shape");
     if (c->opset < 5 && a && a->type == ATTR_INTS && a->n <= EVAL_MAX_RANK) {
         n = (long)a->n;
-        if (a->n) /* an empty list has no array: memcpy from NULL is undefined */
-            memcpy(dims, a->ints, a->n * sizeof *dims);
+        attr_copy_ints(a, dims);
     } else {
         n = eval_ints(c, 1, dims, EVAL_MAX_RANK);
     }

@@ -599,9 +599,14 @@ long op_attr_ints(const Op *op, const char *name, int64_t *v, size_t cap)
     const Attr *a = op_attr(op, name);
     if (!a || a->type != ATTR_INTS || a->n > cap)
         return -1;
+    attr_copy_ints(a, v);
+    return (long)a->n;
+}
+
+void attr_copy_ints(const Attr *a, int64_t *v)
+{
     if (a->n)
         memcpy(v, a->ints, a->n * sizeof *v);
-    return (long)a->n;
 }
 
 float op_attr_float(const Op *op, const char *name, float fallback)

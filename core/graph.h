@@ -333,6 +333,9 @@ int64_t op_attr_int(const Op *op, const char *name, int64_t fallback);
 /* The ints attribute name into v (at most cap): its length, or -1 when it is
  * absent, of another type or longer. */
 long op_attr_ints(const Op *op, const char *name, int64_t *v, size_t cap);
+/* Copies an ATTR_INTS attribute's a->n values to v. An empty list has no
+ * array, and memcpy from NULL is undefined even for 0 bytes. */
+void attr_copy_ints(const Attr *a, int64_t *v);
 float op_attr_float(const Op *op, const char *name, float fallback);
 /* The i-th subgraph held by op's graph attributes, or NULL past the last:
  * for (size_t i = 0; (sub = op_subgraph(op, i)); i++) */

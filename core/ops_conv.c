@@ -31,8 +31,7 @@ static int conv_ints(const Op *op, const char *name, int64_t *dst, int n, int64_
         return 0;
     if (a->type != ATTR_INTS || a->n != (size_t)n)
         return -1;
-    if (a->n) /* an empty list has no array: memcpy from NULL is undefined */
-        memcpy(dst, a->ints, (size_t)n * sizeof *dst);
+    attr_copy_ints(a, dst);
     return 0;
 }
 

@@ -18,8 +18,7 @@ static long reduce_axes(InferCtx *c, bool from_input, int64_t *axes)
             return 0;
         if (a->n > REDUCE_MAX)
             return -1;
-        if (a->n) /* an empty list has no array: memcpy from NULL is undefined */
-            memcpy(axes, a->ints, a->n * sizeof *axes);
+        attr_copy_ints(a, axes);
         return (long)a->n;
     }
     if (!infer_has_in(c, 1))

@@ -105,8 +105,7 @@ static long resize_axes(const InferCtx *c, int64_t *axes)
         return -1;
     if (a->n > RESIZE_MAX)
         return -2;
-    if (a->n) /* an empty list has no array: memcpy from NULL is undefined */
-        memcpy(axes, a->ints, a->n * sizeof *axes);
+    attr_copy_ints(a, axes);
     return (long)a->n;
 }
 

@@ -54,8 +54,7 @@ static bool reduce_axes(const Op *r, int64_t *axes, size_t *n)
     if (a) {
         if (a->type != ATTR_INTS || a->n > LN_MAX_AXES || r->n_inputs != 1)
             return false;
-        if (a->n) /* an empty list has no array: memcpy from NULL is undefined */
-            memcpy(axes, a->ints, a->n * sizeof *axes);
+        attr_copy_ints(a, axes);
         *n = a->n;
         return true;
     }

@@ -38,8 +38,7 @@ static bool pad_read(const Op *pad, int64_t *pads, size_t *n, double *value)
     if (a) {
         if (a->type != ATTR_INTS || a->n > PAD_MAX)
             return false;
-        if (a->n) /* an empty list has no array: memcpy from NULL is undefined */
-            memcpy(pads, a->ints, a->n * sizeof *pads);
+        attr_copy_ints(a, pads);
         *n = a->n;
         *value = op_attr_float(pad, "value", 0.0f);
         return pad->n_inputs == 1;

@@ -20,8 +20,9 @@ symbolic dims of the inputs bound to the sizes fed) -- and each output is checke
   ort       onnxruntime outputs equal the reference's within 1e-5 + 1e-3*max|ref|
             (exact for integer and bool outputs; scripts/ortcheck.compare_one;
             float16: F16_ABS + F16_REL*max|ref|, or F16_ULPS ulps of the largest
-            float16 value the model computes when that is more: see
-            check_ort). An output onnxruntime has no
+            float16 value the model computes when that is more, plus F16_COND
+            times the input model's own float16 rounding error per element:
+            see check_ort). An output onnxruntime has no
             kernel for (a double Conv) is skipped and counted, not failed; so is
             ppqfmt's documented refusal (exit 2) of a --target-opset it cannot
             adapt a node to.
@@ -84,6 +85,7 @@ from onnx import helper, shape_inference
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
+import f16_lift  # noqa: E402
 import gen_random_model as gen  # noqa: E402
 import ortcheck  # noqa: E402
 import shape_oracle  # noqa: E402
@@ -504,7 +506,12 @@ def check_ort(ctx):
         if isinstance(got, str):
             return ort_error(got)
         err = compare_outputs(ctx['ref'], got)
-        return err and compare_outputs(ctx['ref'], got, f16_largest(ctx))
+        if err:  # the looser float16 allowances cost onnxruntime runs: only when needed
+            largest = f16_largest(ctx)
+            err = compare_outputs(ctx['ref'], got, largest)
+            slack = err and f16_rounding_slack(ctx)
+            err = compare_outputs(ctx['ref'], got, largest, slack) if slack else err
+        return err
     got = run_all_outputs(ctx)
     if isinstance(got, str):
         return ort_error(got)
@@ -601,10 +608,57 @@ def f16_initializers(g):
     return found
 
 
+# A float16 output element may also be off by F16_COND times the float16 rounding error of the
+# reference there: how far a float16 evaluation of the input model lies from the same model
+# computed in float32 (scripts/f16_lift.py), the larger of two evaluations' errors: onnxruntime's
+# (which keeps chains of ops in float32 between the Casts it inserts) and one that rounds every
+# op's result to float16 as the graph states. Where the model is ill-conditioned, one rounding
+# more or less (a weight folded into float16, a BatchNormalization made a Conv, a LayerNorm
+# decomposition made one LayerNormalization kernel) moves an output element by as much as
+# rounding moves the reference: a LayerNorm over a last axis of 2 elements turned 1 ulp of its
+# input into 0.02 of its output (seed 696164311135: float64 -0.3756, reference -0.3821, every
+# op rounded -0.3608, ppqfmt's output -0.3557). Elsewhere the slack is a few ulps and the check
+# as strict as without it; a wrong rewrite still shows where the model is well-conditioned.
+F16_COND = 4
+
+
+def f16_rounding_slack(ctx):
+    """{float16 output: F16_COND * largest |float16 evaluation - float32 evaluation|} of the
+    input model (per case, two onnxruntime runs); None when a run fails (no slack then)."""
+    memo = ctx.get('memo', {})
+    if 'f16_slack' not in memo:
+        memo['f16_slack'] = _f16_slack(ctx)
+    return memo['f16_slack']
+
+
+def _f16_slack(ctx):
+    model = onnx.load(os.path.join(ctx['tmp'], 'ref.onnx'))
+    feeds = f16_lift.lift_feeds(ctx['feeds'])
+    runs = []
+    for rounded in (False, True):
+        path = os.path.join(ctx['tmp'], 'ref_f32_%d.onnx' % rounded)
+        try:
+            onnx.save(f16_lift.lift_model(model, rounded), path)
+        except Exception:  # onnx's shape inference gave up on the model: no slack
+            return None
+        got = ctx['ort'].run(path, feeds)
+        if isinstance(got, str):
+            return None
+        runs.append(got)
+    exact, rounded = runs
+    slack = {}
+    for k, r in ctx['ref'].items():
+        if r.dtype == np.float16 and k in exact and exact[k].shape == r.shape == rounded[k].shape:
+            e = exact[k].astype(np.float64)
+            slack[k] = F16_COND * np.maximum(np.abs(r.astype(np.float64) - e),
+                                             np.abs(rounded[k].astype(np.float64) - e))
+    return slack
+
+
 @timed('compare')
-def compare_outputs(ref, got, f16_largest=0.0):
+def compare_outputs(ref, got, f16_largest=0.0, f16_slack=None):
     """None when got matches ref (ortcheck's tolerance; float16: F16_ABS + F16_REL*max|ref|,
-    or F16_ULPS ulps of f16_largest when that is more)."""
+    or F16_ULPS ulps of f16_largest when that is more, plus f16_slack[output] per element)."""
     if set(ref) != set(got):
         return 'output names differ: expected %s, got %s' % (sorted(ref), sorted(got))
     errs = []
@@ -612,17 +666,19 @@ def compare_outputs(ref, got, f16_largest=0.0):
         r, g = ref[name], got[name]
         if r.dtype == np.float16 and g.dtype == np.float16 and r.shape == g.shape:
             errs.append(_compare_f16(name, r.astype(np.float64), g.astype(np.float64),
-                                     f16_largest))
+                                     f16_largest, (f16_slack or {}).get(name, 0.0)))
         else:
             errs.append(ortcheck.compare_one(name, r, g))
     errs = [e for e in errs if e]
     return '; '.join(errs) if errs else None
 
 
-def _compare_f16(name, r, g, f16_largest):
+def _compare_f16(name, r, g, f16_largest, slack=0.0):
     fin = np.isfinite(r)
     tol = F16_ABS + max(F16_REL * (np.abs(r[fin]).max() if fin.any() else 0.0),
-                        F16_ULPS * 2.0 ** -10 * f16_largest)
+                        F16_ULPS * 2.0 ** -10 * f16_largest) + np.where(
+                            np.isfinite(slack), slack, 0.0)
+    tol = np.broadcast_to(tol, r.shape)
     with np.errstate(invalid='ignore'):
         bad = np.where(fin, ~(np.abs(r - g) <= tol), np.where(np.isnan(r), ~np.isnan(g), r != g))
     if not bad.any():
@@ -630,7 +686,7 @@ def _compare_f16(name, r, g, f16_largest):
     idx = np.unravel_index(np.argmax(bad), bad.shape)
     return ('output %s: %d of %d float16 elements differ, e.g. at %s got %r expected %r '
             '(tol %.3g)') % (name, int(bad.sum()), bad.size, tuple(int(i) for i in idx),
-                             g[idx], r[idx], tol)
+                             g[idx], r[idx], tol[idx])
 
 
 def check_idem(ctx):

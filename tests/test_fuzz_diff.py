@@ -28,6 +28,7 @@ import sys
 import tempfile
 
 import onnx
+import onnx.numpy_helper
 from onnx import helper
 
 import testlib  # tests/, beside this file
@@ -317,6 +318,56 @@ def checker_memo_check():
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def f16_model(nodes, consts):
+    """A float16 model x[1,2] -> y1, y2 (opset 17) of nodes, consts its initializers."""
+    h = onnx.TensorProto.FLOAT16
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", h, [1, 2])],
+                          [helper.make_tensor_value_info(y, h, [1, 2]) for y in ("y1", "y2")],
+                          initializer=[onnx.numpy_helper.from_array(
+                              fuzz_diff.np.array(v, fuzz_diff.np.float16), k)
+                              for k, v in consts.items()])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    return m
+
+
+def f16_slack_check():
+    """The float16 rounding slack: large on an ill-conditioned output (a LayerNorm over two
+    values 1 ulp apart, where rounding every op to float16 moves it by 100%), a few ulps on a
+    well-conditioned one; a rewrite computing the same function passes, one with a weight 5%
+    off still fails on the well-conditioned output."""
+    n = helper.make_node
+    mul = n("Mul", ["x", "w"], ["y2"])
+    ref = f16_model([n("ReduceMean", ["x"], ["m"], axes=[-1]), n("Sub", ["x", "m"], ["d"]),
+                     n("Mul", ["d", "d"], ["d2"]), n("ReduceMean", ["d2"], ["v"], axes=[-1]),
+                     n("Add", ["v", "eps"], ["ve"]), n("Sqrt", ["ve"], ["s"]),
+                     n("Div", ["d", "s"], ["y1"]), mul], {"eps": 0.001, "w": [0.5, 0.25]})
+    tmp = tempfile.mkdtemp(prefix="test_fuzz_diff_")
+    try:
+        onnx.save(ref, os.path.join(tmp, "ref.onnx"))
+        feeds = {"x": fuzz_diff.np.array([[1.0, 1.0 + 2 ** -10]], fuzz_diff.np.float16)}
+        ort = fuzz_diff.OrtServer.shared()
+        ctx = {"tmp": tmp, "feeds": feeds, "ort": ort, "memo": {},
+               "ref": ort.run(os.path.join(tmp, "ref.onnx"), feeds)}
+        slack = fuzz_diff.f16_rounding_slack(ctx)
+        T.report("f16 slack: large where ill-conditioned, ulps where not", None if slack and
+                 slack["y1"].min() > 0.05 and slack["y2"].max() < 1e-3 else "got %r" % slack)
+        errs = []
+        for scale in (1.0, 1.05):
+            out = f16_model([n("LayerNormalization", ["x", "one", "zero"], ["y1"],
+                               epsilon=0.001), mul],
+                            {"one": [1, 1], "zero": [0, 0], "w": [0.5 * scale, 0.25 * scale]})
+            ctx["out"] = os.path.join(tmp, "out_%s.onnx" % scale)
+            onnx.save(out, ctx["out"])
+            ctx.pop("all_outputs", None)
+            errs.append(fuzz_diff.check_ort(dict(ctx)))
+        T.report("f16 slack: the same function passes", errs[0])
+        T.report("f16 slack: a weight 5% off still fails", None if errs[1] and "y2" in errs[1]
+                 and "y1" not in errs[1] else "got %r" % errs[1])
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--count", type=int, default=240)
@@ -327,6 +378,7 @@ def main():
     value_info_check()
     ledger_check()
     checker_memo_check()
+    f16_slack_check()
     generator_checks()
     config_checks()
     for row in fuzz_diff.known_rows(README):

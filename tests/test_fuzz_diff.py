@@ -368,6 +368,37 @@ def f16_slack_check():
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def f16_refusal_check():
+    """A float16 output onnxruntime refuses with its buffer-reuse error (a Slice-10 whose dims
+    its inference gets wrong: regression model 696177846646) is compared lifted to float32:
+    ppqfmt's output passes, the same output with a weight 5% off fails."""
+    name = "diff_696177846646_subset3_ort.onnx"
+    row = [r for r in fuzz_diff.known_rows(README) if r["file"] == name][0]
+    tmp = tempfile.mkdtemp(prefix="test_fuzz_diff_")
+    try:
+        case = fuzz_diff.Case(int(row["seed"]), onnx.load(os.path.join(DIFF_DIR, name)))
+        ort = fuzz_diff.OrtServer.shared()
+        feeds, ref, why = fuzz_diff.reference(case, ort, tmp)
+        out = os.path.join(tmp, "out.onnx")
+        rc, err = fuzz_diff.ppqfmt(row["command"].split(), os.path.join(tmp, "in.onnx"), out)
+        m = onnx.load(out)
+        w = [t for t in m.graph.initializer if t.name == "w_44"][0]
+        w.CopyFrom(onnx.numpy_helper.from_array(onnx.numpy_helper.to_array(w) * 1.05, "w_44"))
+        bad = os.path.join(tmp, "bad.onnx")
+        onnx.save(m, bad)
+        got = [fuzz_diff.check_ort({"tmp": tmp, "feeds": feeds, "ref": ref, "ort": ort,
+                                    "memo": {}, "out": p}) for p in (out, bad)]
+        refused = ort.run(out, feeds)
+        T.report("f16 refusal: onnxruntime refuses the output", why or (
+            None if isinstance(refused, str) and fuzz_diff.REUSE_REFUSAL in refused
+            else "it runs it now: the check no longer needs the lifted comparison"))
+        T.report("f16 refusal: ppqfmt's output passes lifted", got[0])
+        T.report("f16 refusal: a weight 5% off fails lifted", None if got[1] and
+                 "add_out_51" in got[1] and "refuses" not in got[1] else "got %r" % got[1])
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--count", type=int, default=240)
@@ -379,6 +410,7 @@ def main():
     ledger_check()
     checker_memo_check()
     f16_slack_check()
+    f16_refusal_check()
     generator_checks()
     config_checks()
     for row in fuzz_diff.known_rows(README):

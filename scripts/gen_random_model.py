@@ -11,7 +11,8 @@ and Identity chains, shared initializers, Clip/Pad/Slice/Resize/Upsample in the
 form the model's opset (7-17) wants, Reshape/Transpose/Concat/Split/Gather,
 shape subgraphs (Shape -> Gather -> (Mul) -> Unsqueeze -> Concat -> Reshape, of
 static or symbolic dims), constant subgraphs (Transpose/Cast/Add of
-initializers, Range, ConstantOfShape), MatMul + Add(bias) on rank-2 and rank-3
+initializers, Range, ConstantOfShape), constant expressions over some forty
+ops that fold evaluates (scripts/gen_fold_expr.py), MatMul + Add(bias) on rank-2 and rank-3
 inputs, Pad(constant 0) before Conv/MaxPool/AveragePool, Conv followed by a
 per-channel Mul, no-op nodes (Cast to the same type, Reshape to the same shape,
 the identity Transpose, a Transpose and its inverse, Add of 0, Mul by 1, Concat
@@ -34,12 +35,16 @@ reference it must compute the same as once ppqfmt's de-inplace pass ran.
 Run with Debian's /usr/bin/python3 (python3-onnx 1.12: IR <= 8, opset <= 17).
 """
 import json
+import os
 import sys
 
 import numpy as np
 import onnx
 from onnx import TensorProto as TP
 from onnx import helper, numpy_helper, shape_inference
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gen_fold_expr  # noqa: E402
 
 INPUT_DIMS_KEY = 'ppqfmt_fuzz_input_dims'
 NONSSA_RATE = 0.12
@@ -171,11 +176,14 @@ class ModelGen:
 
     def constant_node(self, arr):
         arr = np.asarray(arr)
-        if self.opset >= 12 and arr.dtype == np.float32 and arr.ndim <= 1 and self.chance(0.4):
+        # value_floats/value_ints of no element is no attribute value: an empty list as a tensor
+        if self.opset >= 12 and arr.dtype == np.float32 and arr.ndim <= 1 and arr.size and \
+                self.chance(0.4):
             if arr.ndim == 0:
                 return self.node('Constant', [], value_float=float(arr))
             return self.node('Constant', [], value_floats=[float(x) for x in arr])
-        if self.opset >= 12 and arr.dtype == np.int64 and arr.ndim <= 1 and self.chance(0.4):
+        if self.opset >= 12 and arr.dtype == np.int64 and arr.ndim <= 1 and arr.size and \
+                self.chance(0.4):
             if arr.ndim == 0:
                 return self.node('Constant', [], value_int=int(arr))
             return self.node('Constant', [], value_ints=[int(x) for x in arr])
@@ -785,6 +793,22 @@ class ModelGen:
         self.value(self.node(op, [x.name, c] if self.chance(0.7) else [c, x.name]), x.shape)
         return True
 
+    def p_fold_expr(self):
+        """A constant expression over initializers (scripts/gen_fold_expr.py: the ops fold
+        evaluates), cast to the model's dtype and added to or multiplied with a value."""
+        x = self.operand()
+        if x is None:
+            return False
+        tail = list(x.shape[int(self.rng.integers(0, x.rank + 1)):])
+        while int(np.prod(tail, dtype=np.int64)) > gen_fold_expr.MAX_ELEMS:
+            tail = tail[1:]
+        c = gen_fold_expr.FoldExpr(self).float_expr(tail, int(self.rng.integers(1, 4)))
+        if self.dtype != TP.FLOAT:
+            c = self.node('Cast', [c], to=self.dtype)
+        op = self.pick(['Add', 'Mul'])
+        self.value(self.node(op, [x.name, c] if self.chance(0.7) else [c, x.name]), x.shape)
+        return True
+
     def const_transpose(self, shape):
         perm = [int(p) for p in self.rng.permutation(len(shape))]
         src = [0] * len(shape)
@@ -1050,7 +1074,7 @@ class ModelGen:
         ('p_concat', 0.6), ('p_split', 0.5), ('p_gather', 0.5), ('p_layernorm', 0.8),
         ('p_gelu', 0.8), ('p_dropout', 0.5), ('p_if', 0.5), ('p_loop', 0.4),
         ('p_shape_reshape', 0.6), ('p_const_subgraph', 0.7), ('p_matmul_bias', 0.8),
-        ('p_pad_pool', 0.8), ('p_noop', 1.2), ('p_bn_conv', 0.5),
+        ('p_pad_pool', 0.8), ('p_noop', 1.2), ('p_bn_conv', 0.5), ('p_fold_expr', 1.0),
     ]
 
     # -- whole model -----------------------------------------------------------

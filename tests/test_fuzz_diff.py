@@ -5,7 +5,8 @@ Usage: tests/test_fuzz_diff.py [--count N] [--jobs J]
 
 0. The runner's parts: ppqfmt through build/tools/fork_server gives what the binary
    gives; the value_info check passes right declarations and flags a wrong dim; over
-   GEN_SEEDS the generator makes every no-op form, layer norms at opset 17 and no
+   GEN_SEEDS the generator makes every no-op form, layer norms at opset 17, constant
+   expressions of every op of FOLD_EXPR_OPS (over FOLD_SEEDS) and no
    unk__N symbol, and the random configurations draw --target-opset, --input-shape
    (with the sizes fed) and --enable; a refused --target-opset is a skip.
 1. Every row of tests/regress/diff/README.md is replayed with its command
@@ -73,7 +74,8 @@ def fixed_seeds(count, jobs):
         "%s %d" % (p, stats.changed.get(p, 0)) for p in fuzz_diff.pass_names()))
 
 
-GEN_SEEDS = range(150)   # seeds whose models the generator checks look at
+GEN_SEEDS = range(400)   # seeds whose models the generator checks look at
+FOLD_SEEDS = range(1500)
 NOOP_FORMS = {   # op type -> predicate on (node, constants {name: ndarray}) of a no-op form
     "Concat of one input": ("Concat", lambda n, c: len(n.input) == 1),
     "Pad by zeros": ("Pad", lambda n, c: _attr(n, "pads", c, 1) is not None and
@@ -112,10 +114,17 @@ def generated(seed):
     return gen.generate(seed)
 
 
+# Ops only scripts/gen_fold_expr.py makes (over constants, for fold to evaluate).
+FOLD_EXPR_OPS = {"Softmax", "LogSoftmax", "CumSum", "Trilu", "Tile", "ScatterND", "GatherElements",
+                 "OneHot", "ArgMax", "ArgMin", "Mod", "Where", "Sin", "Cos", "Round", "ReduceSum",
+                 "ReduceMax", "ReduceMin", "Squeeze", "Exp", "Log", "Reciprocal", "Floor", "Ceil",
+                 "Sign", "Softsign", "Max", "Min", "Mean", "Sum"}
+
+
 def generator_checks():
     """The generator makes every no-op form, fusable layer norms at opset 17, and no
     symbol of onnx's making (unk__N) in the declarations."""
-    seen, ln17, made_up = set(), 0, []
+    seen, ln17, made_up, fold_ops = set(), 0, [], set()
     for seed in GEN_SEEDS:
         got = generated(seed)
         if got is None:
@@ -132,6 +141,12 @@ def generator_checks():
              "never made: %s" % missing if missing else None)
     T.report("generator: layer norms at opset 17", None if ln17 >= 5 else
              "only %d of %d models" % (ln17, len(GEN_SEEDS)))
+    for seed in FOLD_SEEDS:   # generating is cheap; some ops are rare draws
+        got = generated(seed)
+        fold_ops |= {n.op_type for n in got.model.graph.node} & FOLD_EXPR_OPS if got else set()
+    missing = sorted(FOLD_EXPR_OPS - fold_ops)
+    T.report("generator: constant expressions of the ops fold evaluates",
+             "never made: %s" % missing if missing else None)
     T.report("generator: no unk__ symbols declared",
              "e.g. seed %d value %s" % made_up[0] if made_up else None)
 

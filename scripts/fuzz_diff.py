@@ -652,13 +652,16 @@ def lifted_reference(ctx):
     return memo['lifted']
 
 
-def run_lifted(ctx, model, name, rounded=False):
-    """onnxruntime's outputs of model lifted to float32 (written to tmp/name), or None."""
+def run_lifted(ctx, model, name, rounded=False, all_outputs=False):
+    """onnxruntime's outputs of model lifted to float32 (written to tmp/name; all_outputs:
+    every node output of the main graph made a graph output too), or None."""
     path = os.path.join(ctx['tmp'], name)
     try:
-        onnx.save(f16_lift.lift_model(model, rounded), path)
+        lifted = f16_lift.lift_model(model, rounded)
     except Exception:  # onnx's shape inference gave up on the model
         return None
+    shape_oracle.with_all_outputs(lifted, [o for n in lifted.graph.node for o in n.output if o]
+                                  if all_outputs else [], path)
     got = ctx['ort'].run(path, f16_lift.lift_feeds(ctx['feeds']))
     return None if isinstance(got, str) else got
 
@@ -667,15 +670,19 @@ def run_lifted(ctx, model, name, rounded=False):
 # values it takes for one size, through the Casts it inserts around float16 kernels it lacks,
 # where onnx's inference of a Slice-10 gave the wrong dims (seeds 695969980356, 696177846646)
 # or where a value is a graph output and read by another node (seed 696177859243). The same
-# model lifted to float32 runs: its outputs are compared instead (as float16, against the
-# lifted input model's), so a wrong output still fails.
+# model lifted to float32 runs (or, when the planner still reuses a buffer wrongly, that model
+# with every node output made a graph output: the planner gives graph outputs buffers of their
+# own): its outputs are compared instead (as float16, against the lifted input model's), so a
+# wrong output still fails.
 REUSE_REFUSAL = 'Shape mismatch attempting to re-use buffer'
 
 
 def check_lifted(ctx, refusal):
     """check_ort for a float16 output onnxruntime refuses with REUSE_REFUSAL."""
     runs = lifted_reference(ctx)
-    got = runs and run_lifted(ctx, onnx.load(ctx['out']), 'out_f32.onnx')
+    out = onnx.load(ctx['out'])
+    got = runs and (run_lifted(ctx, out, 'out_f32.onnx') or
+                    run_lifted(ctx, out, 'out_f32_all.onnx', all_outputs=True))
     if not got:
         return ort_error(refusal)
     as_ref = {k: v.astype(ctx['ref'][k].dtype) for k, v in got.items() if k in ctx['ref']}

@@ -385,33 +385,41 @@ def f16_slack_check():
 
 def f16_refusal_check():
     """A float16 output onnxruntime refuses with its buffer-reuse error (a Slice-10 whose dims
-    its inference gets wrong: regression model 696177846646) is compared lifted to float32:
-    ppqfmt's output passes, the same output with a weight 5% off fails."""
-    name = "diff_696177846646_subset3_ort.onnx"
+    its inference gets wrong) is compared lifted to float32 (regression model 696177846646),
+    or lifted with every node output made a graph output where the lifted model is refused
+    too (696177859243): ppqfmt's output passes, the same output with a weight 5% off fails."""
+    for name, weight, output in (("diff_696177846646_subset3_ort.onnx", "w_44", "add_out_51"),
+                                 ("diff_696177859243_subset2_ort.onnx", "w_71",
+                                  "batchnormalization_out_79")):
+        tmp = tempfile.mkdtemp(prefix="test_fuzz_diff_")
+        try:
+            _refused_output_checks(name, weight, output, tmp)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _refused_output_checks(name, weight, output, tmp):
     row = [r for r in fuzz_diff.known_rows(README) if r["file"] == name][0]
-    tmp = tempfile.mkdtemp(prefix="test_fuzz_diff_")
-    try:
-        case = fuzz_diff.Case(int(row["seed"]), onnx.load(os.path.join(DIFF_DIR, name)))
-        ort = fuzz_diff.OrtServer.shared()
-        feeds, ref, why = fuzz_diff.reference(case, ort, tmp)
-        out = os.path.join(tmp, "out.onnx")
-        rc, err = fuzz_diff.ppqfmt(row["command"].split(), os.path.join(tmp, "in.onnx"), out)
-        m = onnx.load(out)
-        w = [t for t in m.graph.initializer if t.name == "w_44"][0]
-        w.CopyFrom(onnx.numpy_helper.from_array(onnx.numpy_helper.to_array(w) * 1.05, "w_44"))
-        bad = os.path.join(tmp, "bad.onnx")
-        onnx.save(m, bad)
-        got = [fuzz_diff.check_ort({"tmp": tmp, "feeds": feeds, "ref": ref, "ort": ort,
-                                    "memo": {}, "out": p}) for p in (out, bad)]
-        refused = ort.run(out, feeds)
-        T.report("f16 refusal: onnxruntime refuses the output", why or (
-            None if isinstance(refused, str) and fuzz_diff.REUSE_REFUSAL in refused
-            else "it runs it now: the check no longer needs the lifted comparison"))
-        T.report("f16 refusal: ppqfmt's output passes lifted", got[0])
-        T.report("f16 refusal: a weight 5% off fails lifted", None if got[1] and
-                 "add_out_51" in got[1] and "refuses" not in got[1] else "got %r" % got[1])
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    case = fuzz_diff.Case(int(row["seed"]), onnx.load(os.path.join(DIFF_DIR, name)))
+    ort = fuzz_diff.OrtServer.shared()
+    feeds, ref, why = fuzz_diff.reference(case, ort, tmp)
+    out = os.path.join(tmp, "out.onnx")
+    fuzz_diff.ppqfmt(row["command"].split(), os.path.join(tmp, "in.onnx"), out)
+    m = onnx.load(out)
+    w = [t for t in m.graph.initializer if t.name == weight][0]
+    w.CopyFrom(onnx.numpy_helper.from_array(onnx.numpy_helper.to_array(w) * 1.05, weight))
+    bad = os.path.join(tmp, "bad.onnx")
+    onnx.save(m, bad)
+    got = [fuzz_diff.check_ort({"tmp": tmp, "feeds": feeds, "ref": ref, "ort": ort,
+                                "memo": {}, "out": p}) for p in (out, bad)]
+    refused = ort.run(out, feeds)
+    seed = row["seed"]
+    T.report("f16 refusal %s: onnxruntime refuses the output" % seed, why or (
+        None if isinstance(refused, str) and fuzz_diff.REUSE_REFUSAL in refused
+        else "it runs it now: the check no longer needs the lifted comparison"))
+    T.report("f16 refusal %s: ppqfmt's output passes lifted" % seed, got[0])
+    T.report("f16 refusal %s: a weight 5%% off fails lifted" % seed, None if got[1] and
+             output in got[1] and "refuses" not in got[1] else "got %r" % got[1])
 
 
 def main():

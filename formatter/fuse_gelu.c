@@ -236,6 +236,14 @@ static int gelu_fuse(Op *core)
     const char *type = quick ? "QuickGelu" : op_is(core, "Tanh") ? "FastGelu"
                                            : h                   ? "BiasGelu"
                                                                  : "Gelu";
+    if (!h && !strcmp(type, "FastGelu") && value_rank(x) < 1) {
+        /* onnxruntime's FastGelu refuses a scalar input (BiasGelu too: bias_of
+         * asks for rank 1 or more); Gelu and QuickGelu take one */
+        model_warn(core->graph->model, label, "tanh GELU kept: onnxruntime's FastGelu needs "
+                   "an input of rank 1 or more, and its input's rank is %s",
+                   value_rank(x) ? "not known" : "0");
+        return 0;
+    }
     Op *gelu = gelu_replace(&c, last, h ? h : x, b, type);
     if (!gelu || (quick && !op_set_attr_float(gelu, "alpha", (float)alpha)))
         return -1;

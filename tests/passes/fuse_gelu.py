@@ -46,7 +46,7 @@ def gelu_erf(name, form, div=SQRT2, extra=False):
     return finish(graph(n, name, [fvi("X", [2, 7])], outs, inits=inits))
 
 
-def gelu_tanh(name, cube_mul=False, c1=math.sqrt(2.0 / math.pi)):
+def gelu_tanh(name, cube_mul=False, c1=math.sqrt(2.0 / math.pi), xshape=(2, 7)):
     """GPT-2 gelu_new: h = X*0.5; p = X^3; q = 0.044715*p; s = X + q;
     t = c1*s; Tanh; a = 1 + tanh; Y = h*a."""
     inits = [scalar("half", 0.5), scalar("one", 1.0), scalar("c1", c1),
@@ -59,7 +59,7 @@ def gelu_tanh(name, cube_mul=False, c1=math.sqrt(2.0 / math.pi)):
     n += [node("Mul", ["c2", "p"], ["q"], "mulc2"), node("Add", ["X", "q"], ["s"], "add0"),
           node("Mul", ["c1", "s"], ["t"], "mulc1"), node("Tanh", ["t"], ["th"], "tanh0"),
           node("Add", ["th", "one"], ["a"], "add1"), node("Mul", ["h", "a"], ["Y"], "mul1")]
-    return finish(graph(n, name, [fvi("X", [2, 7])], [fvi("Y", None)], inits=inits))
+    return finish(graph(n, name, [fvi("X", list(xshape))], [fvi("Y", None)], inits=inits))
 
 
 def quick_gelu(name, alpha=1.702):
@@ -106,6 +106,27 @@ def _(r):
     """Div(X, sqrt2), Erf, Add; Mul(0.5, X) then Mul(t, a).
     Expect with fuse-gelu: Gelu(X)."""
     return gelu_erf("fusegelu_erf_half_first", "c")
+
+
+@model("tanh_scalar")
+def _(r):
+    """The GPT-2 tanh GELU of a scalar X (declared []). onnxruntime's FastGelu
+    refuses an input of rank 0. Expect: kept, with a warning about tanh0."""
+    return gelu_tanh("fusegelu_tanh_scalar", xshape=())
+
+
+@model("tanh_unknown_rank")
+def _(r):
+    """The GPT-2 tanh GELU of X = Squeeze(X0 [a, b]) without axes: which dims
+    are 1 is known only at run time, so X's rank is not known and could be 0;
+    Z = ReduceSum of the GELU over all axes (a graph output needs a shape).
+    Expect: kept, with a warning about tanh0."""
+    m = gelu_tanh("fusegelu_tanh_unknown_rank")
+    m.graph.node.insert(0, node("Squeeze", ["X0"], ["X"], "squeeze0"))
+    m.graph.node.append(node("ReduceSum", ["Y"], ["Z"], "sum0", keepdims=0))
+    m.graph.input[0].CopyFrom(fvi("X0", ["a", "b"]))
+    m.graph.output[0].CopyFrom(fvi("Z", []))
+    return m
 
 
 @model("erf_wrong_constant")
@@ -270,6 +291,8 @@ SPECS = {
     "tanh_cube_mul": dict(default=[op_count("Tanh", 1)], opsets=MS,
                                    single=[no_op("Tanh"), no_op("Mul"),
                                            gelu_op("Y", "X", "FastGelu")]),
+    "tanh_scalar": dict(both=[op_count("Tanh", 1), no_op("FastGelu")], warns=["tanh0"]),
+    "tanh_unknown_rank": dict(both=[op_count("Tanh", 1), no_op("FastGelu")], warns=["tanh0"]),
     "tanh_wrong_constant": dict(both=[op_count("Tanh", 1), no_op("FastGelu")]),
     "quick": dict(default=[op_count("Sigmoid", 1)], opsets=MS,
                            single=[no_op("Sigmoid"), no_op("Mul"),

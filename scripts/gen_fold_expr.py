@@ -2,7 +2,7 @@
 (and Constant nodes) that ppqfmt's fold pass evaluates, so that fuzz_diff compares fold's
 kernels with onnxruntime's on random shapes, axes, broadcasts and values.
 
-FoldExpr(gen).float_expr(shape, depth) returns the name of a float32 value of exactly that
+FoldExpr(gen, p_input).float_expr(shape, depth) returns the name of a float32 value of exactly that
 shape, computed from constants by elementwise math (Sin ... Erf, Pow, Where), reductions
 (ReduceSum/Mean/Max/Min with keepdims 0 or 1, the axes an attribute or, for ReduceSum from
 opset 13, an input), Softmax (before opset 13 over the input coerced to 2-D at `axis`), CumSum,
@@ -22,16 +22,23 @@ MAX_ELEMS = 48   # of an intermediate: the expressions are about kernels, not si
 
 
 class FoldExpr:
-    def __init__(self, gen):
+    """p_input: the chance that a leaf is a new float32 graph input instead of a constant:
+    then the expression (or the part of it above that leaf) is computed at run time, and
+    shape inference, not fold, has to get its shapes right (symbolic dims included)."""
+
+    def __init__(self, gen, p_input=0.0):
         self.g = gen
         self.rng = gen.rng
         self.opset = gen.opset
+        self.p_input = p_input
 
     # -- helpers ---------------------------------------------------------------
     def node(self, op, inputs, **attrs):
         return self.g.node(op, inputs, **attrs)
 
     def leaf(self, shape):
+        if self.p_input and self.chance(self.p_input):
+            return self.g.new_input(shape, dtype=F32).name
         return self.g.const(self.rng.uniform(-2, 2, size=shape).astype(np.float32))
 
     def ints(self, vals):

@@ -2,8 +2,9 @@
 (and Constant nodes) that ppqfmt's fold pass evaluates, so that fuzz_diff compares fold's
 kernels with onnxruntime's on random shapes, axes, broadcasts and values.
 
-FoldExpr(gen, p_input).float_expr(shape, depth) returns the name of a float32 value of exactly that
-shape, computed from constants by elementwise math (Sin ... Erf, Pow, Where), reductions
+FoldExpr(gen, p_input, dtype).float_expr(shape, depth) returns the name of a value of that float
+type (float32, double or float16) and exactly that shape, computed from constants by elementwise
+math (Sin ... Erf, Pow, Where), reductions
 (ReduceSum/Mean/Max/Min with keepdims 0 or 1, the axes an attribute or, for ReduceSum from
 opset 13, an input), Softmax (before opset 13 over the input coerced to 2-D at `axis`), CumSum,
 Trilu, MatMul, Gemm, layout ops (Transpose, Reshape, Squeeze/Unsqueeze, Tile, Expand, Concat,
@@ -16,8 +17,11 @@ argument is |e| + 0.5, an Exp argument a Tanh).
 """
 import numpy as np
 
-F32 = 1   # TensorProto.FLOAT
-I64 = 7   # TensorProto.INT64
+F32, I64, F16, F64 = 1, 7, 10, 11   # TensorProto element types
+NP_OF = {F32: np.float32, F16: np.float16, F64: np.float64}
+# Ops and forms onnxruntime's CPU provider has no double or float16 kernel for (it casts
+# float16 around most it lacks, not these).
+FLOAT32_ONLY = {'Erf', 'Softsign', 'Mean', 'onehot'}
 MAX_ELEMS = 48   # of an intermediate: the expressions are about kernels, not sizes
 
 
@@ -26,11 +30,13 @@ class FoldExpr:
     then the expression (or the part of it above that leaf) is computed at run time, and
     shape inference, not fold, has to get its shapes right (symbolic dims included)."""
 
-    def __init__(self, gen, p_input=0.0):
+    def __init__(self, gen, p_input=0.0, dtype=F32):
         self.g = gen
         self.rng = gen.rng
         self.opset = gen.opset
         self.p_input = p_input
+        self.dtype = dtype
+        self.np = NP_OF[dtype]
 
     # -- helpers ---------------------------------------------------------------
     def node(self, op, inputs, **attrs):
@@ -38,8 +44,16 @@ class FoldExpr:
 
     def leaf(self, shape):
         if self.p_input and self.chance(self.p_input):
-            return self.g.new_input(shape, dtype=F32).name
-        return self.g.const(self.rng.uniform(-2, 2, size=shape).astype(np.float32))
+            return self.g.new_input(shape, dtype=self.dtype).name
+        return self.g.const(self.rng.uniform(-2, 2, size=shape).astype(self.np))
+
+    def has_kernel(self, op):
+        if op == 'cumsum' and self.dtype == F16 and self.opset < 14:
+            return False        # CumSum takes float16 from opset 14
+        return self.dtype == F32 or op not in FLOAT32_ONLY
+
+    def half(self):
+        return self.g.const(self.np(0.5), 'init')
 
     def ints(self, vals):
         return self.g.ints([int(v) for v in vals])
@@ -59,7 +73,7 @@ class FoldExpr:
         shape = [int(d) for d in shape]
         if depth <= 0:
             return self.leaf(shape)
-        forms = [f for f, ok in self.forms(shape) if ok]
+        forms = [f for f, ok in self.forms(shape) if ok and self.has_kernel(f)]
         for _ in range(4):
             got = getattr(self, 'f_' + self.pick(forms))(shape, depth - 1)
             if got is not None:
@@ -84,11 +98,11 @@ class FoldExpr:
         ops += ['Sin', 'Cos'] if self.opset >= 7 else []
         ops += ['Sign', 'Erf'] if self.opset >= 9 else []
         ops += ['Round'] if self.opset >= 11 else []
-        op = self.pick(ops)
+        op = self.pick([o for o in ops if self.has_kernel(o)])
         if op == 'exp':           # Exp of a Tanh: no overflow, no amplification
             return self.node('Exp', [self.node('Tanh', [e])])
         if op in ('sqrt', 'log', 'reciprocal'):   # of |e| + 0.5: away from 0
-            pos = self.node('Add', [self.node('Abs', [e]), self.g.const(np.float32(0.5), 'init')])
+            pos = self.node('Add', [self.node('Abs', [e]), self.half()])
             return self.node(op.capitalize(), [pos])
         return self.node(op, [e])
 
@@ -102,14 +116,14 @@ class FoldExpr:
         b = self.float_expr(self.broadcast_shape(shape), depth)
         ops = ['Add', 'Sub', 'Mul', 'div', 'pow']
         ops += ['Max', 'Min', 'Mean', 'Sum'] if self.opset >= 8 else []
-        op = self.pick(ops)
+        op = self.pick([o for o in ops if self.has_kernel(o)])
         if op == 'div':
-            pos = self.node('Add', [self.node('Abs', [b]), self.g.const(np.float32(0.5), 'init')])
+            pos = self.node('Add', [self.node('Abs', [b]), self.half()])
             return self.node('Div', [a, pos] if self.chance(0.5) else
                              [a, self.node('Neg', [pos])])
         if op == 'pow':           # a base in [0.5, 2.5], a small exponent
             base = self.node('Add', [self.node('Abs', [self.node('Tanh', [a])]),
-                                     self.g.const(np.float32(0.5), 'init')])
+                                     self.half()])
             return self.node('Pow', [base, self.node('Tanh', [b])])
         return self.node(op, [a, b] if self.chance(0.7) else [b, a])
 
@@ -272,7 +286,7 @@ class FoldExpr:
             mode = 'edge'
         ins = [self.float_expr(inner, depth), self.ints([p[0] for p in pads] + [p[1] for p in pads])]
         if mode == 'constant' and self.chance(0.5):
-            ins.append(self.g.const(np.float32(self.rng.uniform(-1, 1)), 'init'))
+            ins.append(self.g.const(self.np(self.rng.uniform(-1, 1)), 'init'))
         return self.node('Pad', ins, mode=mode)
 
     def f_gather(self, shape, depth):
@@ -303,13 +317,13 @@ class FoldExpr:
     def f_onehot(self, shape, depth):
         depth_n = shape[-1]
         idx = self.rng.integers(-depth_n, depth_n, size=shape[:-1]).astype(np.int64)
-        vals = self.g.const(self.rng.uniform(-1, 1, size=[2]).astype(np.float32), 'init')
+        vals = self.g.const(self.rng.uniform(-1, 1, size=[2]).astype(self.np), 'init')
         return self.node('OneHot', [self.g.const(idx, 'init'),
                                     self.g.const(np.array(depth_n, np.int64), 'init'), vals],
                          axis=-1)
 
     def f_from_ints(self, shape, depth):
-        return self.node('Cast', [self.int_expr(shape, depth)], to=F32)
+        return self.node('Cast', [self.int_expr(shape, depth)], to=self.dtype)
 
     # -- int64 expressions ---------------------------------------------------------
     def int_expr(self, shape, depth):

@@ -804,8 +804,10 @@ class ModelGen:
         while int(np.prod(tail, dtype=np.int64)) > gen_fold_expr.MAX_ELEMS:
             tail = tail[1:]
         runtime = 0.3 if self.scope is self.main and self.chance(0.3) else 0.0
-        c = gen_fold_expr.FoldExpr(self, runtime).float_expr(tail, int(self.rng.integers(1, 4)))
-        if self.dtype != TP.FLOAT:
+        dtype = self.dtype if self.chance(0.4) else TP.FLOAT
+        c = gen_fold_expr.FoldExpr(self, runtime, dtype).float_expr(
+            tail, int(self.rng.integers(1, 4)))
+        if dtype != self.dtype:
             c = self.node('Cast', [c], to=self.dtype)
         op = self.pick(['Add', 'Mul'])
         self.value(self.node(op, [x.name, c] if self.chance(0.7) else [c, x.name]), x.shape)

@@ -1,6 +1,6 @@
 /* ops_generate.c - rules for operators that make new tensors from a shape
- * or a size: RandomUniform/Normal(Like), Bernoulli, EyeLike, the window
- * functions (Hann, Hamming, Blackman), OneHot. */
+ * or a size: RandomUniform/Normal(Like), Bernoulli, Multinomial, EyeLike,
+ * the window functions (Hann, Hamming, Blackman), OneHot. */
 #include "ops.h"
 
 /* The dtype attribute name, else fallback. */
@@ -56,6 +56,16 @@ static int gen_onehot(InferCtx *c)
     return infer_set(c, 0, dtype, ind->rank + 1, d);
 }
 
+/* Multinomial: [batch_size, sample_size] of dtype (int32 by default) from
+ * input [batch_size, class_size]. */
+static int gen_multinomial(InferCtx *c)
+{
+    const InferFact *x = infer_in(c, 0);
+    Dim d[2] = {x->rank == 2 ? x->dims[0] : dim_fresh(c->dt),
+                dim_const(c->dt, op_attr_int(c->op, "sample_size", 1))};
+    return infer_set(c, 0, gen_dtype(c, "dtype", DT_INT32), 2, d);
+}
+
 static const OpSchema ops_generate[] = {
     {"", "RandomUniformLike", 1, 1, 1, 1, 1, gen_like},
     {"", "RandomNormalLike", 1, 1, 1, 1, 1, gen_like},
@@ -63,6 +73,7 @@ static const OpSchema ops_generate[] = {
     {"", "EyeLike", 9, 1, 1, 1, 1, gen_like},
     {"", "RandomUniform", 1, 0, 0, 1, 1, gen_random},
     {"", "RandomNormal", 1, 0, 0, 1, 1, gen_random},
+    {"", "Multinomial", 7, 1, 1, 1, 1, gen_multinomial},
     {"", "HannWindow", 17, 1, 1, 1, 1, gen_window},
     {"", "HammingWindow", 17, 1, 1, 1, 1, gen_window},
     {"", "BlackmanWindow", 17, 1, 1, 1, 1, gen_window},

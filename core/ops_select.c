@@ -1,7 +1,7 @@
 /* ops_select.c - rules for operators whose output size depends on the
  * data (NonZero's cousins: Compress, Unique, NonMaxSuppression: a fresh
  * symbol stands for the count) and for sampling ops (RoiAlign,
- * GridSample) whose output grid comes from another input. */
+ * MaxRoiPool, GridSample) whose output grid comes from another input. */
 #include "ops.h"
 
 enum { SELECT_MAX = 64 };
@@ -65,6 +65,20 @@ static int select_roialign(InferCtx *c)
     return infer_set(c, 0, x->dtype, 4, d);
 }
 
+/* MaxRoiPool: [num_rois, C, pooled_h, pooled_w] (rois [num_rois, 5],
+ * pooled_shape the attribute). */
+static int select_maxroipool(InferCtx *c)
+{
+    const InferFact *x = infer_in(c, 0), *rois = infer_in(c, 1);
+    const Attr *a = op_attr(c->op, "pooled_shape");
+    if (!a || a->type != ATTR_INTS || a->n != 2)
+        return infer_bad(c, "pooled_shape must hold 2 ints");
+    Dim d[4] = {rois->rank == 2 ? rois->dims[0] : dim_fresh(c->dt),
+                x->rank == 4 ? x->dims[1] : dim_fresh(c->dt), dim_const(c->dt, a->ints[0]),
+                dim_const(c->dt, a->ints[1])};
+    return infer_set(c, 0, x->dtype, 4, d);
+}
+
 /* GridSample: [N, C] and the grid's spatial dims ([N, H, W, 2] grid). */
 static int select_gridsample(InferCtx *c)
 {
@@ -84,6 +98,7 @@ static const OpSchema ops_select[] = {
     {"", "Unique", 11, 1, 1, 1, 4, select_unique},
     {"", "NonMaxSuppression", 10, 2, 5, 1, 1, select_nms},
     {"", "RoiAlign", 10, 3, 3, 1, 1, select_roialign},
+    {"", "MaxRoiPool", 1, 2, 2, 1, 1, select_maxroipool},
     {"", "GridSample", 16, 2, 2, 1, 1, select_gridsample},
 };
 

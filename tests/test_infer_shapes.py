@@ -155,19 +155,60 @@ def bind(dims, shape, env):
 
 
 def check_shapes():
-    out, _ = fmt(os.path.join(TMP, "dyn.onnx"))
+    rng = np.random.default_rng(1)
+    return shapes_hold(fmt(os.path.join(TMP, "dyn.onnx"))[0],
+                       [{"x": rng.standard_normal((b, 3, h, w)).astype(np.float32),
+                         "mask": rng.standard_normal((b, 1)).astype(np.float32)}
+                        for b, h, w in ((1, 9, 16), (3, 20, 7))])
+
+
+def sampling_model():
+    """Multinomial(x [B, 5], sample_size 3, int64) -> m -> Neg; MaxRoiPool(feat [1, C, H, W],
+    rois [R, 5], pooled_shape [2, 3]) -> p -> Relu."""
+    nodes = [helper.make_node("Multinomial", ["x"], ["m"], "multinomial", sample_size=3,
+                              dtype=TensorProto.INT64),
+             helper.make_node("MaxRoiPool", ["feat", "rois"], ["p"], "roipool",
+                              pooled_shape=[2, 3]),
+             helper.make_node("Neg", ["m"], ["m_out"], "neg"),   # m, p: values, not outputs,
+             helper.make_node("Relu", ["p"], ["p_out"], "relu")]  # whose value_info is written
+    g = helper.make_graph(nodes, "sampling",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["B", 5]),
+                           helper.make_tensor_value_info("feat", TensorProto.FLOAT,
+                                                         [1, "C", "H", "W"]),
+                           helper.make_tensor_value_info("rois", TensorProto.FLOAT, ["R", 5])],
+                          [helper.make_tensor_value_info("m_out", TensorProto.INT64, [None, None]),
+                           helper.make_tensor_value_info("p_out", TensorProto.FLOAT, [None] * 4)])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+
+
+def check_sampling():
+    """Multinomial and MaxRoiPool: the written dims hold under onnxruntime on two sizes."""
+    out, _ = fmt(save(sampling_model(), "sampling.onnx"))
+    d = declared(onnx.load(out))
+    if d["m"] != (TensorProto.INT64, ["B", 3]) or d["p"][1] != ["R", "C", 2, 3]:
+        return "declared m %s, p %s" % (d["m"], d["p"])
+    rng = np.random.default_rng(2)
+    feeds = []
+    for b, c, h, w, r in ((2, 3, 8, 9, 4), (5, 1, 12, 6, 1)):
+        rois = np.concatenate([np.zeros((r, 1)), rng.uniform(0, min(h, w) - 1, (r, 4))], 1)
+        rois[:, 3:] = np.maximum(rois[:, 3:], rois[:, 1:3])   # x2 >= x1, y2 >= y1
+        feeds.append({"x": rng.standard_normal((b, 5)).astype(np.float32),
+                      "feat": rng.standard_normal((1, c, h, w)).astype(np.float32),
+                      "rois": rois.astype(np.float32)})
+    return shapes_hold(out, feeds)
+
+
+def shapes_hold(out, feeds):
+    """None when the dims out declares for every node output of its main graph hold, symbols
+    bound, under onnxruntime on each of feeds (every node output made a graph output)."""
     m = onnx.load(out)
     names = [o for n in m.graph.node for o in n.output]
     m.graph.output.extend(helper.make_empty_tensor_value_info(n) for n in names
                           if n not in {o.name for o in m.graph.output})
-    probe = os.path.join(TMP, "dyn_all.onnx")
+    probe = out.replace(".onnx", ".all.onnx")
     onnx.save(m, probe)
     d = declared(onnx.load(out))
     oc = testlib.ortcheck()
-    rng = np.random.default_rng(1)
-    feeds = [{"x": rng.standard_normal((b, 3, h, w)).astype(np.float32),
-              "mask": rng.standard_normal((b, 1)).astype(np.float32)}
-             for b, h, w in ((1, 9, 16), (3, 20, 7))]
     for res in oc.run_models([{"model": probe, "inputs": f} for f in feeds]):
         if isinstance(res, str):
             return "onnxruntime: " + res
@@ -321,6 +362,7 @@ def main():
     t.check("if-body", check_if_body)
     t.check("sequences", check_sequences)
     t.check("shapes", check_shapes)
+    t.check("sampling", check_sampling)
     t.check("expression", check_expression)
     t.check("conflict", check_conflict)
     t.check("unknown-op", check_unknown_op)

@@ -88,6 +88,25 @@ static int conv_geom(InferCtx *c, int n, const InferFact *w, ConvGeom *g)
     return conv_geom_bounded(c, g);
 }
 
+/* Pooling with ceil_mode: ceil(span/s) + 1 windows, but a window that would
+ * start in the end padding is dropped (onnxruntime does; the operator text
+ * says so since onnx 1.16), while onnx 1.12's inference keeps it. Where the
+ * two differ the dim is a fresh symbol: the exact size would contradict
+ * onnx's checker, onnx's size onnxruntime's planner. The last window starts
+ * at ceil(span/s)*s <= x + pads - ek + s - 1, inside x + pad_begin for every
+ * x when pad_end + s - 1 < ek. */
+static Dim pool_ceil_dim(InferCtx *c, const ConvGeom *g, int i, Dim x, Dim span, int64_t ek)
+{
+    DimTable *dt = c->dt;
+    int64_t s = g->stride[i], begin = g->pad == PAD_VALID ? 0 : g->pads[i];
+    int64_t end = g->pad == PAD_VALID ? 0 : g->pads[i + g->n];
+    Dim steps = dim_ceildiv(dt, span, s);
+    bool inside = dim_is_const(x) && dim_is_const(steps)
+                      ? dim_value(steps) * s < dim_value(x) + begin
+                      : end + s - 1 < ek;
+    return inside ? dim_add(dt, steps, dim_const(dt, 1)) : dim_fresh(dt);
+}
+
 /* Output size of spatial axis i for input size x (Conv and pooling). */
 static Dim conv_out_dim(InferCtx *c, const ConvGeom *g, int i, Dim x)
 {
@@ -100,21 +119,27 @@ static Dim conv_out_dim(InferCtx *c, const ConvGeom *g, int i, Dim x)
     int64_t ek = (g->kernel[i] - 1) * g->dilation[i] + 1;
     int64_t pads = g->pad == PAD_VALID ? 0 : g->pads[i] + g->pads[i + g->n];
     Dim span = dim_add(dt, x, dim_const(dt, pads - ek));
-    Dim steps = g->ceil_mode ? dim_ceildiv(dt, span, s) : dim_floordiv(dt, span, s);
-    return dim_add(dt, steps, dim_const(dt, 1));
+    if (g->ceil_mode)
+        return pool_ceil_dim(c, g, i, x, span, ek);
+    return dim_add(dt, dim_floordiv(dt, span, s), dim_const(dt, 1));
 }
 
-/* Output size of ConvTranspose axis i: s*(x-1) + out_pad + ek - pads, or
- * x*s under SAME padding. */
+/* Output size of ConvTranspose axis i: s*(x-1) + out_pad + ek - pads. Under
+ * SAME padding x*s, less what padding cannot take away when out_pad + ek < s
+ * (onnxruntime pads by max(0, out_pad + ek - s), onnx agrees); with an
+ * out_pad, onnx 1.12's inference says x*s + out_pad where onnxruntime keeps
+ * x*s: a fresh symbol, which neither contradicts. */
 static Dim convt_out_dim(InferCtx *c, const ConvGeom *g, int i, Dim x)
 {
     DimTable *dt = c->dt;
     Dim sx = dim_mul(dt, x, dim_const(dt, g->stride[i]));
-    if (g->pad == PAD_SAME)
-        return sx;
     if (!g->kernel_known)
         return dim_fresh(dt);
     int64_t ek = (g->kernel[i] - 1) * g->dilation[i] + 1;
+    if (g->pad == PAD_SAME && g->out_pad[i])
+        return dim_fresh(dt);
+    if (g->pad == PAD_SAME)
+        return ek < g->stride[i] ? dim_add(dt, sx, dim_const(dt, ek - g->stride[i])) : sx;
     int64_t pads = g->pad == PAD_VALID ? 0 : g->pads[i] + g->pads[i + g->n];
     return dim_add(dt, sx, dim_const(dt, g->out_pad[i] + ek - pads - g->stride[i]));
 }

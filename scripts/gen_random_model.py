@@ -259,19 +259,39 @@ class ModelGen:
         pads = [int(self.rng.integers(0, 2)) for _ in range(2 * sp)]
         if unpadded:
             pads = [0] * (2 * sp)
+        auto = self.pick(['SAME_UPPER', 'SAME_LOWER', 'VALID']) if self.chance(0.15) else None
+        if auto and auto != 'VALID' and any(d != 1 for d in dil):
+            auto = None     # onnxruntime: no dilations with SAME_*
+        if auto:
+            pads = [0] * (2 * sp)
         out_sp = []
         opad = [0] * sp
         for i in range(sp):
             eff = (ks[i] - 1) * dil[i] + 1
+            n = x.shape[2 + i]
             if transpose:
-                if st[i] > 1 and self.chance(0.4):
-                    opad[i] = int(self.rng.integers(0, st[i]))
-                o = st[i] * (x.shape[2 + i] - 1) + opad[i] + eff - pads[i] - pads[sp + i]
+                if st[i] > 1 and self.chance(0.4) and auto in (None, 'VALID'):
+                    opad[i] = int(self.rng.integers(0, st[i]))  # SAME: onnx 1.12 and
+                o = st[i] * (n - 1) + opad[i] + eff - pads[i] - pads[sp + i]  # onnxruntime
+                if auto and auto != 'VALID':                    # differ on its size
+                    o = n * st[i] + min(0, eff - st[i])   # no negative padding
             else:
-                o = (x.shape[2 + i] + pads[i] + pads[sp + i] - eff) // st[i] + 1
+                o = (n + pads[i] + pads[sp + i] - eff) // st[i] + 1
+                if auto and auto != 'VALID':
+                    o = -(-n // st[i])
+                    if (o - 1) * st[i] + eff < n:
+                        return False    # SAME would need negative padding
             if o < 1 or o > 24:
                 return False
             out_sp.append(o)
+        out_shape = None
+        if transpose and not auto and not unpadded and self.chance(0.15):
+            # output_shape: pads computed from it (total padding below the kernel's extent)
+            full = [st[i] * (x.shape[2 + i] - 1) + opad[i] + (ks[i] - 1) * dil[i] + 1
+                    for i in range(sp)]
+            out_shape = [max(1, f - int(self.rng.integers(0, (ks[i] - 1) * dil[i] + 1)))
+                         for i, f in enumerate(full)]
+            out_sp, pads = list(out_shape), [0] * (2 * sp)
         if transpose:
             wshape = [cin, cout // groups] + ks
         else:
@@ -285,8 +305,12 @@ class ModelGen:
             attrs['strides'] = st
         if any(d != 1 for d in dil) or self.chance(0.2):
             attrs['dilations'] = dil
-        if any(pads) or self.chance(0.2):
+        if (any(pads) or self.chance(0.2)) and not auto and out_shape is None:
             attrs['pads'] = pads
+        if auto:
+            attrs['auto_pad'] = auto
+        if out_shape is not None:
+            attrs['output_shape'] = out_shape
         if groups > 1 or self.chance(0.2):
             attrs['group'] = groups
         if transpose and any(opad):
@@ -878,17 +902,48 @@ class ModelGen:
         return self.pool_on(v)
 
     def pool_on(self, x):
+        """MaxPool or AveragePool of x: explicit pads, or auto_pad; from opset 10 maybe
+        ceil_mode, and MaxPool's dilations."""
         sp = x.rank - 2
         ks = [int(self.rng.integers(1, min(4, d) + 1)) for d in x.shape[2:]]
         st = [int(self.rng.integers(1, 3)) for _ in range(sp)]
         pads = [int(self.rng.integers(0, k)) for k in ks] * 2 if self.chance(0.3) else [0] * 2 * sp
         op = self.pick(['MaxPool', 'AveragePool'])
+        dil = [1] * sp
+        if op == 'MaxPool' and self.opset >= 10 and self.chance(0.25):
+            dil = [int(self.rng.integers(1, 3)) for _ in range(sp)]
+        eff = [(k - 1) * d + 1 for k, d in zip(ks, dil)]
+        if any(e > n for e, n in zip(eff, x.shape[2:])):
+            return False
+        ceil = self.opset >= 10 and self.chance(0.3)
+        auto = self.pick(['SAME_UPPER', 'SAME_LOWER', 'VALID']) if self.chance(0.15) else None
         attrs = {'kernel_shape': ks, 'strides': st}
+        if auto:
+            pads, ceil = [0] * 2 * sp, False
+            attrs['auto_pad'] = auto
+            if auto != 'VALID':
+                dil, eff = [1] * sp, list(ks)   # onnxruntime: no dilations with SAME_*
         if any(pads):
             attrs['pads'] = pads
+        if any(d != 1 for d in dil):
+            attrs['dilations'] = dil
+        if ceil:
+            attrs['ceil_mode'] = 1
         if op == 'AveragePool' and self.chance(0.5):
             attrs['count_include_pad'] = int(self.rng.integers(0, 2))
-        out = [(x.shape[2 + i] + 2 * pads[i] - ks[i]) // st[i] + 1 for i in range(sp)]
+        out = []
+        for i in range(sp):
+            n, span = x.shape[2 + i], x.shape[2 + i] + 2 * pads[i] - eff[i]
+            if auto in ('SAME_UPPER', 'SAME_LOWER'):
+                out.append(-(-n // st[i]))
+                if (out[-1] - 1) * st[i] + eff[i] < n:
+                    return False        # SAME would need negative padding
+            elif ceil:
+                out.append(-(-span // st[i]) + 1)
+                if (out[-1] - 1) * st[i] >= n + pads[i]:
+                    return False  # a window starting in the end padding: onnxruntime drops
+            else:                 # it, onnx 1.12's inference (the checker) does not
+                out.append(span // st[i] + 1)
         self.value(self.node(op, [x.name], **attrs), list(x.shape[:2]) + out)
         return True
 

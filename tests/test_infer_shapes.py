@@ -198,6 +198,75 @@ def check_sampling():
     return shapes_hold(out, feeds)
 
 
+def ceil_pool_model():
+    """MaxPool with ceil_mode over a [1, 1, n] value, then Relu: a, k 1 s 2 on n = 4 (the
+    window ceil adds would start past the input: onnxruntime drops it, onnx 1.12's
+    inference keeps it); b, k 2 s 2 on n = 5 (no window dropped); c, k 3 s 2 on a symbolic L
+    (none can be dropped: pad_end + s - 1 < k); d, k 1 s 2 on L (one may be)."""
+    pools = {"a": (1, "x4"), "b": (2, "x5"), "c": (3, "xl"), "d": (1, "xl")}
+    nodes = []
+    for name, (k, src) in pools.items():
+        nodes += [helper.make_node("MaxPool", [src], ["p" + name], "pool_" + name,
+                                   kernel_shape=[k], strides=[2], ceil_mode=1),
+                  helper.make_node("Relu", ["p" + name], ["y" + name], "relu_" + name)]
+    f = TensorProto.FLOAT
+    g = helper.make_graph(nodes, "ceil",
+                          [helper.make_tensor_value_info("x4", f, [1, 1, 4]),
+                           helper.make_tensor_value_info("x5", f, [1, 1, 5]),
+                           helper.make_tensor_value_info("xl", f, [1, 1, "L"])],
+                          [helper.make_tensor_value_info("y" + n, f, [None] * 3) for n in pools])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+
+
+def check_ceil_pool():
+    """ceil_mode: a dim that onnxruntime and onnx 1.12 agree on is written (b: 3); where
+    they differ, or may for some L, it is a symbol (a, d; c too, ceil division of a symbol
+    being no expression); the output passes the full checker and the dims hold under
+    onnxruntime for L = 7 and 8 (a written 3 fails there: onnxruntime computes 2)."""
+    out, _ = fmt(save(ceil_pool_model(), "ceil.onnx"))
+    onnx.checker.check_model(onnx.load(out), full_check=True)
+    d = {k: declared(onnx.load(out))["p" + k][1][2] for k in "abcd"}
+    if d["b"] != 3 or not all(isinstance(d[k], str) for k in "acd"):
+        return "dims %s" % d
+    rng = np.random.default_rng(3)
+    return shapes_hold(out, [{"x4": rng.standard_normal((1, 1, 4)).astype(np.float32),
+                              "x5": rng.standard_normal((1, 1, 5)).astype(np.float32),
+                              "xl": rng.standard_normal((1, 1, n)).astype(np.float32)}
+                             for n in (7, 8)])
+
+
+def convt_same_model():
+    """ConvTranspose with auto_pad SAME_UPPER, stride 2, over x [1, 1, 9], then Relu: a,
+    kernel 1 (padding cannot take the kernel's shortfall away: 17, not 18); b, kernel 3 (18);
+    c, kernel 2 with output_padding 1 (onnxruntime 18, onnx 1.12's inference 19)."""
+    convs = {"a": (1, 0), "b": (3, 0), "c": (2, 1)}
+    nodes, inits = [], []
+    for name, (k, opad) in convs.items():
+        attrs = dict(strides=[2], auto_pad="SAME_UPPER")
+        if opad:
+            attrs["output_padding"] = [opad]
+        nodes += [helper.make_node("ConvTranspose", ["x", "w" + name], ["c" + name], **attrs),
+                  helper.make_node("Relu", ["c" + name], ["y" + name])]
+        inits.append(numpy_helper.from_array(np.full([1, 1, k], 0.5, np.float32), "w" + name))
+    f = TensorProto.FLOAT
+    g = helper.make_graph(nodes, "convt", [helper.make_tensor_value_info("x", f, [1, 1, 9])],
+                          [helper.make_tensor_value_info("y" + n, f, [None] * 3) for n in convs],
+                          inits)
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+
+
+def check_convt_same():
+    """ConvTranspose SAME: the written dims are onnxruntime's (a: 17, b: 18), a symbol where
+    onnx 1.12's inference differs from it (c); the full checker passes; the dims hold."""
+    out, _ = fmt(save(convt_same_model(), "convt.onnx"))
+    onnx.checker.check_model(onnx.load(out), full_check=True)
+    d = {k: declared(onnx.load(out))["c" + k][1][2] for k in "abc"}
+    if d["a"] != 17 or d["b"] != 18 or not isinstance(d["c"], str):
+        return "dims %s" % d
+    x = np.random.default_rng(4).standard_normal((1, 1, 9)).astype(np.float32)
+    return shapes_hold(out, [{"x": x}])
+
+
 def shapes_hold(out, feeds):
     """None when the dims out declares for every node output of its main graph hold, symbols
     bound, under onnxruntime on each of feeds (every node output made a graph output)."""
@@ -363,6 +432,8 @@ def main():
     t.check("sequences", check_sequences)
     t.check("shapes", check_shapes)
     t.check("sampling", check_sampling)
+    t.check("ceil-pool", check_ceil_pool)
+    t.check("convt-same", check_convt_same)
     t.check("expression", check_expression)
     t.check("conflict", check_conflict)
     t.check("unknown-op", check_unknown_op)

@@ -5,15 +5,17 @@ Usage: scripts/gen_random_model.py SEED [-o OUT.onnx]   (default OUT: random_SEE
 
 generate(seed) -> Generated(model, nonssa): the same seed always gives the same
 bytes. A small grammar picks productions around the ops ppqfmt's passes touch:
-Conv/ConvTranspose (groups, dilations, strides, 1-D/2-D/3-D) and Gemm/MatMul
+Conv/ConvTranspose (groups, dilations, strides, auto_pad, output_shape,
+1-D/2-D/3-D) and Gemm/MatMul
 followed by BatchNormalization/Add/Mul, standalone BatchNormalization, Constant
 and Identity chains, shared initializers, Clip/Pad/Slice/Resize/Upsample in the
 form the model's opset (7-17) wants, Reshape/Transpose/Concat/Split/Gather,
 shape subgraphs (Shape -> Gather -> (Mul) -> Unsqueeze -> Concat -> Reshape, of
 static or symbolic dims), constant subgraphs (Transpose/Cast/Add of
 initializers, Range, ConstantOfShape), constant expressions over some forty
-ops that fold evaluates (scripts/gen_fold_expr.py), MatMul + Add(bias) on rank-2 and rank-3
-inputs, Pad(constant 0) before Conv/MaxPool/AveragePool, Conv followed by a
+ops that fold evaluates (scripts/gen_fold_expr.py), LSTM/GRU/RNN, MatMul + Add(bias) on rank-2 and rank-3
+inputs, Pad(constant 0) before Conv/MaxPool/AveragePool (ceil_mode, dilations,
+auto_pad), Conv followed by a
 per-channel Mul, no-op nodes (Cast to the same type, Reshape to the same shape,
 the identity Transpose, a Transpose and its inverse, Add of 0, Mul by 1, Concat
 of one input, a Slice of everything, Pad by zeros, Expand to the same shape),
@@ -866,6 +868,46 @@ class ModelGen:
                                     for v in (start, lim, delta)])
         return self.node('Cast', [r], to=self.dtype)
 
+    def p_rnn(self):
+        """LSTM, GRU or RNN over a rank-3 value [seq, batch, width]: a direction, optional
+        bias, sequence_lens, initial states and peepholes, some outputs left unnamed; Y
+        (rank 4) and Y_h (rank 3) join the values."""
+        x = self.operand(rank=(3,), want=lambda v: max(v.shape) <= 8)
+        if x is None:
+            return False
+        op = self.pick(['LSTM', 'GRU', 'RNN'])
+        gates = {'LSTM': 4, 'GRU': 3, 'RNN': 1}[op]
+        seq, batch, width = x.shape     # time-major: onnxruntime has no layout 1
+        direction = self.pick(['forward', 'reverse', 'bidirectional'])
+        dirs, hid = 2 if direction == 'bidirectional' else 1, int(self.rng.integers(1, 6))
+        ins = [x.name, self.const(self.rand([dirs, gates * hid, width], -0.5, 0.5)),
+               self.const(self.rand([dirs, gates * hid, hid], -0.5, 0.5))]
+        state = [dirs, batch, hid]
+        optional = [('B', lambda: self.const(self.rand([dirs, 2 * gates * hid], -0.3, 0.3))),
+                    ('lens', lambda: self.const(self.rng.integers(1, seq + 1, size=[batch])
+                                                .astype(np.int32), 'init')),
+                    ('h0', lambda: self.const(self.rand(state)))]
+        optional += [('c0', lambda: self.const(self.rand(state))),
+                     ('P', lambda: self.const(self.rand([dirs, 3 * hid], -0.3, 0.3)))] \
+            if op == 'LSTM' else []
+        chosen = [self.chance(0.5) for _ in optional]
+        last = max([i for i, c in enumerate(chosen) if c], default=-1)
+        ins += [make() if c else '' for (_, make), c in zip(optional[:last + 1],
+                                                             chosen[:last + 1])]
+        attrs = {'hidden_size': hid, 'direction': direction}
+        if op == 'GRU' and self.chance(0.5):
+            attrs['linear_before_reset'] = 1
+        outs = self.node(op, ins, n_out=3 if op == 'LSTM' else 2, **attrs)
+        node = self.scope.nodes[-1]
+        if self.chance(0.3):
+            node.output[0] = ''             # Y not computed
+        else:
+            self.value(outs[0], [seq, dirs, batch, hid])
+        self.value(outs[1], state)
+        if op == 'LSTM' and self.chance(0.5):
+            del node.output[2]              # Y_c not asked for
+        return True
+
     def p_matmul_bias(self):
         """MatMul(x, W) + bias, x of rank 2 or 3 (the bias on either side)."""
         x = self.operand(rank=(2, 3), want=lambda v: v.shape[-1] <= 16)
@@ -1134,6 +1176,7 @@ class ModelGen:
         ('p_gelu', 0.8), ('p_dropout', 0.5), ('p_if', 0.5), ('p_loop', 0.4),
         ('p_shape_reshape', 0.6), ('p_const_subgraph', 0.7), ('p_matmul_bias', 0.8),
         ('p_pad_pool', 0.8), ('p_noop', 1.2), ('p_bn_conv', 0.5), ('p_fold_expr', 1.0),
+        ('p_rnn', 0.4),
     ]
 
     # -- whole model -----------------------------------------------------------
@@ -1252,13 +1295,14 @@ def forget_unproven_symbols(vi, sizes, symbols):
 
 # Productions onnxruntime's CPU provider runs in each dtype: it has no double
 # Conv, ConvTranspose, Resize/Upsample, Clip-6/11, LeakyRelu or Erf kernel (the
-# productions avoid the last three themselves), and pools only in float
-# (p_pad_pool puts a Conv after the Pad in float16).
+# productions avoid the last three themselves), pools only in float
+# (p_pad_pool puts a Conv after the Pad in float16), and LSTM/GRU/RNN only in
+# float.
 _ALL = {p for p, _ in ModelGen.PRODUCTIONS}
 DTYPE_OPS = {
     TP.FLOAT: _ALL,
-    TP.DOUBLE: _ALL - {'p_conv', 'p_bn_conv', 'p_resize', 'p_pad_pool'},
-    TP.FLOAT16: _ALL,
+    TP.DOUBLE: _ALL - {'p_conv', 'p_bn_conv', 'p_resize', 'p_pad_pool', 'p_rnn'},
+    TP.FLOAT16: _ALL - {'p_rnn'},
 }
 
 

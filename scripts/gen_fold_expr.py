@@ -7,7 +7,7 @@ type (float32, double or float16) and exactly that shape, computed from constant
 math (Sin ... Erf, Pow, Where), reductions
 (ReduceSum/Mean/Max/Min with keepdims 0 or 1, the axes an attribute or, for ReduceSum from
 opset 13, an input), Softmax (before opset 13 over the input coerced to 2-D at `axis`), CumSum,
-Trilu, MatMul, Gemm, layout ops (Transpose, Reshape, Squeeze/Unsqueeze, Tile, Expand, Concat,
+Trilu, MatMul, Gemm, Conv, layout ops (Transpose, Reshape, Squeeze/Unsqueeze, Tile, Expand, Concat,
 Slice with negative steps, Pad in its three modes, Gather, GatherElements, ScatterND, OneHot)
 and int64 arithmetic (Range, Add/Sub/Mul, Div and Mod of signed values, ArgMax/ArgMin) cast
 to float. Each form is used only from the opset that has it in that form. Values stay in
@@ -21,7 +21,7 @@ F32, I64, F16, F64 = 1, 7, 10, 11   # TensorProto element types
 NP_OF = {F32: np.float32, F16: np.float16, F64: np.float64}
 # Ops and forms onnxruntime's CPU provider has no double or float16 kernel for (it casts
 # float16 around most it lacks, not these).
-FLOAT32_ONLY = {'Erf', 'Softsign', 'Mean', 'onehot'}
+FLOAT32_ONLY = {'Erf', 'Softsign', 'Mean', 'onehot', 'conv'}
 MAX_ELEMS = 48   # of an intermediate: the expressions are about kernels, not sizes
 
 
@@ -89,6 +89,7 @@ class FoldExpr:
                 ('expand', o >= 8), ('concat', r >= 1), ('slice', r >= 1 and o >= 10),
                 ('pad', r >= 1 and o >= 11), ('gather', r >= 1), ('gather_elements', r >= 1 and o >= 11),
                 ('scatter_nd', r >= 1 and o >= 11), ('onehot', r >= 2 and o >= 11),
+                ('conv', 3 <= r <= 5),
                 ('from_ints', True)]
 
     def f_unary(self, shape, depth):
@@ -321,6 +322,43 @@ class FoldExpr:
         return self.node('OneHot', [self.g.const(idx, 'init'),
                                     self.g.const(np.array(depth_n, np.int64), 'init'), vals],
                          axis=-1)
+
+    def f_conv(self, shape, depth):
+        """Conv to shape [N, M, spatial...]: groups, strides, dilations, and pads or auto_pad
+        (SAME only without dilations and with no negative padding: onnxruntime's terms)."""
+        m = shape[1]
+        group = self.pick([g for g in (1, 2, 3) if m % g == 0])
+        cg = int(self.rng.integers(1, 3))
+        auto = self.pick([None, None, None, 'SAME_UPPER', 'SAME_LOWER', 'VALID'])
+        same = auto in ('SAME_UPPER', 'SAME_LOWER')
+        ks, st, dil, pads, ins = [], [], [], [[], []], []
+        for o in shape[2:]:
+            k, s = int(self.rng.integers(1, 4)), int(self.rng.integers(1, 3))
+            d = 1 if same else int(self.rng.integers(1, 3))
+            ek = (k - 1) * d + 1
+            if same:     # ceil(i/s) = o, padding (o-1)*s + ek - i not negative
+                i = int(self.rng.integers((o - 1) * s + 1, min(o * s, (o - 1) * s + ek) + 1))
+                pb = pe = 0
+            else:
+                pb, pe = (0, 0) if auto else (int(self.rng.integers(0, ek)) for _ in range(2))
+                i = (o - 1) * s + ek - pb - pe + int(self.rng.integers(0, s))
+                if i < 1:
+                    return None
+            ks.append(k), st.append(s), dil.append(d), ins.append(i)
+            pads[0].append(pb), pads[1].append(pe)
+        x_shape, w_shape = [shape[0], cg * group] + ins, [m, cg] + ks
+        if not (self.small(x_shape) and self.small(w_shape)):
+            return None
+        args = [self.float_expr(x_shape, depth), self.float_expr(w_shape, depth)]
+        if self.chance(0.5):
+            args.append(self.float_expr([m], depth))
+        attrs = {'strides': st, 'dilations': dil}
+        attrs.update({'auto_pad': auto} if auto else {'pads': pads[0] + pads[1]})
+        if group > 1 or self.chance(0.3):
+            attrs['group'] = group
+        if self.chance(0.5):
+            attrs['kernel_shape'] = ks
+        return self.node('Conv', args, **attrs)
 
     def f_from_ints(self, shape, depth):
         return self.node('Cast', [self.int_expr(shape, depth)], to=self.dtype)

@@ -255,6 +255,27 @@ def _(r):
         opset=10)
 
 
+@model("conv")
+def _(r):
+    """Conv of constants: a, 1-D, 2 groups, dilation 2, stride 2, pads [1, 2], bias;
+    b, 2-D, auto_pad SAME_LOWER, stride 2 (total padding 1 on each axis: at the head);
+    c, 3-D, VALID, no bias, kernel_shape given. Each added to an input. Expect: only
+    the Adds left; each reads the numpy value (a direct sum over the padded input)."""
+    outs = [("ca", "Xa", [1, 4, 4]), ("cb", "Xb", [1, 2, 3, 3]), ("cc", "Xc", [1, 1, 2, 1, 3])]
+    adds = [node("Add", [x, v], ["Y_" + v], "add_" + v) for v, x, _ in outs]
+    return finish(graph(
+        [node("Conv", ["XA", "WA", "BA"], ["ca"], "conva", group=2, dilations=[2],
+              strides=[2], pads=[1, 2]),
+         node("Conv", ["XB", "WB"], ["cb"], "convb", auto_pad="SAME_LOWER", strides=[2, 2]),
+         node("Conv", ["XC", "WC"], ["cc"], "convc", auto_pad="VALID",
+              kernel_shape=[2, 3, 2])] + adds,
+        "fold_conv", [fvi(x, sh) for _, x, sh in outs], [fvi("Y_" + v, sh) for v, _, sh in outs],
+        inits=[raw_tensor("XA", rand(r, 1, 4, 7)), raw_tensor("WA", rand(r, 4, 2, 2)),
+               raw_tensor("BA", rand(r, 4)), raw_tensor("XB", rand(r, 1, 3, 5, 6)),
+               raw_tensor("WB", rand(r, 2, 3, 2, 3)), raw_tensor("XC", rand(r, 1, 2, 3, 3, 4)),
+               raw_tensor("WC", rand(r, 1, 2, 2, 3, 2))]))
+
+
 @model("nn_opset13")
 def _(r):
     """The kernels at opset 13: Softmax on one axis (not the 2-D coercion),
@@ -721,6 +742,37 @@ _NN13 = {
 }
 
 
+def _conv_ref(x, w, b=None, strides=None, dil=None, head=None, tail=None, group=1):
+    """ONNX Conv by its definition: the input zero-padded (head/tail per spatial axis), each
+    output element a float64 sum over its group's channels and the kernel, rounded once."""
+    sp = x.ndim - 2
+    strides, dil = strides or [1] * sp, dil or [1] * sp
+    head, tail = head or [0] * sp, tail or [0] * sp
+    xp = np.pad(x.astype(np.float64), [(0, 0), (0, 0)] + list(zip(head, tail)))
+    ks = w.shape[2:]
+    outs = [(xp.shape[2 + i] - (ks[i] - 1) * dil[i] - 1) // strides[i] + 1 for i in range(sp)]
+    y = np.zeros((x.shape[0], w.shape[0]) + tuple(outs))
+    cg, mg = w.shape[1], w.shape[0] // group
+    for idx in np.ndindex(*y.shape):
+        n, m, o = idx[0], idx[1], idx[2:]
+        g = m // mg
+        for kidx in np.ndindex(*ks):
+            at = tuple(o[i] * strides[i] + kidx[i] * dil[i] for i in range(sp))
+            y[idx] += np.dot(xp[(n, slice(g * cg, (g + 1) * cg)) + at], w[(m, slice(None)) + kidx])
+    if b is not None:
+        y += b.reshape((1, -1) + (1,) * sp)
+    return y.astype(np.float32)
+
+
+_CONV = {
+    "ca": lambda I: _conv_ref(I("XA"), I("WA"), I("BA"), [2], [2], [1], [2], group=2),
+    # SAME_LOWER, stride 2: out 3 on both axes; padding (3-1)*2 + k - n = 1 (rows: 2+2-5),
+    # 1 (columns: 4+3-6), the odd one at the head
+    "cb": lambda I: _conv_ref(I("XB"), I("WB"), None, [2, 2], None, [1, 1], [0, 0]),
+    "cc": lambda I: _conv_ref(I("XC"), I("WC")),
+}
+
+
 def _nn_spec(refs, ops):
     return dict(both=[op_count("Add", len(refs))] + [op_count(o, 0) for o in ops] +
                 [folded_input("add_" + v, 1, f) for v, f in refs.items()])
@@ -825,6 +877,7 @@ SPECS = {
         folded_input("add0", 1, _reduce_matmul)]),
     "nn_opset10": _nn_spec(_NN10, ["Softmax", "LogSoftmax", "Clip", "Pad", "ArgMax",
                                          "Gemm", "EyeLike", "OneHot"]),
+    "conv": _nn_spec(_CONV, ["Conv"]),
     "nn_opset13": _nn_spec(_NN13, ["Softmax", "LogSoftmax", "Clip", "Pad", "GatherND",
                                          "OneHot", "ArgMin"]),
     "split_gather": dict(both=[

@@ -18,11 +18,12 @@ forms: `legacy_nearest` and `legacy_bilinear` (LegacyNet below: Conv+BN, ReLU6, 
 constant with value 0.5 and reflect, nn.Upsample x2 nearest or bilinear with
 align_corners=False, a slice; at opset 9 that is Clip-6, Pad-2, Upsample-9 and Slice-1).
 
-The names of scripts/export_transformers.py's USER table (gpt2_tiny, bert_tiny, llama_tiny,
-lstm_conv, gru_conv, swin_t, maxvit_t, efficientnet_v2_s, ssdlite320_mobilenet_v3_large,
-fasterrcnn_mobilenet_v3_large_320_fpn) are exported the way users export: with dynamic axes and
-torch's constant folding on (see that file); their record also holds the inputs' symbolic
-shapes and the sizes the tests feed for the dynamic dims. They share the caching below; a
+The names of scripts/export_transformers.py's USER table (small transformers, recurrent and
+CRNN nets of our own in plain torch, nn.TransformerEncoder, and newer torchvision networks:
+swin_t, maxvit_t, efficientnet_v2_s, raft_small, lraspp_mobilenet_v3_large, s3d, inception_v3,
+googlenet, five detection networks; --list names them all) are exported the way users export:
+with dynamic axes and torch's constant folding on (see that file); their record also holds the
+inputs' symbolic shapes and the sizes the tests feed for the dynamic dims. They share the caching below; a
 change to either script redoes every export.
 
 A name `<model>_constw` (any model above, e.g. resnet18_constw) is a Constant-weight variant,

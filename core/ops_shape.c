@@ -71,6 +71,31 @@ static int shape_size(InferCtx *c)
     return infer_set_value(c, 0, &n, 1);
 }
 
+/* The -1 at d[neg] of a Reshape of x to d[n]: x's element count over the
+ * other output dims, each dim the two sides share (the same handle: a dim
+ * copied by 0, or equal) cancelled first, so that [s+1, b, 2, 32] to
+ * [s+1, b, -1] gives 64 where dividing the products (2 polynomials) could
+ * not. */
+static Dim shape_reshape_rest(InferCtx *c, const InferFact *x, const Dim *d, long n, long neg)
+{
+    bool used[SHAPE_MAX] = {false};
+    Dim num = dim_const(c->dt, 1), den = dim_const(c->dt, 1);
+    if (x->rank > SHAPE_MAX)
+        return dim_fresh(c->dt);
+    for (long i = 0; i < n; i++) {
+        int k = 0;
+        while (i != neg && k < x->rank && (used[k] || x->dims[k] != d[i]))
+            k++;
+        if (i != neg && k < x->rank)
+            used[k] = true;
+        else if (i != neg)
+            den = dim_mul(c->dt, den, d[i]);
+    }
+    for (int k = 0; k < x->rank; k++)
+        num = used[k] ? num : dim_mul(c->dt, num, x->dims[k]);
+    return dim_div_exact_dim(c->dt, num, den);
+}
+
 /* Output dim i of a Reshape to t (n entries): 0 copies the input's dim
  * unless allowzero, -1 is solved from the element count. */
 static int shape_reshape_to(InferCtx *c, const Dim *t, long n)
@@ -95,13 +120,8 @@ static int shape_reshape_to(InferCtx *c, const Dim *t, long n)
             return infer_bad(c, "negative target dim %lld", (long long)dim_value(t[i]));
         }
     }
-    if (neg >= 0) {
-        Dim known = dim_const(c->dt, 1);
-        for (long i = 0; i < n; i++)
-            known = i == neg ? known : dim_mul(c->dt, known, d[i]);
-        d[neg] = unknown ? dim_fresh(c->dt)
-                         : dim_div_exact_dim(c->dt, infer_dims_product(c, x, 0, x->rank), known);
-    }
+    if (neg >= 0)
+        d[neg] = unknown ? dim_fresh(c->dt) : shape_reshape_rest(c, x, d, n, neg);
     if (infer_set(c, 0, x->dtype, (int)n, d))
         return -1;
     return x->value ? infer_set_value(c, 0, x->value, x->n_value) : 0;

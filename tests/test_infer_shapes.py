@@ -267,6 +267,31 @@ def check_convt_same():
     return shapes_hold(out, [{"x": x}])
 
 
+def reshape_rest_model():
+    """x [L, B, 2, 4] -> Pad 1 on axis 0 -> [L+1, B, 2, 4] -> Reshape [0, 0, -1] -> r -> Relu."""
+    i64 = lambda name, v: numpy_helper.from_array(np.array(v, np.int64), name)  # noqa: E731
+    nodes = [helper.make_node("Pad", ["x", "pads"], ["p"], "pad"),
+             helper.make_node("Reshape", ["p", "target"], ["r"], "reshape"),
+             helper.make_node("Relu", ["r"], ["y"], "relu")]
+    f = TensorProto.FLOAT
+    g = helper.make_graph(nodes, "rest", [helper.make_tensor_value_info("x", f, ["L", "B", 2, 4])],
+                          [helper.make_tensor_value_info("y", f, [None] * 3)],
+                          [i64("pads", [1, 0, 0, 0, 0, 0, 0, 0]), i64("target", [0, 0, -1])])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+
+
+def check_reshape_rest():
+    """Reshape's -1 where the other dims are copies of a sum (L+1) and a symbol: the shared
+    dims cancel, so it is 8, where the products' quotient is no monomial division."""
+    out, _ = fmt(save(reshape_rest_model(), "rest.onnx"))
+    d = declared(onnx.load(out))["r"][1]
+    if d != ["L+1", "B", 8]:
+        return "Reshape output %s, expected [L+1, B, 8]" % d
+    rng = np.random.default_rng(5)
+    return shapes_hold(out, [{"x": rng.standard_normal((n, b, 2, 4)).astype(np.float32)}
+                             for n, b in ((3, 2), (5, 1))])
+
+
 def shapes_hold(out, feeds):
     """None when the dims out declares for every node output of its main graph hold, symbols
     bound, under onnxruntime on each of feeds (every node output made a graph output)."""
@@ -434,6 +459,7 @@ def main():
     t.check("sampling", check_sampling)
     t.check("ceil-pool", check_ceil_pool)
     t.check("convt-same", check_convt_same)
+    t.check("reshape-rest", check_reshape_rest)
     t.check("expression", check_expression)
     t.check("conflict", check_conflict)
     t.check("unknown-op", check_unknown_op)

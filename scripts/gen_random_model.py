@@ -13,7 +13,9 @@ form the model's opset (7-17) wants, Reshape/Transpose/Concat/Split/Gather,
 shape subgraphs (Shape -> Gather -> (Mul) -> Unsqueeze -> Concat -> Reshape, of
 static or symbolic dims), constant subgraphs (Transpose/Cast/Add of
 initializers, Range, ConstantOfShape), constant expressions over some forty
-ops that fold evaluates (scripts/gen_fold_expr.py), LSTM/GRU/RNN, MatMul + Add(bias) on rank-2 and rank-3
+ops that fold evaluates (scripts/gen_fold_expr.py), LSTM/GRU/RNN, ops sized by
+a runtime shape or by the data (Expand/ConstantOfShape to Shape(x), Range, TopK,
+NonZero), MatMul + Add(bias) on rank-2 and rank-3
 inputs, Pad(constant 0) before Conv/MaxPool/AveragePool (ceil_mode, dilations,
 auto_pad), Conv followed by a
 per-channel Mul, no-op nodes (Cast to the same type, Reshape to the same shape,
@@ -791,6 +793,46 @@ class ModelGen:
         self.value(y, kept + [int(np.prod(x.shape[k:]))])
         return True
 
+    def p_dyn_shape(self):
+        """Ops whose output size comes from a runtime shape or from the data, often of an
+        input with symbolic dims: Expand or ConstantOfShape to Shape(x), Range up to x's
+        last dim, TopK of all of x's last axis (k from Shape), NonZero of x > 0."""
+        x = self.operand(min_rank=1) if self.chance(0.6) else None
+        if x is None:
+            x = self.new_input([int(self.rng.integers(1, 5)) for _ in range(self.pick([1, 2, 3]))],
+                               symbolic=0.6)
+        forms = (['expand'] if self.opset >= 8 else []) + \
+            (['fill', 'nonzero'] if self.opset >= 9 else [])
+        forms += ['range'] if self.opset >= 11 else []
+        forms += ['topk'] if self.opset >= 10 and self.dtype != TP.FLOAT16 else []
+        if not forms:
+            return False
+        form = self.pick(forms)
+        shape = self.node('Shape', [x.name])
+        if form == 'expand':
+            one = self.const(self.rand([1] * int(self.rng.integers(0, x.rank + 1))))
+            y = self.node('Expand', [one, shape])
+        elif form == 'fill':
+            val = numpy_helper.from_array(np.array([self.rng.uniform(-1, 1)], self.np),
+                                          self.fresh('fill'))
+            y = self.node('ConstantOfShape', [shape], value=val)
+        elif form == 'range':
+            last = self.node('Gather', [shape, self.const(np.array(-1, np.int64), 'init')], axis=0)
+            zero, step = (self.const(np.array(v, np.int64), 'init') for v in (0, 1))
+            y = self.node('Cast', [self.node('Range', [zero, last, step])], to=self.dtype)
+        elif form == 'topk':
+            k = self.node('Gather', [shape, self.ints([x.rank - 1])], axis=0)
+            order = {'largest': int(self.chance(0.7))} if self.opset >= 11 else {}
+            vals, idx = self.node('TopK', [x.name, k], n_out=2, **order)
+            y = self.node('Add', [vals, self.node('Cast', [idx], to=self.dtype)])
+        else:
+            nz = self.node('NonZero', [self.node('Greater', [x.name, self.const(
+                np.array(0, self.np), 'init')])])
+            self.extra_outputs.append((nz, TP.INT64, 2))   # [rank, count]: a graph output
+            return True
+        self.value(self.node(self.pick(['Add', 'Mul']), [x.name, y]), x.shape)
+        return True
+
     def shape_dims(self, s, k):
         """The first k dims of shape s: ([k scalars], True), a Gather of one index each,
         or ([one 1-D Gather of indices 0..k-1], False)."""
@@ -1176,7 +1218,7 @@ class ModelGen:
         ('p_gelu', 0.8), ('p_dropout', 0.5), ('p_if', 0.5), ('p_loop', 0.4),
         ('p_shape_reshape', 0.6), ('p_const_subgraph', 0.7), ('p_matmul_bias', 0.8),
         ('p_pad_pool', 0.8), ('p_noop', 1.2), ('p_bn_conv', 0.5), ('p_fold_expr', 1.0),
-        ('p_rnn', 0.4),
+        ('p_rnn', 0.4), ('p_dyn_shape', 0.6),
     ]
 
     # -- whole model -----------------------------------------------------------

@@ -6,7 +6,8 @@ Usage: tests/test_fuzz_diff.py [--count N] [--jobs J]
 0. The runner's parts: ppqfmt through build/tools/fork_server gives what the binary
    gives; the value_info check passes right declarations and flags a wrong dim; over
    GEN_SEEDS the generator makes every no-op form, layer norms at opset 17, constant
-   expressions of every op of FOLD_EXPR_OPS and LSTM/GRU/RNN (over FOLD_SEEDS) and no
+   expressions of every op of FOLD_EXPR_OPS, LSTM/GRU/RNN, TopK and NonZero (over
+   FOLD_SEEDS) and no
    unk__N symbol, and the random configurations draw --target-opset, --input-shape
    (with the sizes fed) and --enable; a refused --target-opset is a skip.
 1. Every row of tests/regress/diff/README.md is replayed with its command
@@ -145,7 +146,8 @@ def generator_checks():
         got = generated(seed)
         fold_ops |= {n.op_type for n in got.model.graph.node} if got else set()
     for what, ops in (("constant expressions of the ops fold evaluates", FOLD_EXPR_OPS),
-                      ("recurrent ops", {"LSTM", "GRU", "RNN"})):
+                      ("recurrent ops", {"LSTM", "GRU", "RNN"}),
+                      ("sizes from the data", {"TopK", "NonZero", "Range"})):
         missing = sorted(ops - fold_ops)
         T.report("generator: %s" % what, "never made: %s" % missing if missing else None)
     T.report("generator: no unk__ symbols declared",

@@ -4,8 +4,8 @@
  * The registry's kernel column: one OpKernel per (domain, type,
  * since-version), resolved against the model's opset as ops_lookup()
  * resolves a rule (ops_kernel() in ops_registry.h). The kernels live in
- * eval_elementwise.c, eval_shape.c, eval_scatter.c, eval_reduce.c, eval_nn.c
- * and eval_index.c; the helpers they share
+ * eval_elementwise.c, eval_shape.c, eval_scatter.c, eval_reduce.c, eval_nn.c,
+ * eval_conv.c and eval_index.c; the helpers they share
  * in eval_ctx.c, and the element plan behind elementwise and data-movement
  * kernels in eval_plan.c.
  *
@@ -58,7 +58,7 @@ typedef struct OpKernelTable {
 } OpKernelTable;
 
 extern const OpKernelTable eval_elementwise_kernels, eval_shape_kernels, eval_reduce_kernels,
-    eval_scatter_kernels, eval_nn_kernels, eval_index_kernels;
+    eval_scatter_kernels, eval_nn_kernels, eval_conv_kernels, eval_index_kernels;
 
 /* One element: floats as double, integers and bool as int64 (uint64 as its
  * bits). */

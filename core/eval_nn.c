@@ -1,6 +1,5 @@
 /* eval_nn.c - kernels of the network ops that read whole rows (eval.h):
- * Clip, Softmax, LogSoftmax, ArgMax, ArgMin, Gemm and Conv. Computed in
- * memory.
+ * Clip, Softmax, LogSoftmax, ArgMax, ArgMin and Gemm. Computed in memory.
  *
  * A NaN input is not folded by Clip, ArgMax and ArgMin: onnxruntime's
  * result for it follows its vectorised min/max, which the specification
@@ -12,7 +11,7 @@
 
 #include "eval.h"
 
-/* Gemm and Conv fold at most this many multiply-adds ("small constants"), as MatMul. */
+/* Gemm folds at most this many multiply-adds ("small constants"), as MatMul. */
 enum { GEMM_MAX_MACS = 1 << 26 };
 
 /* x's elements, or NULL (c->why set) when x has a NaN (floats). */
@@ -277,149 +276,10 @@ static int eval_gemm(EvalCtx *c)
     return EVAL_OK;
 }
 
-/* Conv: Y[n, m, o] = B[m] + the sum, over the input channels of m's group
- * and the kernel offsets k, of X[n, c, o*stride - pad_head + k*dilation] *
- * W[m, c, k], X being 0 outside its dims. Floats; pads from the attribute
- * or auto_pad (SAME_UPPER puts the odd pad at the end, SAME_LOWER at the
- * head, as onnxruntime does). Sums in double, rounded once, as MatMul. */
-typedef struct ConvFold {
-    int sp; /* spatial rank */
-    int64_t group, cg, mg; /* groups; input and output channels per group */
-    int64_t k[EVAL_MAX_RANK], stride[EVAL_MAX_RANK], dil[EVAL_MAX_RANK], head[EVAL_MAX_RANK];
-    int64_t ydims[EVAL_MAX_RANK], xs[EVAL_MAX_RANK], ws[EVAL_MAX_RANK];
-    const Tensor *x, *w, *b;
-    const uint8_t *xb, *wb, *bb;
-} ConvFold;
-
-/* Attribute name's ints for the sp spatial axes into v (fallback when absent). */
-static int conv_fold_ints(const Op *op, const char *name, int64_t *v, int n, int64_t fallback)
-{
-    long got = op_attr_ints(op, name, v, (size_t)n);
-    for (long i = got < 0 ? 0 : got; i < n; i++)
-        v[i] = fallback;
-    return got < 0 ? (op_attr(op, name) ? -1 : 0) : got == n ? 0 : -1;
-}
-
-/* The output dims and each axis's head padding; -1 when the geometry is not one. */
-static int conv_fold_geometry(const Op *op, ConvFold *g)
-{
-    static const char *const autos[] = {"NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"};
-    const Tensor *x = g->x, *w = g->w;
-    int sp = g->sp = (int)x->ndims - 2;
-    int64_t pads[2 * EVAL_MAX_RANK], ks[EVAL_MAX_RANK];
-    int mode = eval_attr_choice(op, "auto_pad", autos, 4);
-    g->group = op_attr_int(op, "group", 1);
-    if (sp < 1 || w->ndims != x->ndims || mode == 4 || g->group < 1 ||
-        x->dims[1] % g->group || w->dims[0] % g->group || w->dims[1] * g->group != x->dims[1] ||
-        conv_fold_ints(op, "strides", g->stride, sp, 1) ||
-        conv_fold_ints(op, "dilations", g->dil, sp, 1) ||
-        conv_fold_ints(op, "pads", pads, 2 * sp, 0) ||
-        conv_fold_ints(op, "kernel_shape", ks, sp, 0))
-        return -1;
-    g->cg = w->dims[1];
-    g->mg = w->dims[0] / g->group;
-    g->ydims[0] = x->dims[0];
-    g->ydims[1] = w->dims[0];
-    for (int i = 0; i < sp; i++) {
-        int64_t in = x->dims[2 + i], s = g->stride[i];
-        g->k[i] = w->dims[2 + i];
-        if (s < 1 || g->dil[i] < 1 || (ks[i] && ks[i] != g->k[i]) || pads[i] < 0 ||
-            pads[sp + i] < 0)
-            return -1;
-        int64_t ek = (g->k[i] - 1) * g->dil[i] + 1, out, total;
-        if (mode == 1 || mode == 2) {
-            out = (in + s - 1) / s;
-            total = (out - 1) * s + ek - in;
-            total = total < 0 ? 0 : total;
-            g->head[i] = mode == 1 ? total / 2 : total - total / 2;
-        } else {
-            int64_t pb = mode == 3 ? 0 : pads[i], pe = mode == 3 ? 0 : pads[sp + i];
-            if (in + pb + pe < ek)
-                return -1;
-            out = (in + pb + pe - ek) / s + 1;
-            g->head[i] = pb;
-        }
-        g->ydims[2 + i] = out;
-    }
-    eval_strides(x->dims, x->ndims, g->xs);
-    eval_strides(w->dims, w->ndims, g->ws);
-    return 0;
-}
-
-/* Output element (n, m, o[]) in double. */
-static double conv_fold_at(const ConvFold *g, int64_t n, int64_t m, const int64_t *o)
-{
-    int32_t dt = g->x->dtype;
-    size_t size = dtype_size(dt);
-    int64_t c0 = m / g->mg * g->cg, kn = 1, off[EVAL_MAX_RANK];
-    for (int i = 0; i < g->sp; i++)
-        kn *= g->k[i];
-    double sum = g->bb ? eval_load(dt, g->bb + (size_t)m * size).f : 0;
-    for (int64_t kk = 0; kk < kn; kk++) {
-        int64_t rest = kk, xo = 0, wo = 0;
-        bool inside = true;
-        for (int i = g->sp - 1; i >= 0; i--) {
-            off[i] = rest % g->k[i];
-            rest /= g->k[i];
-            int64_t at = o[i] * g->stride[i] - g->head[i] + off[i] * g->dil[i];
-            inside &= at >= 0 && at < g->x->dims[2 + i];
-            xo += at * g->xs[2 + i];
-            wo += off[i] * g->ws[2 + i];
-        }
-        if (!inside)
-            continue;
-        const uint8_t *xp = g->xb + (size_t)(n * g->xs[0] + c0 * g->xs[1] + xo) * size;
-        const uint8_t *wp = g->wb + (size_t)(m * g->ws[0] + wo) * size;
-        for (int64_t ci = 0; ci < g->cg; ci++)
-            sum += eval_load(dt, xp + (size_t)(ci * g->xs[1]) * size).f *
-                   eval_load(dt, wp + (size_t)(ci * g->ws[1]) * size).f;
-    }
-    return sum;
-}
-
-static int eval_conv(EvalCtx *c)
-{
-    ConvFold g;
-    memset(&g, 0, sizeof g);
-    g.x = eval_in(c, 0);
-    g.w = eval_in(c, 1);
-    g.b = c->n_in > 2 && c->in[2] ? eval_in(c, 2) : NULL;
-    int32_t dt = g.x ? g.x->dtype : DT_BOOL;
-    if (!g.x || !g.w || !dtype_is_float(dt) || g.w->dtype != dt || g.x->ndims < 3 ||
-        g.x->ndims > EVAL_MAX_RANK || (c->n_in > 2 && c->in[2] && !g.b) ||
-        (g.b && (g.b->dtype != dt || g.b->ndims != 1 || g.b->dims[0] != g.w->dims[0])) ||
-        conv_fold_geometry(c->op, &g))
-        return eval_decline(c, "unsupported or mismatched operands");
-    double macs = (double)tensor_numel(g.w) * (double)g.ydims[0];
-    for (int i = 0; i < g.sp; i++)
-        macs *= (double)g.ydims[2 + i];
-    if (macs > GEMM_MAX_MACS)
-        return eval_decline(c, "too many multiply-adds for a fold");
-    g.xb = eval_bytes(c, g.x);
-    g.wb = g.xb ? eval_bytes(c, g.w) : NULL;
-    g.bb = g.wb && g.b ? eval_bytes(c, g.b) : NULL;
-    Tensor *t = g.wb && (g.bb || !g.b) ? eval_out(c, 0, dt, g.x->ndims, g.ydims) : NULL;
-    if (!t)
-        return eval_out_failed(c);
-    size_t size = dtype_size(dt), e = 0, n_out = (size_t)tensor_numel(t);
-    int64_t idx[EVAL_MAX_RANK] = {0};
-    for (; e < n_out; e++) {
-        int64_t rest = (int64_t)e;
-        for (int i = (int)t->ndims - 1; i >= 0; i--) {
-            idx[i] = rest % g.ydims[i];
-            rest /= g.ydims[i];
-        }
-        EvalNum v = {.f = conv_fold_at(&g, idx[0], idx[1], idx + 2)};
-        eval_store(dt, (uint8_t *)t->data + e * size, v);
-    }
-    return EVAL_OK;
-}
-
 static const OpKernel kernels[] = {
     {"", "Clip", 1, eval_clip},       {"", "Softmax", 1, eval_softmax},
     {"", "LogSoftmax", 1, eval_log_softmax}, {"", "ArgMax", 1, eval_argmax},
     {"", "ArgMin", 1, eval_argmin},   {"", "Gemm", 1, eval_gemm},
-    {"", "Conv", 1, eval_conv},
 };
 
 const OpKernelTable eval_nn_kernels = {kernels, sizeof kernels / sizeof *kernels};

@@ -75,7 +75,7 @@ const OpSchema *ops_at(size_t i)
 
 static const OpKernelTable *const ops_kernel_families[] = {
     &eval_elementwise_kernels, &eval_shape_kernels, &eval_reduce_kernels, &eval_scatter_kernels,
-    &eval_nn_kernels, &eval_index_kernels,
+    &eval_nn_kernels, &eval_conv_kernels, &eval_index_kernels,
 };
 
 bool ops_counts_ok(const OpSchema *s, size_t n_in, size_t n_out)

@@ -7,7 +7,7 @@ type (float32, double or float16) and exactly that shape, computed from constant
 math (Sin ... Erf, Pow, Where), reductions
 (ReduceSum/Mean/Max/Min with keepdims 0 or 1, the axes an attribute or, for ReduceSum from
 opset 13, an input), Softmax (before opset 13 over the input coerced to 2-D at `axis`), CumSum,
-Trilu, MatMul, Gemm, Conv, layout ops (Transpose, Reshape, Squeeze/Unsqueeze, Tile, Expand, Concat,
+Trilu, MatMul, Gemm, Conv, ConvTranspose, layout ops (Transpose, Reshape, Squeeze/Unsqueeze, Tile, Expand, Concat,
 Slice with negative steps, Pad in its three modes, Gather, GatherElements, ScatterND, OneHot)
 and int64 arithmetic (Range, Add/Sub/Mul, Div and Mod of signed values, ArgMax/ArgMin) cast
 to float. Each form is used only from the opset that has it in that form. Values stay in
@@ -21,7 +21,7 @@ F32, I64, F16, F64 = 1, 7, 10, 11   # TensorProto element types
 NP_OF = {F32: np.float32, F16: np.float16, F64: np.float64}
 # Ops and forms onnxruntime's CPU provider has no double or float16 kernel for (it casts
 # float16 around most it lacks, not these).
-FLOAT32_ONLY = {'Erf', 'Softsign', 'Mean', 'onehot', 'conv'}
+FLOAT32_ONLY = {'Erf', 'Softsign', 'Mean', 'onehot', 'conv', 'conv_transpose'}
 MAX_ELEMS = 48   # of an intermediate: the expressions are about kernels, not sizes
 
 
@@ -89,7 +89,7 @@ class FoldExpr:
                 ('expand', o >= 8), ('concat', r >= 1), ('slice', r >= 1 and o >= 10),
                 ('pad', r >= 1 and o >= 11), ('gather', r >= 1), ('gather_elements', r >= 1 and o >= 11),
                 ('scatter_nd', r >= 1 and o >= 11), ('onehot', r >= 2 and o >= 11),
-                ('conv', 3 <= r <= 5),
+                ('conv', 3 <= r <= 5), ('conv_transpose', 3 <= r <= 5),
                 ('from_ints', True)]
 
     def f_unary(self, shape, depth):
@@ -359,6 +359,37 @@ class FoldExpr:
         if self.chance(0.5):
             attrs['kernel_shape'] = ks
         return self.node('Conv', args, **attrs)
+
+    def f_conv_transpose(self, shape, depth):
+        """ConvTranspose to shape [N, M, spatial...]: groups, strides, dilations, explicit
+        pads and output_padding chosen so that an input size gives exactly that shape."""
+        m = shape[1]
+        group = self.pick([g for g in (1, 2, 3) if m % g == 0])
+        cg = int(self.rng.integers(1, 3))
+        ks, st, dil, opads, pads, ins = [], [], [], [], [[], []], []
+        for o in shape[2:]:
+            k, s, d = (int(self.rng.integers(1, 4)), int(self.rng.integers(1, 3)),
+                       int(self.rng.integers(1, 3)))
+            ek, opad = (k - 1) * d + 1, int(self.rng.integers(0, s))
+            total = (opad + ek - o) % s   # pads making (o - opad - ek + pads) / s whole
+            if total > 2 * (ek - 1) or o - opad - ek + total < 0:
+                return None
+            pb = int(self.rng.integers(max(0, total - ek + 1), min(total, ek - 1) + 1))
+            ins.append((o - opad - ek + total) // s + 1)
+            ks.append(k), st.append(s), dil.append(d), opads.append(opad)
+            pads[0].append(pb), pads[1].append(total - pb)
+        x_shape, w_shape = [shape[0], cg * group] + ins, [cg * group, m // group] + ks
+        if not (self.small(x_shape) and self.small(w_shape)):
+            return None
+        args = [self.float_expr(x_shape, depth), self.float_expr(w_shape, depth)]
+        if self.chance(0.5):
+            args.append(self.float_expr([m], depth))
+        attrs = {'strides': st, 'dilations': dil, 'pads': pads[0] + pads[1]}
+        if any(opads):
+            attrs['output_padding'] = opads
+        if group > 1 or self.chance(0.3):
+            attrs['group'] = group
+        return self.node('ConvTranspose', args, **attrs)
 
     def f_from_ints(self, shape, depth):
         return self.node('Cast', [self.int_expr(shape, depth)], to=self.dtype)

@@ -259,21 +259,27 @@ def _(r):
 def _(r):
     """Conv of constants: a, 1-D, 2 groups, dilation 2, stride 2, pads [1, 2], bias;
     b, 2-D, auto_pad SAME_LOWER, stride 2 (total padding 1 on each axis: at the head);
-    c, 3-D, VALID, no bias, kernel_shape given. Each added to an input. Expect: only
-    the Adds left; each reads the numpy value (a direct sum over the padded input)."""
-    outs = [("ca", "Xa", [1, 4, 4]), ("cb", "Xb", [1, 2, 3, 3]), ("cc", "Xc", [1, 1, 2, 1, 3])]
+    c, 3-D, VALID, no bias, kernel_shape given; d, ConvTranspose 1-D, 2 groups, stride 2,
+    pads [1, 0], output_padding 1, bias. Each added to an input. Expect: only the Adds
+    left; each reads the numpy value (a direct sum over the padded input; for d, each input
+    element's kernel-wide contribution added in, then the head padding cropped)."""
+    outs = [("ca", "Xa", [1, 4, 4]), ("cb", "Xb", [1, 2, 3, 3]), ("cc", "Xc", [1, 1, 2, 1, 3]),
+            ("cd", "Xd", [1, 4, 7])]
     adds = [node("Add", [x, v], ["Y_" + v], "add_" + v) for v, x, _ in outs]
     return finish(graph(
         [node("Conv", ["XA", "WA", "BA"], ["ca"], "conva", group=2, dilations=[2],
               strides=[2], pads=[1, 2]),
          node("Conv", ["XB", "WB"], ["cb"], "convb", auto_pad="SAME_LOWER", strides=[2, 2]),
          node("Conv", ["XC", "WC"], ["cc"], "convc", auto_pad="VALID",
-              kernel_shape=[2, 3, 2])] + adds,
+              kernel_shape=[2, 3, 2]),
+         node("ConvTranspose", ["XD", "WD", "BD"], ["cd"], "convd", group=2, strides=[2],
+              pads=[1, 0], output_padding=[1])] + adds,
         "fold_conv", [fvi(x, sh) for _, x, sh in outs], [fvi("Y_" + v, sh) for v, _, sh in outs],
         inits=[raw_tensor("XA", rand(r, 1, 4, 7)), raw_tensor("WA", rand(r, 4, 2, 2)),
                raw_tensor("BA", rand(r, 4)), raw_tensor("XB", rand(r, 1, 3, 5, 6)),
                raw_tensor("WB", rand(r, 2, 3, 2, 3)), raw_tensor("XC", rand(r, 1, 2, 3, 3, 4)),
-               raw_tensor("WC", rand(r, 1, 2, 2, 3, 2))]))
+               raw_tensor("WC", rand(r, 1, 2, 2, 3, 2)), raw_tensor("XD", rand(r, 1, 4, 3)),
+               raw_tensor("WD", rand(r, 4, 2, 3)), raw_tensor("BD", rand(r, 4))]))
 
 
 @model("nn_opset13")
@@ -764,12 +770,24 @@ def _conv_ref(x, w, b=None, strides=None, dil=None, head=None, tail=None, group=
     return y.astype(np.float32)
 
 
+def _convt_ref(x, w, b, stride, head, out, group):
+    """1-D ONNX ConvTranspose by its definition: X[n, c, i] * W[c, m, k] added at output
+    position i*stride + k of the uncropped output, which is then cropped from head."""
+    cg, mg = x.shape[1] // group, w.shape[1]
+    full = np.zeros((x.shape[0], mg * group, (x.shape[2] - 1) * stride + w.shape[2] + 1))
+    for n, c, i, m, k in np.ndindex(x.shape[0], x.shape[1], x.shape[2], mg, w.shape[2]):
+        full[n, c // cg * mg + m, i * stride + k] += float(x[n, c, i]) * float(w[c, m, k])
+    return (full[:, :, head:head + out] + b.reshape(1, -1, 1)).astype(np.float32)
+
+
 _CONV = {
     "ca": lambda I: _conv_ref(I("XA"), I("WA"), I("BA"), [2], [2], [1], [2], group=2),
     # SAME_LOWER, stride 2: out 3 on both axes; padding (3-1)*2 + k - n = 1 (rows: 2+2-5),
     # 1 (columns: 4+3-6), the odd one at the head
     "cb": lambda I: _conv_ref(I("XB"), I("WB"), None, [2, 2], None, [1, 1], [0, 0]),
     "cc": lambda I: _conv_ref(I("XC"), I("WC")),
+    # out = 2*(3-1) + 1 + 3 - 1 - 0 = 7
+    "cd": lambda I: _convt_ref(I("XD"), I("WD"), I("BD"), 2, 1, 7, 2),
 }
 
 
@@ -877,7 +895,7 @@ SPECS = {
         folded_input("add0", 1, _reduce_matmul)]),
     "nn_opset10": _nn_spec(_NN10, ["Softmax", "LogSoftmax", "Clip", "Pad", "ArgMax",
                                          "Gemm", "EyeLike", "OneHot"]),
-    "conv": _nn_spec(_CONV, ["Conv"]),
+    "conv": _nn_spec(_CONV, ["Conv", "ConvTranspose"]),
     "nn_opset13": _nn_spec(_NN13, ["Softmax", "LogSoftmax", "Clip", "Pad", "GatherND",
                                          "OneHot", "ArgMin"]),
     "split_gather": dict(both=[

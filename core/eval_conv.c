@@ -1,0 +1,198 @@
+/* eval_conv.c - kernels of Conv and ConvTranspose on constant inputs (eval.h):
+ * floats, groups, strides, dilations, an optional bias. Each output element is
+ * a sum over its group's input channels and the kernel offsets, accumulated in
+ * double and rounded once, as MatMul's; at most CONV_MAX_MACS multiply-adds
+ * ("small constants"). Computed in memory.
+ *
+ * Conv: Y[n, m, o] = B[m] + sum X[n, c, o*stride - head + k*dilation] * W[m, c, k],
+ * X being 0 outside its dims; pads from the attribute or auto_pad (SAME_UPPER
+ * puts an odd padding's extra element at the end, SAME_LOWER at the head).
+ * ConvTranspose: X[n, c, i] reaches Y[n, m, i*stride - head + k*dilation]
+ * through W[c, m, k]; explicit pads and output_padding only (auto_pad SAME and
+ * output_shape decline: their pads are where onnxruntime and the operator text
+ * have disagreed). */
+#include <string.h>
+
+#include "eval.h"
+
+enum { CONV_MAX_MACS = 1 << 26 };
+
+typedef struct ConvFold {
+    bool transpose;
+    int sp; /* spatial rank */
+    int64_t group, cg, mg; /* groups; input and output channels per group */
+    int64_t k[EVAL_MAX_RANK], stride[EVAL_MAX_RANK], dil[EVAL_MAX_RANK], head[EVAL_MAX_RANK];
+    int64_t ydims[EVAL_MAX_RANK], xs[EVAL_MAX_RANK], ws[EVAL_MAX_RANK];
+    const Tensor *x, *w, *b;
+    const uint8_t *xb, *wb, *bb;
+} ConvFold;
+
+/* Attribute name's ints for n axes into v (fallback when absent); -1 when
+ * present with another length or type. */
+static int conv_fold_ints(const Op *op, const char *name, int64_t *v, int n, int64_t fallback)
+{
+    long got = op_attr_ints(op, name, v, (size_t)n);
+    for (long i = got < 0 ? 0 : got; i < n; i++)
+        v[i] = fallback;
+    return got < 0 ? (op_attr(op, name) ? -1 : 0) : got == n ? 0 : -1;
+}
+
+/* Output size of axis i (input size in, kernel extent ek, explicit pads pb
+ * and pe, auto_pad mode as in conv_fold_geometry); sets head[i]. -1 when
+ * there is no output. */
+static int64_t conv_fold_out(ConvFold *g, int i, int64_t in, int64_t ek, int64_t pb, int64_t pe,
+                             int64_t opad, int mode)
+{
+    int64_t s = g->stride[i];
+    g->head[i] = pb;
+    if (g->transpose)
+        return s * (in - 1) + opad + ek - pb - pe;
+    if (mode == 1 || mode == 2) {
+        int64_t out = (in + s - 1) / s, total = (out - 1) * s + ek - in;
+        total = total < 0 ? 0 : total;
+        g->head[i] = mode == 1 ? total / 2 : total - total / 2;
+        return out;
+    }
+    return in + pb + pe < ek ? -1 : (in + pb + pe - ek) / s + 1;
+}
+
+/* The output dims and each axis's head padding; -1 when the geometry is not one. */
+static int conv_fold_geometry(const Op *op, ConvFold *g)
+{
+    static const char *const autos[] = {"NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"};
+    const Tensor *x = g->x, *w = g->w;
+    int sp = g->sp = (int)x->ndims - 2;
+    int64_t pads[2 * EVAL_MAX_RANK], ks[EVAL_MAX_RANK], opad[EVAL_MAX_RANK];
+    int mode = eval_attr_choice(op, "auto_pad", autos, 4);
+    g->group = op_attr_int(op, "group", 1);
+    /* W: [M, C/group, k...] for Conv, [C, M/group, k...] for ConvTranspose */
+    int64_t wc = g->transpose ? w->dims[0] : w->dims[1] * g->group;
+    int64_t m = g->transpose ? w->dims[1] * g->group : w->dims[0];
+    if (sp < 1 || w->ndims != x->ndims || mode == 4 || g->group < 1 || wc != x->dims[1] ||
+        x->dims[1] % g->group || m % g->group ||
+        (g->transpose && (mode == 1 || mode == 2 || op_attr(op, "output_shape"))) ||
+        conv_fold_ints(op, "strides", g->stride, sp, 1) ||
+        conv_fold_ints(op, "dilations", g->dil, sp, 1) ||
+        conv_fold_ints(op, "pads", pads, 2 * sp, 0) ||
+        conv_fold_ints(op, "kernel_shape", ks, sp, 0) ||
+        conv_fold_ints(op, "output_padding", opad, sp, 0))
+        return -1;
+    g->cg = x->dims[1] / g->group;
+    g->mg = m / g->group;
+    g->ydims[0] = x->dims[0];
+    g->ydims[1] = m;
+    for (int i = 0; i < sp; i++) {
+        g->k[i] = w->dims[2 + i];
+        if (g->stride[i] < 1 || g->dil[i] < 1 || (ks[i] && ks[i] != g->k[i]) || pads[i] < 0 ||
+            pads[sp + i] < 0 || opad[i] < 0)
+            return -1;
+        int64_t ek = (g->k[i] - 1) * g->dil[i] + 1;
+        bool valid = mode == 3;
+        g->ydims[2 + i] = conv_fold_out(g, i, x->dims[2 + i], ek, valid ? 0 : pads[i],
+                                        valid ? 0 : pads[sp + i], opad[i], mode);
+        if (g->ydims[2 + i] < 1)
+            return -1;
+    }
+    eval_strides(x->dims, x->ndims, g->xs);
+    eval_strides(w->dims, w->ndims, g->ws);
+    return 0;
+}
+
+/* The input position along axis i that kernel offset k reads for output
+ * position o, or -1 when it reads padding (or, transposed, no input lands
+ * there). */
+static int64_t conv_fold_pos(const ConvFold *g, int i, int64_t o, int64_t k)
+{
+    int64_t in = g->x->dims[2 + i];
+    if (!g->transpose) {
+        int64_t at = o * g->stride[i] - g->head[i] + k * g->dil[i];
+        return at >= 0 && at < in ? at : -1;
+    }
+    int64_t t = o + g->head[i] - k * g->dil[i];
+    if (t < 0 || t % g->stride[i])
+        return -1;
+    return t / g->stride[i] < in ? t / g->stride[i] : -1;
+}
+
+/* Output element (n, m, o[]) in double. */
+static double conv_fold_at(const ConvFold *g, int64_t n, int64_t m, const int64_t *o)
+{
+    int32_t dt = g->x->dtype;
+    size_t size = dtype_size(dt);
+    int64_t grp = m / g->mg, c0 = grp * g->cg, kn = 1;
+    /* the weight of (input channel c0 + ci, output channel m): Conv W[m, ci],
+     * ConvTranspose W[c0 + ci, m - grp*mg] */
+    int64_t w0 = g->transpose ? c0 * g->ws[0] + (m - grp * g->mg) * g->ws[1] : m * g->ws[0];
+    int64_t wstep = g->transpose ? g->ws[0] : g->ws[1];
+    for (int i = 0; i < g->sp; i++)
+        kn *= g->k[i];
+    double sum = g->bb ? eval_load(dt, g->bb + (size_t)m * size).f : 0;
+    for (int64_t kk = 0; kk < kn; kk++) {
+        int64_t rest = kk, xo = 0, wo = 0;
+        bool inside = true;
+        for (int i = g->sp - 1; i >= 0 && inside; i--) {
+            int64_t off = rest % g->k[i], at = conv_fold_pos(g, i, o[i], off);
+            rest /= g->k[i];
+            inside = at >= 0;
+            xo += at * g->xs[2 + i];
+            wo += off * g->ws[2 + i];
+        }
+        if (!inside)
+            continue;
+        const uint8_t *xp = g->xb + (size_t)(n * g->xs[0] + c0 * g->xs[1] + xo) * size;
+        const uint8_t *wp = g->wb + (size_t)(w0 + wo) * size;
+        for (int64_t ci = 0; ci < g->cg; ci++)
+            sum += eval_load(dt, xp + (size_t)(ci * g->xs[1]) * size).f *
+                   eval_load(dt, wp + (size_t)(ci * wstep) * size).f;
+    }
+    return sum;
+}
+
+static int conv_run(EvalCtx *c, bool transpose)
+{
+    ConvFold g;
+    memset(&g, 0, sizeof g);
+    g.transpose = transpose;
+    g.x = eval_in(c, 0);
+    g.w = eval_in(c, 1);
+    g.b = c->n_in > 2 && c->in[2] ? eval_in(c, 2) : NULL;
+    int32_t dt = g.x ? g.x->dtype : DT_BOOL;
+    if (!g.x || !g.w || !dtype_is_float(dt) || g.w->dtype != dt || g.x->ndims < 3 ||
+        g.x->ndims > EVAL_MAX_RANK || (c->n_in > 2 && c->in[2] && !g.b) ||
+        conv_fold_geometry(c->op, &g) ||
+        (g.b && (g.b->dtype != dt || g.b->ndims != 1 || g.b->dims[0] != g.ydims[1])))
+        return eval_decline(c, "unsupported or mismatched operands");
+    double macs = (double)tensor_numel(g.w) * (double)g.ydims[0]; /* the loop's visits */
+    for (int i = 0; i < g.sp; i++)
+        macs *= (double)g.ydims[2 + i];
+    if (macs > CONV_MAX_MACS)
+        return eval_decline(c, "too many multiply-adds for a fold");
+    g.xb = eval_bytes(c, g.x);
+    g.wb = g.xb ? eval_bytes(c, g.w) : NULL;
+    g.bb = g.wb && g.b ? eval_bytes(c, g.b) : NULL;
+    Tensor *t = g.wb && (g.bb || !g.b) ? eval_out(c, 0, dt, g.x->ndims, g.ydims) : NULL;
+    if (!t)
+        return eval_out_failed(c);
+    size_t size = dtype_size(dt), n_out = (size_t)tensor_numel(t);
+    int64_t idx[EVAL_MAX_RANK] = {0};
+    for (size_t e = 0; e < n_out; e++) {
+        int64_t rest = (int64_t)e;
+        for (int i = (int)t->ndims - 1; i >= 0; i--) {
+            idx[i] = rest % g.ydims[i];
+            rest /= g.ydims[i];
+        }
+        EvalNum v = {.f = conv_fold_at(&g, idx[0], idx[1], idx + 2)};
+        eval_store(dt, (uint8_t *)t->data + e * size, v);
+    }
+    return EVAL_OK;
+}
+
+static int eval_conv(EvalCtx *c) { return conv_run(c, false); }
+static int eval_conv_transpose(EvalCtx *c) { return conv_run(c, true); }
+
+static const OpKernel kernels[] = {
+    {"", "Conv", 1, eval_conv},
+    {"", "ConvTranspose", 1, eval_conv_transpose},
+};
+
+const OpKernelTable eval_conv_kernels = {kernels, sizeof kernels / sizeof *kernels};

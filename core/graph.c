@@ -243,6 +243,7 @@ Var *graph_shadow_var(Graph *g, const char *name)
     if (prev) {
         namemap_del(&g->by_name, name);
         prev->shadowed = true;
+        g->model->shadowed = true;
     }
     Var *v = graph_new_var(g, name);
     if (v)
@@ -556,6 +557,11 @@ int graph_add_held_decl(Graph *g, Var *v, int kind, TypeInfo type)
         return -1;
     g->held[g->n_held++] = (HeldDecl){v, kind, type};
     return 0;
+}
+
+bool model_may_have_op_type(const Model *m, const char *type)
+{
+    return namemap_get(&m->interned, type) != NULL;
 }
 
 bool op_is(const Op *op, const char *type)

@@ -230,6 +230,7 @@ typedef struct Model {
     void *release_ctx;
     struct MappedCopy *copy; /* see model_mapped_copy; allocated by model_new */
     InlineNames inline_names; /* see graph_inline_subgraph */
+    bool shadowed; /* some value was ever shadowed (graph_shadow_var) */
 } Model;
 
 /* --- building (used by the loader and by passes) --- */
@@ -322,6 +323,11 @@ const uint8_t *model_read_bytes(const Model *m, const void *p, size_t n, uint8_t
 void model_note_var(Model *m, const char *action, const Var *v);
 
 /* --- reading --- */
+/* Whether an operation of m may have this type: false only when none ever
+ * had (every operation's type is a model_intern string, and the intern
+ * table only grows), so a pass acting on types that are all absent can be
+ * skipped without a scan of the graphs. */
+bool model_may_have_op_type(const Model *m, const char *type);
 /* Is op a live standard ONNX operator of this type (default domain)? */
 bool op_is(const Op *op, const char *type);
 /* The opset version the model imports for a domain ("" or "ai.onnx": the

@@ -6,50 +6,63 @@
 #include "../core/infer.h"
 #include "passes.h"
 
+/* Pass.acts_on lists. SHADOWED stands for values written twice (de-inplace's
+ * work, Model.shadowed), which no operator type tells. */
+static const char SHADOWED[] = "";
+static const char *const ON_SHADOWED[] = {SHADOWED, NULL};
+static const char *const ON_CONSTANT[] = {"Constant", NULL};
+static const char *const ON_LINEAR[] = {"Conv", "ConvTranspose", "Gemm", NULL};
+static const char *const ON_BN[] = {"BatchNormalization", NULL};
+static const char *const ON_PAD[] = {"Pad", NULL};
+static const char *const ON_MATMUL[] = {"MatMul", NULL};
+static const char *const ON_REDUCE_MEAN[] = {"ReduceMean", NULL};
+static const char *const ON_IDENTITY[] = {"Identity", NULL};
+
 static const Pass PASSES[] = {
     {"de-inplace", "rename values written by more than one node (restore SSA)", true,
-     pass_de_inplace, FACTS_NONE},
-    {"constant", "turn Constant nodes into initializers", true, pass_constant, FACTS_NONE},
+     pass_de_inplace, FACTS_NONE, ON_SHADOWED},
+    {"constant", "turn Constant nodes into initializers", true, pass_constant, FACTS_NONE,
+     ON_CONSTANT},
     {"fold", "evaluate nodes whose inputs are all constants into initializers", true, pass_fold,
-     FACTS_SETTLE},
+     FACTS_SETTLE, NULL},
     {"eliminate-noops", "remove nodes passing their input on unchanged (Dropout, x*1, ...)",
-     true, pass_eliminate_noops, FACTS_ROUND},
+     true, pass_eliminate_noops, FACTS_ROUND, NULL},
     {"split-params", "give every use of a shared initializer its own copy", true,
-     pass_split_params, FACTS_NONE},
+     pass_split_params, FACTS_NONE, NULL},
     {"fuse-bias", "fold Add(constant) after Conv/ConvTranspose/Gemm into the bias", true,
-     pass_fuse_bias, FACTS_NONE},
+     pass_fuse_bias, FACTS_NONE, ON_LINEAR},
     {"fuse-bn", "fold BatchNormalization into the Conv/ConvTranspose/Gemm before it", true,
-     pass_fuse_bn, FACTS_NONE},
+     pass_fuse_bn, FACTS_NONE, ON_BN},
     {"fuse-bn-forward", "fold BatchNormalization into the unpadded Conv after it", true,
-     pass_fuse_bn_forward, FACTS_NONE},
+     pass_fuse_bn_forward, FACTS_NONE, ON_BN},
     {"bn-to-conv", "turn a remaining BatchNormalization into a depthwise 1x1 Conv", true,
-     pass_bn_to_conv, FACTS_ROUND},
+     pass_bn_to_conv, FACTS_ROUND, ON_BN},
     {"slice", "Slice-1 (attributes) to the input form; raises the opset to 10", true, pass_slice,
-     FACTS_ROUND},
+     FACTS_ROUND, NULL},
     {"clip", "Clip-6 (attributes) to the input form; raises the opset to 11", true, pass_clip,
-     FACTS_ROUND},
+     FACTS_ROUND, NULL},
     {"pad", "Pad-2 (attributes) to the input form; raises the opset to 11", true, pass_pad,
-     FACTS_ROUND},
+     FACTS_ROUND, NULL},
     {"resize", "Resize-10 and Upsample to Resize-11; raises the opset to 11", true, pass_resize,
-     FACTS_ROUND},
+     FACTS_ROUND, NULL},
     {"fuse-pad", "fold a zero (-inf for MaxPool) constant Pad into the Conv/pool reading it", true,
-     pass_fuse_pad, FACTS_ROUND},
+     pass_fuse_pad, FACTS_ROUND, ON_PAD},
     {"fuse-conv-scale", "fold Mul(per-channel constant) after Conv/ConvTranspose/Gemm into it",
-     true, pass_fuse_conv_scale, FACTS_ROUND},
+     true, pass_fuse_conv_scale, FACTS_ROUND, ON_LINEAR},
     {"fuse-matmul-add", "MatMul(rank-2 x, constant W) + Add(constant b) to Gemm", true,
-     pass_fuse_matmul_add, FACTS_ROUND},
+     pass_fuse_matmul_add, FACTS_ROUND, ON_MATMUL},
     {"fuse-matmul-add-nd", "the same for rank > 2 x: Reshape -> Gemm -> Reshape (static shape)",
-     false, pass_fuse_matmul_add_nd, FACTS_ROUND},
+     false, pass_fuse_matmul_add_nd, FACTS_ROUND, ON_MATMUL},
     {"fuse-layernorm", "decomposed layer norm to LayerNormalization (opset >= 17)", true,
-     pass_fuse_layernorm, FACTS_ROUND},
+     pass_fuse_layernorm, FACTS_ROUND, ON_REDUCE_MEAN},
     {"fuse-gelu", "GELU forms to com.microsoft (Bias/Fast/Quick)Gelu (onnxruntime only)", false,
-     pass_fuse_gelu, FACTS_ROUND},
+     pass_fuse_gelu, FACTS_ROUND, NULL},
     {"identity", "remove Identity nodes, rewiring their consumers", true, pass_identity,
-     FACTS_NONE},
+     FACTS_NONE, ON_IDENTITY},
     {"isolated", "remove nodes that reach no output, unused initializers and value_info", true,
-     pass_isolated, FACTS_NONE},
+     pass_isolated, FACTS_NONE, NULL},
     {"infer-shapes", "write the element type and shape of every intermediate value (value_info)",
-     true, pass_infer_shapes, FACTS_FRESH},
+     true, pass_infer_shapes, FACTS_FRESH, NULL},
 };
 
 const Pass *pass_list(size_t *n)
@@ -116,6 +129,17 @@ static int facts_for(const Pass *p, Model *m, FactsState *st, Diag *d)
     return 0;
 }
 
+/* Whether p may find work in m (Pass.acts_on). */
+static bool may_act(const Pass *p, const Model *m)
+{
+    if (!p->acts_on)
+        return true;
+    for (const char *const *t = p->acts_on; *t; t++)
+        if (*t == SHADOWED ? m->shadowed : model_may_have_op_type(m, *t))
+            return true;
+    return false;
+}
+
 /* Runs p on the facts it needs; a FACTS_SETTLE pass again while it changes
  * the model (bounded like the rounds). */
 static int run_pass(const Pass *p, Model *m, const PipelineOptions *o, FactsState *st, Diag *d)
@@ -123,7 +147,7 @@ static int run_pass(const Pass *p, Model *m, const PipelineOptions *o, FactsStat
     for (int run = 0; run < PIPELINE_MAX_ROUNDS; run++) {
         size_t before = model_change_count(m);
         int rc = facts_for(p, m, st, d);
-        if (!rc)
+        if (!rc && may_act(p, m))
             rc = pass_run(p, m, o->verify, d);
         if (rc || p->facts != FACTS_SETTLE || model_change_count(m) == before)
             return rc;

@@ -32,6 +32,11 @@ typedef struct Pass {
     bool on_by_default;
     PassFn run;
     PassFacts facts;
+    /* The operator types the pass acts on, NULL-terminated: while no
+     * operation of the model has any of them (model_may_have_op_type) the
+     * pipeline does not run it, which would change nothing and scan every
+     * graph. NULL: it always runs. */
+    const char *const *acts_on;
 } Pass;
 
 /* The registered passes, in pipeline order. */

@@ -310,6 +310,11 @@ void graph_prefetch_name(const Graph *g, const char *name, bool defining)
         namemap_prefetch(&g->model->value_names, name);
 }
 
+void model_prefetch_node_name(const Model *m, const char *name)
+{
+    namemap_prefetch(&m->node_names, name);
+}
+
 Var *graph_new_var(Graph *g, const char *name)
 {
     return var_create(g, name, NAME_COPY);

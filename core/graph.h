@@ -249,6 +249,8 @@ Var *graph_find_var(const Graph *g, const char *name);
  * a run of initializers) prefetches them all, then uses them, so that on a
  * graph far larger than the caches their misses overlap. Changes nothing. */
 void graph_prefetch_name(const Graph *g, const char *name, bool defining);
+/* The same for defining the node name name in m. */
+void model_prefetch_node_name(const Model *m, const char *name);
 /* Room in g's and the model's name maps for this many more values and
  * nodes (a loader's count of the fields to come): the maps then never grow
  * while it loads. -1 when out of memory. */

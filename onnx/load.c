@@ -266,7 +266,7 @@ static int check_nodes(Loader *L, const Graph *g)
 static int load_node(Loader *L, Graph *g, Bytes wire)
 {
     /* type and name are copied by graph_insert_op: read into buffers */
-    char type_buf[64], name_buf[256];
+    char type_buf[64], name_buf[256], out_buf[256];
     const char *type = "", *name = "", *domain = "";
     WireReader r = wire_reader_checked(wire, NODE_WT);
     WireField f;
@@ -283,7 +283,18 @@ static int load_node(Loader *L, Graph *g, Bytes wire)
             return -1;
         if (f.num == N_DOMAIN && !(domain = loader_intern(L, f.data)))
             return -1;
+        if (f.num == N_OUTPUT && f.data.len < sizeof out_buf) {
+            /* its slots are fetched while the rest is read (see below) */
+            memcpy(out_buf, f.data.ptr, f.data.len);
+            out_buf[f.data.len] = 0;
+            graph_prefetch_name(g, out_buf, true);
+        }
     }
+    /* The node's name and outputs are each a probe of a map far larger than
+     * the caches at a million nodes: fetched together, their misses overlap
+     * instead of coming one after another. */
+    if (*name)
+        model_prefetch_node_name(g->model, name);
     if (rc < 0)
         return loader_error(L, "graph '%s': malformed node", g->name);
     if (r.bad)

@@ -375,11 +375,25 @@ enum { LINK_AHEAD = 8 };
 typedef struct LinkBatch {
     char bufs[LINK_AHEAD][256];
     const char *names[LINK_AHEAD];
+    Var *vars[LINK_AHEAD]; /* found without a lookup (prev_output), or NULL */
     size_t n;
 } LinkBatch;
 
+/* The output of prev (the node before the one linked, in g) named name, or
+ * NULL. A chain's node reads what the node before it wrote, and that value
+ * is the one the scope would find: prev's graph defines the name, and prev
+ * wrote it last before the reader. Found there, its lookup is no probe of
+ * a map far larger than the caches. */
+static Var *prev_output(const Op *prev, const char *name)
+{
+    for (size_t i = 0; prev && i < prev->n_outputs; i++)
+        if (prev->outputs[i] && strcmp(prev->outputs[i]->name, name) == 0)
+            return prev->outputs[i];
+    return NULL;
+}
+
 /* Fills b from r; 1 while more fields may follow, 0 at the end, -1 on error. */
-static int link_batch(Loader *L, WireReader *r, LinkBatch *b)
+static int link_batch(Loader *L, const Op *prev, WireReader *r, LinkBatch *b)
 {
     WireField f;
     int rc = 0;
@@ -390,16 +404,18 @@ static int link_batch(Loader *L, WireReader *r, LinkBatch *b)
         const char *in = loader_key(L, f.data, b->bufs[b->n], sizeof b->bufs[b->n]);
         if (!in)
             return -1;
-        if (*in)
+        b->vars[b->n] = *in ? prev_output(prev, in) : NULL;
+        if (*in && !b->vars[b->n])
             scope_prefetch(L->scope, in);
         b->names[b->n++] = in;
     }
     return rc == 1;
 }
 
-static int link_input(Loader *L, Op *op, const char *in)
+static int link_input(Loader *L, Op *op, const char *in, Var *v)
 {
-    Var *v = *in ? scope_find(L->scope, in) : NULL;
+    if (!v && *in)
+        v = scope_find(L->scope, in);
     if (*in && !v)
         return loader_error(L, "node '%s' (%s): input '%s' is not produced by any node, graph "
                             "input or initializer", op->name, op->type, in);
@@ -409,16 +425,16 @@ static int link_input(Loader *L, Op *op, const char *in)
 }
 
 /* Step 2 for a node: link its inputs to the names visible at it. */
-static int link_inputs(Loader *L, Op *op)
+static int link_inputs(Loader *L, const Op *prev, Op *op)
 {
     WireReader r = wire_reader(op->wire);
     LinkBatch b;
     int more;
     do {
-        if ((more = link_batch(L, &r, &b)) < 0)
+        if ((more = link_batch(L, prev, &r, &b)) < 0)
             return -1;
         for (size_t i = 0; i < b.n; i++)
-            if (link_input(L, op, b.names[i]))
+            if (link_input(L, op, b.names[i], b.vars[i]))
                 return -1;
     } while (more);
     return 0;
@@ -453,10 +469,12 @@ static int link_graph(Loader *L, Graph *g, NameMap *latest)
         in_place = g->vars[i]->shadowed;
     LinkScope *scope = L->scope;
     scope->latest = in_place ? latest : NULL;
-    for (size_t i = 0; i < g->n_ops; i++)
-        if (link_inputs(L, g->ops[i]) || load_subgraphs(L, g->ops[i]) ||
-            link_outputs(L, g->ops[i], scope->latest))
+    for (size_t i = 0; i < g->n_ops; i++) {
+        Op *op = g->ops[i];
+        if (link_inputs(L, i ? g->ops[i - 1] : NULL, op) || load_subgraphs(L, op) ||
+            link_outputs(L, op, scope->latest))
             return -1;
+    }
     scope->latest = NULL; /* from here on (outputs): the last definitions */
     return 0;
 }

@@ -331,8 +331,42 @@ static void out_adopt(Out *o, Out *child)
     child->n = child->cap = 0;
 }
 
+/* When child is one run of copied bytes ending at the pool's tail (a small
+ * message encoded from its fields), its tag and length go in front of it
+ * in the pool, the bytes moved up to make room: the field is then one run
+ * of bytes, which continues the run before it. A million new initializers
+ * or re-encoded nodes are then a few segments, not two each. */
+static bool out_prefix_in_pool(Out *o, uint32_t num, const Out *child)
+{
+    OutPool *pool = o->pool;
+    uint8_t head[20];
+    size_t k = 0;
+    for (uint64_t v = (uint64_t)num << 3 | WT_LEN, pass = 0; pass < 2; pass++, v = child->size) {
+        do {
+            head[k++] = (uint8_t)((v & 0x7f) | (v >> 7 ? 0x80 : 0));
+            v >>= 7;
+        } while (v);
+    }
+    if (o->failed || child->failed || child->n != 1 || !pool || pool->left < k)
+        return false;
+    const Seg *c = &child->segs[0];
+    if (!c->p || c->len != child->size || c->p + c->len != pool->tail)
+        return false;
+    uint8_t *at = pool->tail - c->len;
+    memmove(at + k, at, c->len);
+    memcpy(at, head, k);
+    pool->tail += k;
+    pool->left -= k;
+    push_seg(o, at, k + c->len);
+    return true;
+}
+
 void out_message_field(Out *o, uint32_t num, Out *child)
 {
+    if (out_prefix_in_pool(o, num, child)) {
+        out_free(child);
+        return;
+    }
     out_tag(o, num, WT_LEN);
     out_varint(o, child->size);
     if (child->failed)

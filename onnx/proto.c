@@ -225,9 +225,15 @@ void proto_write_value_info(Out *o, uint32_t num, const Var *v)
     TypeScaffold s;
     vi.name = (char *)v->name;
     vi.type = type_proto(&s, &v->type);
-    uint8_t *buf = vi.type ? arena_alloc(o->arena, onnx__value_info_proto__get_packed_size(&vi)) : NULL;
+    /* packed straight into the output's copied bytes: no buffer of its own */
+    size_t n = vi.type ? onnx__value_info_proto__get_packed_size(&vi) : 0;
+    if (n) {
+        out_tag(o, num, WT_LEN);
+        out_varint(o, n);
+    }
+    uint8_t *buf = out_space(o, n);
     if (buf)
-        out_bytes_field(o, num, buf, onnx__value_info_proto__pack(&vi, buf));
+        onnx__value_info_proto__pack(&vi, buf);
     else
         o->failed = true;
     type_scaffold_free(&s);

@@ -175,10 +175,10 @@ static void push_seg(Out *o, const uint8_t *p, size_t n)
     o->segs[o->n++] = (Seg){p, n, NULL, 0};
 }
 
-void out_copy(Out *o, const void *p, size_t n)
+uint8_t *out_space(Out *o, size_t n)
 {
     if (o->failed || !n)
-        return;
+        return NULL;
     OutPool *pool = o->pool;
     if (pool->left < n) {
         size_t chunk = n > 65536 ? n : 65536;
@@ -186,13 +186,21 @@ void out_copy(Out *o, const void *p, size_t n)
         pool->left = pool->tail ? chunk : 0;
         if (!pool->tail) {
             o->failed = true;
-            return;
+            return NULL;
         }
     }
-    memcpy(pool->tail, p, n);
-    push_seg(o, pool->tail, n);
+    uint8_t *at = pool->tail;
+    push_seg(o, at, n);
     pool->tail += n;
     pool->left -= n;
+    return at;
+}
+
+void out_copy(Out *o, const void *p, size_t n)
+{
+    uint8_t *at = out_space(o, n);
+    if (at)
+        memcpy(at, p, n);
 }
 
 void out_ref(Out *o, const void *p, size_t n)

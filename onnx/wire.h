@@ -81,6 +81,9 @@ typedef struct Out {
 void out_init(Out *o, Arena *a);
 /* An empty output for a submessage, sharing o's arena and settings. */
 void out_child(Out *child, const Out *o);
+/* Appends n bytes the caller writes at the address returned (NULL when n is
+ * 0 or out of memory), as out_copy would have copied them. */
+uint8_t *out_space(Out *o, size_t n);
 /* Appends a copy of n bytes (for small, short-lived data). */
 void out_copy(Out *o, const void *p, size_t n);
 /* Appends a reference to n bytes that stay valid until the output is written. */

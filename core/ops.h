@@ -74,6 +74,9 @@ Dim *infer_dims_new(InferCtx *c, int rank);
 /* Sets output i: dtype (0 leaves it unknown), rank (-1: unknown) and dims
  * (copied; NULL with rank >= 0 gives fresh symbols). */
 int infer_set(InferCtx *c, size_t i, int32_t dtype, int rank, const Dim *dims);
+/* The same with dims made by infer_dims_new for this output: kept, not
+ * copied (a broadcast's shape, one per elementwise node). */
+int infer_set_own(InferCtx *c, size_t i, int32_t dtype, int rank, Dim *dims);
 int infer_set_dtype(InferCtx *c, size_t i, int32_t dtype);
 /* Output i gets input j's type and shape (a tensor's). */
 int infer_copy(InferCtx *c, size_t i, size_t j);

@@ -85,6 +85,20 @@ int infer_set(InferCtx *c, size_t i, int32_t dtype, int rank, const Dim *dims)
     return 0;
 }
 
+int infer_set_own(InferCtx *c, size_t i, int32_t dtype, int rank, Dim *dims)
+{
+    if (!dims || rank < 0 || rank > 1024)
+        return infer_set(c, i, dtype, rank, dims);
+    if (i >= c->n_out)
+        return 0;
+    InferFact *f = &c->out[i];
+    if (dtype)
+        f->dtype = dtype;
+    f->rank = rank;
+    f->dims = dims;
+    return 0;
+}
+
 int infer_set_dtype(InferCtx *c, size_t i, int32_t dtype)
 {
     if (i < c->n_out && dtype)

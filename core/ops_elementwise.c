@@ -72,7 +72,8 @@ static int ew_broadcast(InferCtx *c, size_t first, size_t typed, int32_t dtype)
     InferFact shape = {0, -1, NULL, NULL, 0, FACT_TENSOR};
     if (infer_broadcast(c, ins, n, &shape))
         return -1;
-    return infer_set(c, 0, dtype ? dtype : infer_in(c, typed)->dtype, shape.rank, shape.dims);
+    return infer_set_own(c, 0, dtype ? dtype : infer_in(c, typed)->dtype, shape.rank,
+                         shape.dims);
 }
 
 /* Element k of a value broadcast to n elements (length 1 or n). */

@@ -16,6 +16,7 @@ typedef struct Liveness {
     Graph *g;
     Op **stack;
     size_t n;
+    size_t live; /* operations marked */
 } Liveness;
 
 static void mark(Liveness *L, Op *op)
@@ -23,6 +24,7 @@ static void mark(Liveness *L, Op *op)
     if (op && op->graph == L->g && !op->scratch) {
         op->scratch = 1;
         L->stack[L->n++] = op;
+        L->live += !op->removed;
     }
 }
 
@@ -42,18 +44,24 @@ static void mark_inputs(Liveness *L, const Op *op)
     }
 }
 
-static int mark_live(Graph *g)
+/* Marks the live operations (scratch 1, the others 0); *dead: how many
+ * operations are not. -1 when out of memory. */
+static int mark_live(Graph *g, size_t *dead)
 {
-    Liveness L = {g, malloc((g->n_ops + 1) * sizeof(Op *)), 0};
+    Liveness L = {g, malloc((g->n_ops + 1) * sizeof(Op *)), 0, 0};
     if (!L.stack)
         return -1;
-    for (size_t i = 0; i < g->n_ops; i++)
+    size_t present = 0;
+    for (size_t i = 0; i < g->n_ops; i++) {
         g->ops[i]->scratch = 0;
+        present += !g->ops[i]->removed;
+    }
     for (size_t i = 0; i < g->n_outputs; i++)
         mark(&L, g->outputs[i].var->producer);
     while (L.n)
         mark_inputs(&L, L.stack[--L.n]);
     free(L.stack);
+    *dead = present - L.live;
     return 0;
 }
 
@@ -107,9 +115,11 @@ static void remove_stale_value_info(Graph *g)
 
 int pass_isolated(Graph *g, Diag *d)
 {
-    if (mark_live(g))
+    size_t dead;
+    if (mark_live(g, &dead))
         return diag_set(d, PPQ_EINTERNAL, "out of memory in pass isolated");
-    if (remove_dead_ops(g))
+    /* with every operation live, the removal's sweeps would find nothing */
+    if (dead && remove_dead_ops(g))
         return diag_set(d, PPQ_EINTERNAL, "out of memory in pass isolated");
     remove_unused_params(g);
     remove_stale_value_info(g);

@@ -3,8 +3,8 @@
  * A quantizer gives every weight its own scale, so a weight read by two nodes
  * must become two weights. The first use keeps the parameter; every further
  * use (a use inside a subgraph counts, as does a second slot of the same
- * node) gets a copy named w_1, w_2, ... The copies share the bytes in memory
- * and the writer emits each. An initializer that is also a graph input is a
+ * node) gets a copy named w_1, w_2, ... The copies share the tensor in
+ * memory and the writer emits each. An initializer that is also a graph input is a
  * default value a user may override: copies would not see the override, so
  * it stays shared and the report says so. */
 #include <stdlib.h>
@@ -31,8 +31,10 @@ static int split_one(Graph *g, Var *v)
     for (; made < n; made++) {
         if (made + AHEAD < n)
             graph_prefetch_fresh_name(g, v->name, AHEAD);
-        Tensor *t = tensor_share(&m->arena, v->param);
-        Var *copy = t ? graph_new_param(g, v->name, t) : NULL;
+        /* the copies hold v's tensor itself: tensors are not changed in
+         * place (a new value is a new tensor, param_set_value), and the
+         * writer encodes each initializer under its variable's name */
+        Var *copy = graph_new_param(g, v->name, v->param);
         if (!copy) {
             model_warn(m, v->name, "kept shared: no copy can be added here (IR version %lld "
                        "lists initializers as inputs)", (long long)m->ir_version);

@@ -382,11 +382,12 @@ typedef struct LinkBatch {
 /* The output of prev (the node before the one linked, in g) named name, or
  * NULL. A chain's node reads what the node before it wrote, and that value
  * is the one the scope would find: prev's graph defines the name, and prev
- * wrote it last before the reader. Found there, its lookup is no probe of
- * a map far larger than the caches. */
+ * wrote it last before the reader (its last output of that name, should it
+ * write one twice). Found there, its lookup is no probe of a map far larger
+ * than the caches. */
 static Var *prev_output(const Op *prev, const char *name)
 {
-    for (size_t i = 0; prev && i < prev->n_outputs; i++)
+    for (size_t i = prev ? prev->n_outputs : 0; i-- > 0;)
         if (prev->outputs[i] && strcmp(prev->outputs[i]->name, name) == 0)
             return prev->outputs[i];
     return NULL;

@@ -88,6 +88,18 @@ def _(r):
         "deinplace_multi_output", [fvi("X", [2, 4])], [fvi("Y", [2, 2])]))
 
 
+@model("same_node_twice", ssa=False)
+def _(r):
+    """split0: x, x = Split(X, axis 1) (one node writing x twice);
+    relu0: Y = Relu(x).
+    Expect: split0's first output renamed; relu0 reads its second, the
+    last write of x before it.  Y = relu(X[:, 2:])."""
+    return finish(graph(
+        [node("Split", ["X"], ["x", "x"], "split0", axis=1),
+         node("Relu", ["x"], ["Y"], "relu0")],
+        "deinplace_same_node_twice", [fvi("X", [2, 4])], [fvi("Y", [2, 2])]))
+
+
 @model("in_if", ssa=False)
 def _(r):
     """then branch: t = Relu(X); t = Neg(t); then_out = Sigmoid(t).
@@ -207,6 +219,10 @@ SPECS = {
               reads_output("add0", 0, "split0", 0), reads_output("add0", 1, "split0", 1),
               node_output("add0", 0, "b"), node_input("relu0", 0, "b")],
         reference=lambda f: {"Y": _relu(_f64(f, "X")[:, :2] + _f64(f, "X")[:, 2:])}),
+    "same_node_twice": dict(
+        both=[SSA, kept("split0", "relu0"), node_output("split0", 1, "x"),
+              reads_output("relu0", 0, "split0", 1)],
+        reference=lambda f: {"Y": _relu(_f64(f, "X")[:, 2:])}),
     "in_if": dict(
         both=[SSA, kept("if0", "then_relu", "then_neg", "then_sig", "else_neg"),
               reads_output("then_neg", 0, "then_relu"), node_output("then_neg", 0, "t"),

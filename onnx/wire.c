@@ -277,16 +277,24 @@ void out_bytes_field(Out *o, uint32_t num, const void *p, size_t n)
         out_ref(o, p, n);
 }
 
-bool out_ref_field(Out *o, uint32_t num, Bytes body, Bytes within)
+/* The tag of length-delimited field num and the length len, encoded into
+ * head: how many bytes. */
+static size_t len_field_head(uint8_t head[20], uint32_t num, uint64_t len)
 {
-    uint8_t head[20];
     size_t k = 0;
-    for (uint64_t v = (uint64_t)num << 3 | WT_LEN, pass = 0; pass < 2; pass++, v = body.len) {
+    for (uint64_t v = (uint64_t)num << 3 | WT_LEN, pass = 0; pass < 2; pass++, v = len) {
         do {
             head[k++] = (uint8_t)((v & 0x7f) | (v >> 7 ? 0x80 : 0));
             v >>= 7;
         } while (v);
     }
+    return k;
+}
+
+bool out_ref_field(Out *o, uint32_t num, Bytes body, Bytes within)
+{
+    uint8_t head[20];
+    size_t k = len_field_head(head, num, body.len);
     uintptr_t at = (uintptr_t)body.ptr, lo = (uintptr_t)within.ptr;
     if (at < lo + k || at - lo > within.len || body.len > within.len - (at - lo) ||
         memcmp(body.ptr - k, head, k) != 0)
@@ -348,13 +356,7 @@ static bool out_prefix_in_pool(Out *o, uint32_t num, const Out *child)
 {
     OutPool *pool = o->pool;
     uint8_t head[20];
-    size_t k = 0;
-    for (uint64_t v = (uint64_t)num << 3 | WT_LEN, pass = 0; pass < 2; pass++, v = child->size) {
-        do {
-            head[k++] = (uint8_t)((v & 0x7f) | (v >> 7 ? 0x80 : 0));
-            v >>= 7;
-        } while (v);
-    }
+    size_t k = len_field_head(head, num, child->size);
     if (o->failed || child->failed || child->n != 1 || !pool || pool->left < k)
         return false;
     const Seg *c = &child->segs[0];

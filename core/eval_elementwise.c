@@ -219,6 +219,25 @@ static int divisor_has_zero(EvalCtx *c, const Tensor *b)
     return 0;
 }
 
+/* Does a float32 (float16, bfloat16) Sigmoid input hold a value below -17?
+ * There the exact result is below 5e-8 and onnxruntime's approximation comes
+ * out 0 or a few 1e-8 (0 from about -17.9 on, not monotonically): a folded
+ * exact value would turn a later x > 0 or NonZero the other way (seed
+ * 696189314411). Double is computed exactly on both sides. */
+static int sigmoid_input_deep(EvalCtx *c, const Tensor *x)
+{
+    if (x->dtype == DT_DOUBLE)
+        return 0;
+    const uint8_t *bytes = eval_bytes(c, x);
+    if (!bytes)
+        return -1;
+    size_t size = dtype_size(x->dtype), n = (size_t)tensor_numel(x);
+    for (size_t i = 0; i < n; i++)
+        if (eval_load(x->dtype, bytes + i * size).f < -17)
+            return 1;
+    return 0;
+}
+
 /* The inputs from `first` on, all present and supported, into ins. */
 static int elem_inputs(EvalCtx *c, const Tensor **ins)
 {
@@ -245,6 +264,10 @@ static int elem_run(EvalCtx *c, int code, ElemTakes takes, int32_t out_dt, size_
             return eval_decline(c, "inputs of different element types");
     if ((code == E_DIV || code == E_MOD) && c->n_in == 2 && (rc = divisor_has_zero(c, ins[1])))
         return rc < 0 ? eval_out_failed(c) : eval_decline(c, "an integer division by zero");
+    if (code == E_SIGMOID && (rc = sigmoid_input_deep(c, ins[0])))
+        return rc < 0 ? eval_out_failed(c)
+                      : eval_decline(c, "an input below -17, where onnxruntime's Sigmoid "
+                                        "approximation gives 0 or not");
     int64_t dims[EVAL_MAX_RANK];
     int rank = eval_broadcast(ins, c->n_in, dims);
     if (rank < 0)

@@ -110,6 +110,24 @@ def _(r):
                i64("cshape", [2, 3, 3, 3])]))
 
 
+@model("sigmoid_tail")
+def _(r):
+    """Sigmoid of float32 constants: S1 = [-16, -1, 0, 3], S2 = [-20, 1] (below -17
+    onnxruntime's approximation gives 0 or a few 1e-8, the exact value not: seed
+    696189314411), S3 the same as double; each added to an input. Expect: sig1 and sig3
+    folded (exact values), sig2 kept with a warning naming it."""
+    return finish(graph(
+        [node("Sigmoid", ["S1"], ["s1"], "sig1"), node("Sigmoid", ["S2"], ["s2"], "sig2"),
+         node("Sigmoid", ["S3"], ["s3"], "sig3"),
+         node("Add", ["X1", "s1"], ["Y1"], "add1"), node("Add", ["X2", "s2"], ["Y2"], "add2"),
+         node("Add", ["X3", "s3"], ["Y3"], "add3")],
+        "fold_sigmoid_tail", [fvi("X1", [4]), fvi("X2", [2]), vi("X3", TP.DOUBLE, [2])],
+        [fvi("Y1", [4]), fvi("Y2", [2]), vi("Y3", TP.DOUBLE, [2])],
+        inits=[raw_tensor("S1", np.array([-16, -1, 0, 3], np.float32)),
+               raw_tensor("S2", np.array([-20, 1], np.float32)),
+               raw_tensor("S3", np.array([-20, 1], np.float64))]))
+
+
 @model("int_arith")
 def _(r):
     """int64 and int32 arithmetic on constants: Div (truncates), Mod (sign
@@ -884,6 +902,11 @@ SPECS = {
         folded_input("matmul0", 1, lambda I: (I("W").T.astype(np.float64) * I("s"))
                      .astype(np.float16).astype(np.float32)),
         folded_input("conv0", 1, lambda I: I("Wc").reshape(2, 3, 3, 3))]),
+    "sigmoid_tail": dict(both=[
+        removed("sig1", "sig3"), kept("sig2"),
+        folded_input("add1", 1, lambda I: (1 / (1 + np.exp(-I("S1").astype(np.float64))))
+                     .astype(np.float32)),
+        folded_input("add3", 1, lambda I: 1 / (1 + np.exp(-I("S3"))))], warns=["sig2"]),
     "int_arith": dict(both=[
         op_count("Add", 1), kept("add0"), folded_input("add0", 1, _int_arith)]),
     "mask": dict(both=[

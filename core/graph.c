@@ -977,6 +977,23 @@ int op_outputs_to_params(Op *op, Tensor *const *ts)
     return 0;
 }
 
+bool graph_output_move_keeps_order(const Op *op, const Var *x)
+{
+    const Graph *g = op->graph;
+    if (!g->model->shadowed || !x || !x->producer || op->n_outputs != 1 || !op->outputs[0])
+        return true;
+    const char *name = op->outputs[0]->name;
+    bool between = false;
+    for (size_t i = 0; i < g->n_ops && g->ops[i] != op; i++) {
+        const Op *o = g->ops[i];
+        between |= o == x->producer;
+        for (size_t k = 0; between && o != x->producer && !o->removed && k < o->n_outputs; k++)
+            if (o->outputs[k] && !strcmp(o->outputs[k]->name, name))
+                return false;
+    }
+    return true;
+}
+
 int graph_remove_op_into_output(Op *op, Var *x)
 {
     Var *y = op->n_outputs == 1 ? op->outputs[0] : NULL;

@@ -402,6 +402,12 @@ int op_outputs_to_params(Op *op, Tensor *const *ts);
  * the name of the node it absorbed. Fails (-1, nothing changed) unless x is
  * produced by a node of op's graph and is not itself a graph output. */
 int graph_remove_op_into_output(Op *op, Var *x);
+/* Whether graph_remove_op_into_output(op, x) keeps the model's meaning: in a
+ * model that still writes some name twice (de-inplace did not run), no node
+ * between x's producer and op may write op's output name, or giving that
+ * name to x's producer would put its definition before the other writer
+ * (fuzz seed 696190019038). Always true in an SSA model. */
+bool graph_output_move_keeps_order(const Op *op, const Var *x);
 /* Drops op's outputs from index n on (all unused, none a graph output). */
 int op_drop_outputs(Op *op, size_t n);
 /* Detaches op's inputs from index n on and shortens its input list to n. */

@@ -68,6 +68,10 @@ int pass_fuse_bias(Graph *g, Diag *d)
             model_warn(m, label, "not folded: %s", NO_NEW_PARAMS);
             continue;
         }
+        if (!graph_output_move_keeps_order(add, x)) {
+            model_warn(m, label, "not folded: %s", WRITTEN_BETWEEN);
+            continue;
+        }
         int64_t c = overflowing_channel(&l, t);
         if (c >= 0) {
             model_warn(m, label, "not folded: the bias of channel %lld would overflow %s "

@@ -367,6 +367,10 @@ int pass_fuse_bn(Graph *g, Diag *d)
             model_warn(m, op_label(bn), "not folded: %s", NO_NEW_PARAMS);
             continue;
         }
+        if (!graph_output_move_keeps_order(bn, x)) {
+            model_warn(m, op_label(bn), "not folded: %s", WRITTEN_BETWEEN);
+            continue;
+        }
         double *k, *s;
         if (bn_factors(&m->arena, bn, l.channels, &k, &s)) {
             model_warn(m, op_label(bn), "not folded: its parameters are not %lld constant "

@@ -43,6 +43,10 @@ static int fuse_one(const Linear *l, Op *mul, const Tensor *t)
         model_warn(m, label, "not folded: %s", NO_NEW_PARAMS);
         return 1;
     }
+    if (!graph_output_move_keeps_order(mul, l->op->outputs[0])) {
+        model_warn(m, label, "not folded: %s", WRITTEN_BETWEEN);
+        return 1;
+    }
     double *k = scale_factors(l, t, &m->arena, &why);
     if (!k) {
         if (!why)

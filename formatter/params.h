@@ -49,6 +49,9 @@ bool readers_may_move_to(const Var *x);
 /* The warning text for a node kept because readers_may_move_to failed. */
 #define REWRITTEN_LATER "its input's name is written again by a later node (not SSA; " \
                         "de-inplace renames it)"
+/* The warning text for a fusion declined because graph_output_move_keeps_order failed. */
+#define WRITTEN_BETWEEN "its output's name is also written between the node it folds into " \
+                        "and it (not SSA; de-inplace renames it)"
 /* "<node name><suffix>" as a base for a new parameter's name. */
 const char *param_base_name(const Op *op, const char *suffix);
 /* Starts fetching the name-map slots that defining param_base_name(op,

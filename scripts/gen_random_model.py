@@ -827,7 +827,8 @@ class ModelGen:
             # differences (seed 696190045578: a bias folded into a Conv reordered three
             # values equal in float32), so no index may reach a compared output
             y = self.node('TopK', [x.name, k], n_out=2, **order)[0]
-        else:
+        else:   # of a graph input: a computed value near 0 flips with one rounding
+            x = self.new_input(list(x.shape))   # (seed 696190101485: 865 for 864)
             nz = self.node('NonZero', [self.node('Greater', [x.name, self.const(
                 np.array(0, self.np), 'init')])])
             self.extra_outputs.append((nz, TP.INT64, 2))   # [rank, count]: a graph output

@@ -27,16 +27,6 @@ typedef struct ConvFold {
     const uint8_t *xb, *wb, *bb;
 } ConvFold;
 
-/* Attribute name's ints for n axes into v (fallback when absent); -1 when
- * present with another length or type. */
-static int conv_fold_ints(const Op *op, const char *name, int64_t *v, int n, int64_t fallback)
-{
-    long got = op_attr_ints(op, name, v, (size_t)n);
-    for (long i = got < 0 ? 0 : got; i < n; i++)
-        v[i] = fallback;
-    return got < 0 ? (op_attr(op, name) ? -1 : 0) : got == n ? 0 : -1;
-}
-
 /* Output size of axis i (input size in, kernel extent ek, explicit pads pb
  * and pe, auto_pad mode as in conv_fold_geometry); sets head[i]. -1 when
  * there is no output. */
@@ -71,11 +61,11 @@ static int conv_fold_geometry(const Op *op, ConvFold *g)
     if (sp < 1 || w->ndims != x->ndims || mode == 4 || g->group < 1 || wc != x->dims[1] ||
         x->dims[1] % g->group || m % g->group ||
         (g->transpose && (mode == 1 || mode == 2 || op_attr(op, "output_shape"))) ||
-        conv_fold_ints(op, "strides", g->stride, sp, 1) ||
-        conv_fold_ints(op, "dilations", g->dil, sp, 1) ||
-        conv_fold_ints(op, "pads", pads, 2 * sp, 0) ||
-        conv_fold_ints(op, "kernel_shape", ks, sp, 0) ||
-        conv_fold_ints(op, "output_padding", opad, sp, 0))
+        op_attr_ints_or(op, "strides", g->stride, (size_t)sp, 1) ||
+        op_attr_ints_or(op, "dilations", g->dil, (size_t)sp, 1) ||
+        op_attr_ints_or(op, "pads", pads, 2 * (size_t)sp, 0) ||
+        op_attr_ints_or(op, "kernel_shape", ks, (size_t)sp, 0) ||
+        op_attr_ints_or(op, "output_padding", opad, (size_t)sp, 0))
         return -1;
     g->cg = x->dims[1] / g->group;
     g->mg = m / g->group;

@@ -614,6 +614,19 @@ long op_attr_ints(const Op *op, const char *name, int64_t *v, size_t cap)
     return (long)a->n;
 }
 
+int op_attr_ints_or(const Op *op, const char *name, int64_t *v, size_t n, int64_t fallback)
+{
+    const Attr *a = op_attr(op, name);
+    for (size_t i = 0; i < n; i++)
+        v[i] = fallback;
+    if (!a)
+        return 0;
+    if (a->type != ATTR_INTS || a->n != n)
+        return -1;
+    attr_copy_ints(a, v);
+    return 0;
+}
+
 void attr_copy_ints(const Attr *a, int64_t *v)
 {
     if (a->n)

@@ -341,6 +341,9 @@ int64_t op_attr_int(const Op *op, const char *name, int64_t fallback);
 /* The ints attribute name into v (at most cap): its length, or -1 when it is
  * absent, of another type or longer. */
 long op_attr_ints(const Op *op, const char *name, int64_t *v, size_t cap);
+/* The ints attribute name into v[n], or n times fallback when it is absent:
+ * 0, or -1 when it is present with another length or type. */
+int op_attr_ints_or(const Op *op, const char *name, int64_t *v, size_t n, int64_t fallback);
 /* Copies an ATTR_INTS attribute's a->n values to v. An empty list has no
  * array, and memcpy from NULL is undefined even for 0 bytes. */
 void attr_copy_ints(const Attr *a, int64_t *v);

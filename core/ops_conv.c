@@ -20,21 +20,6 @@ typedef struct ConvGeom {
     bool ceil_mode;
 } ConvGeom;
 
-/* Fills dst[0..n) from the ints attribute name, else with fallback; -1 when
- * the attribute has the wrong length. */
-static int conv_ints(const Op *op, const char *name, int64_t *dst, int n, int64_t fallback)
-{
-    const Attr *a = op_attr(op, name);
-    for (int i = 0; i < n; i++)
-        dst[i] = fallback;
-    if (!a)
-        return 0;
-    if (a->type != ATTR_INTS || a->n != (size_t)n)
-        return -1;
-    attr_copy_ints(a, dst);
-    return 0;
-}
-
 static ConvPad conv_auto_pad(const Op *op)
 {
     const Attr *a = op_attr(op, "auto_pad");
@@ -68,12 +53,13 @@ static int conv_geom(InferCtx *c, int n, const InferFact *w, ConvGeom *g)
     g->n = n;
     g->pad = conv_auto_pad(op);
     g->ceil_mode = op_attr_int(op, "ceil_mode", 0) != 0;
-    if (n > CONV_MAX_SPATIAL || conv_ints(op, "strides", g->stride, n, 1) ||
-        conv_ints(op, "dilations", g->dilation, n, 1) || conv_ints(op, "pads", g->pads, 2 * n, 0) ||
-        conv_ints(op, "output_padding", g->out_pad, n, 0))
+    if (n > CONV_MAX_SPATIAL || op_attr_ints_or(op, "strides", g->stride, (size_t)n, 1) ||
+        op_attr_ints_or(op, "dilations", g->dilation, (size_t)n, 1) ||
+        op_attr_ints_or(op, "pads", g->pads, 2 * (size_t)n, 0) ||
+        op_attr_ints_or(op, "output_padding", g->out_pad, (size_t)n, 0))
         return infer_bad(c, "geometry attributes do not match %d spatial axes", n);
     g->kernel_known = op_attr(op, "kernel_shape") != NULL;
-    if (conv_ints(op, "kernel_shape", g->kernel, n, 0))
+    if (op_attr_ints_or(op, "kernel_shape", g->kernel, (size_t)n, 0))
         return infer_bad(c, "kernel_shape does not match %d spatial axes", n);
     if (!g->kernel_known && w && w->rank == n + 2) {
         g->kernel_known = true;

@@ -203,21 +203,30 @@ static bool elem_takes(ElemTakes k, int32_t dt)
     }
 }
 
+/* Does some element of t satisfy is? 1 yes, 0 no, -1 when t's bytes cannot
+ * be had (c->why set). */
+static int any_element(EvalCtx *c, const Tensor *t, bool (*is)(EvalNum))
+{
+    const uint8_t *bytes = eval_bytes(c, t);
+    if (!bytes)
+        return -1;
+    size_t size = dtype_size(t->dtype), n = (size_t)tensor_numel(t);
+    for (size_t i = 0; i < n; i++)
+        if (is(eval_load(t->dtype, bytes + i * size)))
+            return 1;
+    return 0;
+}
+
+static bool int_is_zero(EvalNum v) { return !v.i; }
+
 /* Does an integer divisor (input 1) hold a zero? Then the model divides by
  * zero, which folding must not decide. */
 static int divisor_has_zero(EvalCtx *c, const Tensor *b)
 {
-    if (dtype_is_float(b->dtype))
-        return 0;
-    const uint8_t *bytes = eval_bytes(c, b);
-    if (!bytes)
-        return -1;
-    size_t size = dtype_size(b->dtype), n = (size_t)tensor_numel(b);
-    for (size_t i = 0; i < n; i++)
-        if (!eval_load(b->dtype, bytes + i * size).i)
-            return 1;
-    return 0;
+    return dtype_is_float(b->dtype) ? 0 : any_element(c, b, int_is_zero);
 }
+
+static bool below_minus_17(EvalNum v) { return v.f < -17; }
 
 /* Does a float32 (float16, bfloat16) Sigmoid input hold a value below -17?
  * There the exact result is below 5e-8 and onnxruntime's approximation comes
@@ -226,16 +235,7 @@ static int divisor_has_zero(EvalCtx *c, const Tensor *b)
  * 696189314411). Double is computed exactly on both sides. */
 static int sigmoid_input_deep(EvalCtx *c, const Tensor *x)
 {
-    if (x->dtype == DT_DOUBLE)
-        return 0;
-    const uint8_t *bytes = eval_bytes(c, x);
-    if (!bytes)
-        return -1;
-    size_t size = dtype_size(x->dtype), n = (size_t)tensor_numel(x);
-    for (size_t i = 0; i < n; i++)
-        if (eval_load(x->dtype, bytes + i * size).f < -17)
-            return 1;
-    return 0;
+    return x->dtype == DT_DOUBLE ? 0 : any_element(c, x, below_minus_17);
 }
 
 /* The inputs from `first` on, all present and supported, into ins. */

@@ -36,4 +36,10 @@ static int clip_bounds_to_inputs(Op *op, int64_t from, int64_t to)
     return op_append_input(op, bound[0]) || (bound[1] && op_append_input(op, bound[1])) ? -1 : 0;
 }
 
-const Upgrade UPGRADE_CLIP = {"Clip", clip_check, clip_bounds_to_inputs};
+static void clip_prefetch(const Op *op)
+{
+    param_base_name_prefetch(op, "_min");
+    param_base_name_prefetch(op, "_max");
+}
+
+const Upgrade UPGRADE_CLIP = {"Clip", clip_check, clip_bounds_to_inputs, clip_prefetch};

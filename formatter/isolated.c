@@ -19,12 +19,19 @@ typedef struct Liveness {
     size_t live; /* operations marked */
 } Liveness;
 
+/* Op.scratch bits while marking: LIVE once the operation is known to feed
+ * an output, SWEPT once mark_live's reverse sweep has passed it. */
+enum { LIVE = 1, SWEPT = 2 };
+
+static bool op_live(const Op *op) { return op->scratch & LIVE; }
+
 static void mark(Liveness *L, Op *op)
 {
-    if (op && op->graph == L->g && !op->scratch) {
-        op->scratch = 1;
-        L->stack[L->n++] = op;
+    if (op && op->graph == L->g && !op_live(op)) {
+        op->scratch |= LIVE;
         L->live += !op->removed;
+        if (op->scratch & SWEPT) /* written after its reader: the sweep is past it */
+            L->stack[L->n++] = op;
     }
 }
 
@@ -44,8 +51,11 @@ static void mark_inputs(Liveness *L, const Op *op)
     }
 }
 
-/* Marks the live operations (scratch 1, the others 0); *dead: how many
- * operations are not. -1 when out of memory. */
+/* Marks the live operations (op_live); *dead: how many operations are not.
+ * One sweep from the last operation to the first marks a graph in file
+ * (topological) order without chasing producer chains one cache miss after
+ * another; a producer found live after the sweep passed it (a file out of
+ * order) is finished from the stack. -1 when out of memory. */
 static int mark_live(Graph *g, size_t *dead)
 {
     Liveness L = {g, malloc((g->n_ops + 1) * sizeof(Op *)), 0, 0};
@@ -58,6 +68,12 @@ static int mark_live(Graph *g, size_t *dead)
     }
     for (size_t i = 0; i < g->n_outputs; i++)
         mark(&L, g->outputs[i].var->producer);
+    for (size_t i = g->n_ops; i-- > 0;) {
+        Op *op = g->ops[i];
+        op->scratch |= SWEPT;
+        if (op_live(op))
+            mark_inputs(&L, op);
+    }
     while (L.n)
         mark_inputs(&L, L.stack[--L.n]);
     free(L.stack);
@@ -68,7 +84,7 @@ static int mark_live(Graph *g, size_t *dead)
 static bool is_dead(const Op *op, void *ctx)
 {
     (void)ctx;
-    return !op->scratch; /* mark_live's verdict */
+    return !op_live(op); /* mark_live's verdict */
 }
 
 /* All dead operations at once: they may feed each other, and one sweep per
@@ -79,7 +95,7 @@ static int remove_dead_ops(Graph *g)
     if (!labels)
         return -1;
     for (size_t i = 0; i < g->n_ops; i++) /* named while their outputs exist */
-        labels[i] = !g->ops[i]->removed && !g->ops[i]->scratch ? op_label(g->ops[i]) : NULL;
+        labels[i] = !g->ops[i]->removed && !op_live(g->ops[i]) ? op_label(g->ops[i]) : NULL;
     if (graph_remove_ops_where(g, is_dead, NULL)) {
         free(labels);
         return -1;

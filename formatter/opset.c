@@ -196,18 +196,18 @@ static const char *experimental_check(const Op *op, int64_t from, int64_t to)
     return upgrade_crosses(from, to, 10) ? "an experimental operator removed in opset 10" : NULL;
 }
 
-static const Upgrade TOPK = {"TopK", topk_check, topk_k_to_input};
-static const Upgrade BN = {"BatchNormalization", bn_check, bn_adapt};
-static const Upgrade DROPOUT = {"Dropout", dropout_check, dropout_adapt};
-static const Upgrade SCATTER = {"Scatter", NULL, scatter_rename};
-static const Upgrade SCAN = {"Scan", scan_check, NULL};
-static const Upgrade GEMM = {"Gemm", NULL, gemm_drop_broadcast};
-static const Upgrade PRELU = {"PRelu", prelu_check, NULL};
-static const Upgrade RNN = {"RNN", rnn_check, rnn_drop_output_sequence};
-static const Upgrade GRU = {"GRU", rnn_check, rnn_drop_output_sequence};
-static const Upgrade LSTM = {"LSTM", rnn_check, rnn_drop_output_sequence};
-static const Upgrade BROADCAST = {"(binary)", broadcast_check, broadcast_to_numpy};
-static const Upgrade EXPERIMENTAL = {"(experimental)", experimental_check, NULL};
+static const Upgrade TOPK = {"TopK", topk_check, topk_k_to_input, NULL};
+static const Upgrade BN = {"BatchNormalization", bn_check, bn_adapt, NULL};
+static const Upgrade DROPOUT = {"Dropout", dropout_check, dropout_adapt, NULL};
+static const Upgrade SCATTER = {"Scatter", NULL, scatter_rename, NULL};
+static const Upgrade SCAN = {"Scan", scan_check, NULL, NULL};
+static const Upgrade GEMM = {"Gemm", NULL, gemm_drop_broadcast, NULL};
+static const Upgrade PRELU = {"PRelu", prelu_check, NULL, NULL};
+static const Upgrade RNN = {"RNN", rnn_check, rnn_drop_output_sequence, NULL};
+static const Upgrade GRU = {"GRU", rnn_check, rnn_drop_output_sequence, NULL};
+static const Upgrade LSTM = {"LSTM", rnn_check, rnn_drop_output_sequence, NULL};
+static const Upgrade BROADCAST = {"(binary)", broadcast_check, broadcast_to_numpy, NULL};
+static const Upgrade EXPERIMENTAL = {"(experimental)", experimental_check, NULL, NULL};
 
 static const Upgrade *const RULES[] = {
     &UPGRADE_CLIP,      &UPGRADE_PAD,     &UPGRADE_SLICE,       &UPGRADE_RESIZE,
@@ -335,9 +335,12 @@ static int raise_and_adapt(Model *m, Walk *w, Diag *d)
     if (!action)
         return diag_set(d, PPQ_EINTERNAL, "out of memory raising the opset");
     model_note(m, action, "");
+    enum { AHEAD = 8 }; /* nodes between a prefetch and its use */
     for (size_t i = 0; i < w->n; i++) {
         Op *op = w->todo[i];
-        const Upgrade *u = rule_for(op);
+        const Upgrade *u = rule_for(op), *next = i + AHEAD < w->n ? rule_for(w->todo[i + AHEAD]) : NULL;
+        if (next && next->prefetch)
+            next->prefetch(w->todo[i + AHEAD]);
         const char *label = op_label(op);
         if (!u->apply)
             continue;

@@ -29,6 +29,10 @@ typedef struct Upgrade {
     const char *(*check)(const Op *op, int64_t from, int64_t to);
     /* Rewrites op; -1 when out of memory. NULL: nothing to rewrite. */
     int (*apply)(Op *op, int64_t from, int64_t to);
+    /* Optional: prefetches what apply will touch (the name-map slots of the
+     * parameters it adds), called a few nodes ahead so that a million
+     * rewrites do not each wait on cache misses. */
+    void (*prefetch)(const Op *op);
 } Upgrade;
 
 /* Does the raise from `from` to `to` cross opset `at` (the version where a

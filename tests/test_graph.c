@@ -874,6 +874,36 @@ static const char *order_is(const Graph *g, const Op *const *want, size_t n)
             return failf(__LINE__, "%s", e_);                                   \
     } while (0)
 
+/* isolated marks liveness in one sweep from the last node to the first; a
+ * file out of topological order must still keep every producer a live node
+ * reads, however far after its reader it is listed. */
+static const char *check_isolated_out_of_order(Model *m)
+{
+    Graph *g = m->graph;
+    Var *x = input(g, "x");
+    /* File order C, B, A, D; data flow A -> B -> C -> output; D is dead. */
+    Var *a_out = var(g, "a"), *b_out = var(g, "b");
+    Op *c = node(g, "Neg", "C", b_out, NULL, "c");
+    Op *b = node(g, "Neg", "B", a_out, NULL, NULL);
+    Op *a = node(g, "Neg", "A", x, NULL, NULL);
+    Op *dead = node(g, "Neg", "D", x, NULL, "d");
+    must_ok(op_append_output(b, b_out), "op_append_output");
+    must_ok(op_append_output(a, a_out), "op_append_output");
+    output(g, out(c));
+    VERIFY(m);
+
+    Diag d = {0};
+    EXPECT(pass_isolated(g, &d) == 0 && d.code == 0);
+    EXPECT(!a->removed && !b->removed && !c->removed);
+    /* kept whole: a removal that missed A's liveness would detach its input */
+    EXPECT(a->n_inputs == 1 && a->inputs[0] == x && b->inputs[0] == a_out);
+    EXPECT(dead->removed && x->n_uses == 1 && x->uses[0].op == a);
+    graph_compact(g);
+    VERIFY(m);
+    EXPECT_ORDER(g, c, b, a);
+    return NULL;
+}
+
 static const char *check_topo_sort_reorders(Model *m)
 {
     Graph *g = m->graph;
@@ -1651,6 +1681,7 @@ int main(void)
     RUN(drop_var_unshadows_earlier_write);
     RUN(drop_var_unshadows_past_dropped);
     RUN(topo_sort_reorders);
+    RUN(isolated_out_of_order);
     RUN(topo_sort_keeps_sorted_order);
     RUN(topo_sort_subgraph_dependency);
     RUN(topo_sort_cycle);

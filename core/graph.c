@@ -112,8 +112,8 @@ void model_free(Model *m)
     }
     if (m->release)
         m->release(m->release_ctx);
-    namemap_free(&m->value_names);
-    namemap_free(&m->node_names);
+    deferred_free(&m->value_names);
+    deferred_free(&m->node_names);
     namemap_free(&m->next_suffix);
     namemap_free(&m->warned);
     namemap_free(&m->interned);
@@ -282,7 +282,7 @@ static Var *var_create(Graph *g, const char *name, NameUse use)
      * spares every success a second probe of the map */
     v->name = use == NAME_COPY ? arena_strdup(&m->arena, name) : name;
     if (!v->name || namemap_add(&g->by_name, v->name, v) != 0 ||
-        (use != NAME_FRESH && nameset_add(&m->value_names, v->name)))
+        (use != NAME_FRESH && deferred_add(&m->value_names, v->name)))
         return NULL;
     v->graph = g;
     v->type.rank = -1;
@@ -299,20 +299,15 @@ int graph_reserve_names(Graph *g, size_t values, size_t nodes)
     nodes = nodes < RESERVE_MAX ? nodes : RESERVE_MAX;
     Model *m = g->model;
     return namemap_reserve(&g->by_name, values, false) ||
-           namemap_reserve(&m->value_names, values, true) ||
-           namemap_reserve(&m->node_names, nodes, true) ? -1 : 0;
+           deferred_reserve(&m->value_names, values) ||
+           deferred_reserve(&m->node_names, nodes) ? -1 : 0;
 }
 
 void graph_prefetch_name(const Graph *g, const char *name, bool defining)
 {
     namemap_prefetch(&g->by_name, name);
     if (defining)
-        namemap_prefetch(&g->model->value_names, name);
-}
-
-void model_prefetch_node_name(const Model *m, const char *name)
-{
-    namemap_prefetch(&m->node_names, name);
+        namemap_prefetch(&g->model->value_names.set, name);
 }
 
 Var *graph_new_var(Graph *g, const char *name)
@@ -329,8 +324,11 @@ const char *model_intern(Model *m, const char *s)
     return kept && !namemap_put(&m->interned, kept, (void *)kept) ? kept : NULL;
 }
 
-static const char *fresh_name(Model *m, NameMap *names, const char *base)
+static const char *fresh_name(Model *m, DeferredSet *used, const char *base)
 {
+    if (deferred_settle(used))
+        return NULL;
+    NameMap *names = &used->set;
     size_t n = strlen(base);
     /* Names are copied at their exact length: most fresh names are their
      * base (bn-to-conv's million weights), and room for a suffix would add
@@ -393,7 +391,7 @@ Op *graph_insert_op(Graph *g, Op *after, const char *type, const char *name)
     op->changed = true;
     if (!op->type || !op->name)
         return NULL;
-    if (*op->name && !named_after && nameset_add(&g->model->node_names, op->name))
+    if (*op->name && !named_after && deferred_add(&g->model->node_names, op->name))
         return NULL;
     g->changed = true;
     if (after && !(g->n_ops && g->ops[g->n_ops - 1] == after && !g->n_pending)) {
@@ -1053,7 +1051,7 @@ int var_rename(Var *v, const char *name)
     v->shadowed = false;
     if (held)
         var_unshadow_earlier(v, was);
-    if (namemap_put(&g->by_name, copy, v) || nameset_add(&m->value_names, copy))
+    if (namemap_put(&g->by_name, copy, v) || deferred_add(&m->value_names, copy))
         return -1;
     if (v->producer)
         op_mark_changed(v->producer);

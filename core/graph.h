@@ -207,8 +207,8 @@ typedef struct Model {
     bool drop_training_info; /* see model_drop_stale_training_info */
     bool oom;      /* an edit ran out of memory: the graph is not to be trusted */
     Bytes wire;    /* the whole input file */
-    NameMap value_names; /* set (nameset_add) of every value name ever used, for fresh names */
-    NameMap node_names;  /* the same for node names */
+    DeferredSet value_names; /* every value name ever used, for fresh names */
+    DeferredSet node_names;  /* the same for node names */
     NameMap next_suffix; /* base name -> next suffix to try (fresh names) */
     Graph **all_graphs; /* every graph ever created, so model_free reaches them */
     size_t n_all_graphs, cap_all_graphs;
@@ -249,10 +249,8 @@ Var *graph_find_var(const Graph *g, const char *name);
  * a run of initializers) prefetches them all, then uses them, so that on a
  * graph far larger than the caches their misses overlap. Changes nothing. */
 void graph_prefetch_name(const Graph *g, const char *name, bool defining);
-/* The same for defining the node name name in m. */
-void model_prefetch_node_name(const Model *m, const char *name);
-/* Room in g's and the model's name maps for this many more values and
- * nodes (a loader's count of the fields to come): the maps then never grow
+/* Room in g's name map and the model's name lists for this many more values
+ * and nodes (a loader's count of the fields to come): they then never grow
  * while it loads. -1 when out of memory. */
 int graph_reserve_names(Graph *g, size_t values, size_t nodes);
 /* Defines a new variable in g. Fails (NULL) if g already defines the name. */

@@ -191,3 +191,52 @@ void namemap_free(NameMap *m)
     m->hashes = NULL;
     m->cap = m->len = 0;
 }
+
+int deferred_reserve(DeferredSet *s, size_t n)
+{
+    if (s->n_waiting + n <= s->cap_waiting)
+        return 0;
+    if (n > SIZE_MAX / sizeof *s->waiting - s->n_waiting)
+        return -1;
+    const char **w = realloc(s->waiting, (s->n_waiting + n) * sizeof *w);
+    if (!w)
+        return -1;
+    s->waiting = w;
+    s->cap_waiting = s->n_waiting + n;
+    return 0;
+}
+
+int deferred_add(DeferredSet *s, const char *key)
+{
+    if (s->n_waiting == s->cap_waiting && deferred_reserve(s, s->cap_waiting ? s->cap_waiting : 16))
+        return -1;
+    s->waiting[s->n_waiting++] = key;
+    return 0;
+}
+
+int deferred_settle(DeferredSet *s)
+{
+    enum { AHEAD = 8 }; /* names whose slots are fetched before their insertion */
+    if (!s->n_waiting)
+        return 0;
+    if (namemap_reserve(&s->set, s->n_waiting, true))
+        return -1;
+    for (size_t i = 0; i < s->n_waiting; i++) {
+        if (i + AHEAD < s->n_waiting)
+            namemap_prefetch(&s->set, s->waiting[i + AHEAD]);
+        if (nameset_add(&s->set, s->waiting[i]))
+            return -1; /* all stay waiting: adding a settled name again is harmless */
+    }
+    free(s->waiting);
+    s->waiting = NULL;
+    s->n_waiting = s->cap_waiting = 0;
+    return 0;
+}
+
+void deferred_free(DeferredSet *s)
+{
+    namemap_free(&s->set);
+    free(s->waiting);
+    s->waiting = NULL;
+    s->n_waiting = s->cap_waiting = 0;
+}

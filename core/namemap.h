@@ -43,4 +43,23 @@ int nameset_add(NameMap *m, const char *key);
  * memory. */
 int nameset_add_new(NameMap *m, const char *key);
 
+/* A set of names whose additions wait in a list until the set is first
+ * read: a million-node load appends each name (one store) instead of probing
+ * a table far larger than the caches, and a run that never asks for a fresh
+ * name (removing dead nodes, folding) never builds the table at all. */
+typedef struct DeferredSet {
+    NameMap set;         /* the names settled so far (a set, see nameset_add) */
+    const char **waiting; /* added since, in order; keys must outlive the set */
+    size_t n_waiting, cap_waiting;
+} DeferredSet;
+
+/* Adds key (kept, not copied) once the set is next settled. -1 on out of memory. */
+int deferred_add(DeferredSet *s, const char *key);
+/* Room for n more waiting names. -1 on out of memory. */
+int deferred_reserve(DeferredSet *s, size_t n);
+/* Moves the waiting names into s->set, which then holds every name added:
+ * call before reading s->set. -1 on out of memory. */
+int deferred_settle(DeferredSet *s);
+void deferred_free(DeferredSet *s);
+
 #endif

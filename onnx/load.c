@@ -290,11 +290,6 @@ static int load_node(Loader *L, Graph *g, Bytes wire)
             graph_prefetch_name(g, out_buf, true);
         }
     }
-    /* The node's name and outputs are each a probe of a map far larger than
-     * the caches at a million nodes: fetched together, their misses overlap
-     * instead of coming one after another. */
-    if (*name)
-        model_prefetch_node_name(g->model, name);
     if (rc < 0)
         return loader_error(L, "graph '%s': malformed node", g->name);
     if (r.bad)

@@ -1065,6 +1065,16 @@ static const char *check_fresh_names(Model *m)
     node(g, "Relu", model_fresh_node_name(m, "relu"), x, NULL, NULL);
     const char *r = model_fresh_node_name(m, "relu");
     EXPECT(r && strcmp(r, "relu_1") == 0);
+    /* Names defined after the sets were first read count as well, and so
+     * do the names of what was removed since ("ever used"). */
+    var(g, "late");
+    Op *gone = node(g, "Neg", "gone", x, NULL, "gone_out");
+    must_ok(graph_remove_op(gone, NULL), "graph_remove_op");
+    graph_compact(g);
+    const char *late = model_fresh_value_name(m, "late");
+    const char *go = model_fresh_value_name(m, "gone_out"), *gn = model_fresh_node_name(m, "gone");
+    EXPECT(late && go && gn && !strcmp(late, "late_1") && !strcmp(go, "gone_out_1") &&
+           !strcmp(gn, "gone_1"));
     VERIFY(m);
     return NULL;
 }

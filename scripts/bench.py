@@ -45,12 +45,15 @@ Targets (printed beside the figures, never enforced):
 Node scaling (issue 12, `--only nodes`, part of every run): for each pattern
 of make_bench_models.NODE_PATTERNS at 10k, 100k and 1M nodes (--quick: 10k and
 100k), one run each, in this order: `ppqfmt MODEL -o OUT` (default passes),
-`ppqfmt --passes=none MODEL -o OUT`, and python3-onnx onnx.load + onnx.save,
+`ppqfmt --passes=none MODEL -o OUT`, python3-onnx onnx.load + onnx.save, and
+`ppqfmt --passes=identity --dry-run MODEL` (the graph loaded, nothing written),
 all under /usr/bin/time -v. Printed: wall and peak RSS of each, the ratios
 default / none and default / python, microseconds per node and its ratio to
 the smallest size, all from user + system CPU seconds (wall time, also shown,
-counts other work on a shared machine). Targets: at 1M nodes default <= 1.5x
-none and <= 1.0x python; time per node within 1.5x of the 10k figure. A run longer than
+counts other work on a shared machine), and the loaded graph's peak RSS per
+node and per node + use (input read). Targets: at 1M nodes default <= 1.5x
+none and <= 1.0x python and the loaded graph <= 400 bytes per node + use;
+time per node within 1.5x of the 10k figure. A run longer than
 --timeout seconds (default 1200) is stopped and shown as such.
 
 Fusions (issue 15, `--only fusions`, part of every run): each export in build/models of
@@ -650,14 +653,37 @@ def timed_repeated(cmd, limit):
             sum(x[4] for x in runs) / n)
 
 
+# Inputs read per node by each pattern of make_bench_models.NODE_PATTERNS
+# (convbn: Conv x, W, B and BatchNormalization x + 4 statistics per pair):
+# checked against the model itself at sizes up to 100k (count_uses).
+NODE_USES = {'convbn': 4.0, 'bn': 5.0, 'fanbn': 3.5, 'clip': 1.0, 'dead': 1.0, 'split': 2.0}
+
+
+def count_uses(man):
+    """(nodes, uses) of a node-scaling model: counted in the file up to 100k
+    nodes (and compared with NODE_USES), from NODE_USES above that."""
+    n, pattern = man['params']['nodes'], man['params']['pattern']
+    uses = int(round(NODE_USES[pattern] * n))
+    if n <= 100000:
+        g = onnx.load(os.path.join(BENCH, man['name'], man['model'])).graph
+        counted = sum(1 for node in g.node for x in node.input if x)
+        if len(g.node) != n or counted != uses:
+            sys.exit('bench: %s has %d nodes reading %d inputs, NODE_USES says %d and %d'
+                     % (man['name'], len(g.node), counted, n, uses))
+    return n, uses
+
+
 def bench_nodes_one(man, limit):
-    """{tool: (wall, rss, cpu) or a failure string} for one node-scaling model."""
+    """{tool: (wall, rss, cpu) or a failure string} for one node-scaling model;
+    'loaded' is a run that loads the graph and writes nothing (its peak RSS is
+    the loaded graph's memory, the mapped input file included)."""
     src = os.path.join(BENCH, man['name'], man['model'])
     out = os.path.join(fresh('nodes'), 'model.onnx')
     warm([src])
     cmds = [('default', [PPQFMT, '-q', src, '-o', out]),
             ('none', [PPQFMT, '-q', '--passes=none', src, '-o', out]),
-            ('python', [sys.executable, '-c', PY_REF, src, out])]
+            ('python', [sys.executable, '-c', PY_REF, src, out]),
+            ('loaded', [PPQFMT, '-q', '--passes=identity', '--dry-run', src])]
     r = {}
     for tool, cmd in cmds:
         got = timed_repeated(cmd, limit)
@@ -677,27 +703,30 @@ def bench_nodes_one(man, limit):
 
 def nodes_report(rows_in, sizes):
     hdr = ['pattern', 'nodes', 'default s', 'cpu s', 'MiB', 'none s', 'cpu s', 'MiB', 'python s', 'cpu s', 'MiB',
-           'def/none', 'def/py', 'us/node', 'vs first', 'met']
+           'def/none', 'def/py', 'us/node', 'vs first', 'loaded MiB', 'B/node', 'B/(node+use)', 'met']
     rows = [hdr]
     base = {}
-    for pattern, n, r in rows_in:
+    for pattern, (n, uses), r in rows_in:
         cell = lambda t: ('%.3f' % r[t][0], '%.3f' % r[t][2], '%.0f' % (r[t][1] / MiB)) \
             if not isinstance(r[t], str) else (r[t], '-', '-')  # noqa: E731
         ok = all(not isinstance(r[t], str) for t in r)
         row = [pattern, make_bench_models.size_label(n)] + list(cell('default')) + list(cell('none')) \
             + list(cell('python'))
         if not ok:
-            rows.append(row + ['-', '-', '-', '-', 'no (failed)'])
+            rows.append(row + ['-'] * 7 + ['no (failed)'])
             continue
         d, none, py = r['default'][2], r['none'][2], r['python'][2]
         per = d / n * 1e6
         base.setdefault(pattern, (n, per))
         flat = per / base[pattern][1] if base[pattern][1] > 0 else 1.0
+        loaded = r['loaded'][1]
         misses = [what for what, bad in [('def/none', n >= 1000000 and d > 1.5 * none),
                                          ('def/py', n >= 1000000 and d > 1.0 * py),
-                                         ('per node', flat > 1.5)] if bad]
+                                         ('per node', flat > 1.5),
+                                         ('memory', n >= 1000000 and loaded > 400 * (n + uses))] if bad]
         ratio = lambda a, b: '%.2fx' % (a / b) if b > 0 else 'n/a (0 s)'  # noqa: E731
-        rows.append(row + [ratio(d, none), ratio(d, py), '%.2f' % per, '%.2fx' % flat,
+        rows.append(row + [ratio(d, none), ratio(d, py), '%.2f' % per, '%.2fx' % flat, '%.0f' % (loaded / MiB),
+                           '%.0f' % (loaded / n), '%.0f' % (loaded / (n + uses)),
                            'no (%s)' % ', '.join(misses) if misses else 'yes'])
     print()
     table(rows)
@@ -706,8 +735,11 @@ def nodes_report(rows_in, sizes):
     print('Ratios and us/node use cpu s (wall time on a shared machine measures the other work as well);'
           ' a run under %.1f s of cpu is repeated (at most %d times) and the mean shown, as the system counts cpu'
           ' time in 10 ms steps.' % (NODES_MIN_CPU, NODES_MAX_REPEAT))
-    print('targets: at 1M nodes default <= 1.5x none and <= 1.0x python; us/node within 1.5x of the smallest size'
-          ' (%s).' % make_bench_models.size_label(sizes[0]))
+    print('loaded = ppqfmt --passes=identity --dry-run MODEL (loads the graph, writes nothing): its peak RSS, the'
+          ' mapped input file included, per node and per node + input read (uses).')
+    print('targets: at 1M nodes default <= 1.5x none and <= 1.0x python and the loaded graph <= 400 B per node +'
+          ' use (smaller sizes are dominated by the process\'s own few MiB); us/node within 1.5x of the smallest'
+          ' size (%s).' % make_bench_models.size_label(sizes[0]))
 
 
 def bench_nodes(sizes, limit):
@@ -722,7 +754,7 @@ def bench_nodes(sizes, limit):
             man = make_bench_models.manifest_ok(os.path.join(BENCH, name), name, sha)
             if not man:
                 sys.exit('bench: %s was not generated' % name)
-            results.append((pattern, n, bench_nodes_one(man, limit)))
+            results.append((pattern, count_uses(man), bench_nodes_one(man, limit)))
     results.sort(key=lambda x: (make_bench_models.NODE_PATTERNS.index(x[0]), x[1]))
     nodes_report(results, sizes)
     return all(not isinstance(v, str) for _, _, r in results for v in r.values())

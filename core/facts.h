@@ -97,6 +97,10 @@ struct InferRun {
     /* facts_of_shape's last facts, most of a model's parameters in a few shapes */
     const InferFact *recent[FACTS_RECENT];
     unsigned next_recent;
+    /* the last node's schema, by its interned type and domain (infer.c) */
+    const char *last_type, *last_domain;
+    int64_t last_opset;
+    const struct OpSchema *last_schema;
     bool oom;
 };
 

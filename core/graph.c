@@ -1261,7 +1261,12 @@ int graph_remove_ops_where(Graph *g, bool (*dead)(const Op *op, void *ctx), void
     }
     sweep_uses(g, vars, n);
     free(vars);
+    enum { AHEAD = 8 }; /* output names prefetched ahead of their removal */
     for (size_t i = 0; i < g->n_ops; i++) {
+        const Op *next = i + AHEAD < g->n_ops ? g->ops[i + AHEAD] : NULL;
+        for (size_t k = 0; next && next->scratch == 2 && k < next->n_outputs; k++)
+            if (next->outputs[k])
+                graph_prefetch_name(g, next->outputs[k]->name, false);
         Op *op = g->ops[i];
         if (op->scratch != 2)
             continue;

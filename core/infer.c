@@ -172,11 +172,25 @@ static const char *schema_domain(const Op *op)
     return !d || !strcmp(d, "ai.onnx") ? "" : d;
 }
 
+/* The schema of op's operator, remembered for the next node: nodes come in
+ * runs of one type, and the registry's binary search compares strings.
+ * Types and domains are interned per model, so equal pointers are equal
+ * names (unequal ones are merely looked up). */
+static const OpSchema *schema_for(InferRun *r, const Op *op, int64_t opset)
+{
+    if (op->type != r->last_type || op->domain != r->last_domain || opset != r->last_opset) {
+        r->last_type = op->type;
+        r->last_domain = op->domain;
+        r->last_opset = opset;
+        r->last_schema = ops_lookup(schema_domain(op), op->type, opset);
+    }
+    return r->last_schema;
+}
+
 static void run_rule(InferRun *r, InferCtx *c)
 {
     const Op *op = c->op;
-    const char *dom = schema_domain(op);
-    const OpSchema *s = c->opset < 0 ? NULL : ops_lookup(dom, op->type, c->opset);
+    const OpSchema *s = c->opset < 0 ? NULL : schema_for(r, op, c->opset);
     if (!s) {
         facts_unknown_op(r, op);
         return;

@@ -349,8 +349,12 @@ class ModelGen:
 
     def batchnorm(self, x):
         c = x.shape[1]
+        # the variance is never the shared initializer, which may hold a negative bias of
+        # that shape: NaN channels then reach a MaxPool, whose NaN handling ONNX leaves
+        # open (onnxruntime's gives -FLT_MAX), and a later BatchNormalization overflows
+        # that to -inf where its fold into a Conv does not (seed 696193932400)
         ins = [x.name, self.const(self.rand([c], 0.5, 1.5)), self.const(self.rand([c], -0.5, 0.5)),
-               self.const(self.rand([c], -0.5, 0.5)), self.const(self.rand([c], 0.5, 2.0))]
+               self.const(self.rand([c], -0.5, 0.5)), self.exact_const(self.rand([c], 0.5, 2.0))]
         attrs = {}
         if self.chance(0.5):
             attrs['epsilon'] = float(self.pick([1e-5, 1e-3, 0.01]))

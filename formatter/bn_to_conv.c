@@ -102,7 +102,12 @@ int pass_bn_to_conv(Graph *g, Diag *d)
         int32_t dtype = value_dtype(bn->inputs[0]);
         int64_t channels = scale ? tensor_numel(scale) : 0;
         double *k, *s;
-        const char *why = obstacle(bn, rank, dtype, channels);
+        const char *why = obstacle(bn, rank, dtype, channels), *fed = overridable_input(bn, 1);
+        if (fed) {
+            model_warn(m, op_label(bn), "kept BatchNormalization: '%s' is a graph input with a "
+                       "default, which a caller may override", fed);
+            continue;
+        }
         if (!why && bn_factors(&m->arena, bn, channels, &k, &s))
             why = "its parameters are not constant float values of one per channel";
         if (!why)

@@ -361,6 +361,14 @@ int pass_fuse_bn(Graph *g, Diag *d)
         if (op_is_linear(x->producer) && (sparse_input_blocks(x->producer, 1, "not folded") ||
                                           sparse_input_blocks(bn, 1, "not folded")))
             continue;
+        const char *fed = NULL;
+        if (op_is_linear(x->producer) && !(fed = overridable_input(bn, 1)))
+            fed = overridable_input(x->producer, 1);
+        if (fed) {
+            model_warn(m, op_label(bn), "not folded: '%s' is a graph input with a default, "
+                       "which a caller may override", fed);
+            continue;
+        }
         if (!linear_producer(x->producer, &l))
             continue;
         if (!graph_takes_new_params(g)) {

@@ -34,6 +34,19 @@ bool factors_finite(const double *k, const double *s, int64_t channels)
     return true;
 }
 
+bool param_overridable(const Var *v)
+{
+    return v->is_input && v->graph->model->ir_version >= 4;
+}
+
+const char *overridable_input(const Op *op, size_t first)
+{
+    for (size_t i = first; i < op->n_inputs; i++)
+        if (op->inputs[i] && param_overridable(op->inputs[i]))
+            return op->inputs[i]->name;
+    return NULL;
+}
+
 const Tensor *param_numeric(const Var *v)
 {
     /* Exporters alias parameters through Identity (torch does for equal
@@ -45,7 +58,7 @@ const Tensor *param_numeric(const Var *v)
         v = p->inputs[0];
     }
     if (!v || !v->param || !tensor_has_bytes(v->param) || !dtype_size(v->param->dtype) ||
-        v->param->dtype == DT_STRING)
+        v->param->dtype == DT_STRING || param_overridable(v))
         return NULL;
     return v->param;
 }

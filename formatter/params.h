@@ -15,8 +15,16 @@
 bool dtype_holds(int32_t dt, double v);
 /* Are all BatchNormalization factors (bn_factors) finite numbers? */
 bool factors_finite(const double *k, const double *s, int64_t channels);
+/* Is v an initializer that is also a graph input in an IR >= 4 model: the
+ * default of an input a caller may feed, so its value is not the model's to
+ * fold? (In IR < 4 every initializer is listed as an input: those are the
+ * weights.) */
+bool param_overridable(const Var *v);
+/* The name of the first input of op from slot `first` on that is such a
+ * default (param_overridable), or NULL: a fold declining for it says so. */
+const char *overridable_input(const Op *op, size_t first);
 /* v's value when v is a parameter (possibly through Identity nodes) whose
- * numeric bytes are available. */
+ * numeric bytes are available and that no caller can override. */
 const Tensor *param_numeric(const Var *v);
 /* Does an input of op from slot `first` on read a sparse initializer? Then
  * a fold that needs its values is skipped (it stays sparse), with a warning

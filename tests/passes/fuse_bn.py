@@ -9,8 +9,9 @@ from onnx import helper
 
 from passes.build import (bn, bn_inits, f16vi, finish, fvi, graph, if_node, Models, node, rand,
                           raw_tensor, sparse_dense, sparse_tensor, vi)
-from passes.common import (bn_as_conv, folded, init_count, kept, NBN, NI, node_input, node_output,
-                           ONCE, op_count, sparse_kept, unchanged, vi_removed)
+from passes.common import (bn_as_conv, folded, graph_input_kept, init_count, kept, NBN, NI,
+                           node_input, node_output, ONCE, op_count, sparse_kept, unchanged,
+                           vi_removed)
 
 PASS = "fuse-bn"
 
@@ -59,6 +60,36 @@ def _(r):
          node("Relu", ["b"], ["Y"], "relu0")],
         "fusebn_conv_bias", [fvi("X", [1, 3, 6, 6])], [fvi("Y", [1, 4, 6, 6])],
         inits=[w, b] + bn_inits(r, "bn0", 4)))
+
+
+@model("overridable_var")
+def _(r):
+    """Conv (bias) -> BN -> Relu in an IR 8 model whose BN variance is also a
+    graph input: a default the caller may feed, so not the model's to fold.
+    Expect: no fold (a warning naming bn0) and, by default, no bn-to-conv
+    either: conv0 and bn0 unchanged, bn0_var still an input."""
+    w = raw_tensor("W", rand(r, 4, 3, 3, 3))
+    b = raw_tensor("B", rand(r, 4))
+    return finish(graph(
+        [node("Conv", ["X", "W", "B"], ["c"], "conv0", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+         bn("c", "b", "bn0", "bn0", epsilon=0.1),
+         node("Relu", ["b"], ["Y"], "relu0")],
+        "fusebn_overridable_var", [fvi("X", [1, 3, 6, 6]), fvi("bn0_var", [4])],
+        [fvi("Y", [1, 4, 6, 6])], inits=[w, b] + bn_inits(r, "bn0", 4)))
+
+
+@model("overridable_weight")
+def _(r):
+    """Conv -> BN whose Conv weight W is also a graph input (IR 8).
+    Expect with fuse-bn: no fold (a warning naming bn0), conv0 and bn0
+    unchanged.  Default: bn-to-conv still makes bn0 a depthwise Conv (its
+    own statistics are constants); W stays an input."""
+    w = raw_tensor("W", rand(r, 4, 3, 3, 3))
+    return finish(graph(
+        [node("Conv", ["X", "W"], ["c"], "conv0", kernel_shape=[3, 3]),
+         bn("c", "Y", "bn0", "bn0")],
+        "fusebn_overridable_weight", [fvi("X", [1, 3, 6, 6]), fvi("W", [4, 3, 3, 3])],
+        [fvi("Y", [1, 4, 4, 4])], inits=[w] + bn_inits(r, "bn0", 4)))
 
 
 @model("identity_params")
@@ -530,6 +561,16 @@ SPECS = {
         both=[NBN, node_output("conv0", 0, "b"), node_input("relu0", 0, "b"),
               folded("conv0", bn="bn0")],
         default=[init_count(2)]),
+    # a parameter that is also a graph input (IR >= 4) is a default a caller
+    # may override: neither fold uses its value
+    "overridable_var": dict(
+        both=[unchanged("conv0", "bn0"), graph_input_kept("bn0_var")],
+        warns=["bn0"]),
+    "overridable_weight": dict(
+        single=[unchanged("conv0", "bn0"), graph_input_kept("W")],
+        default=[NBN, op_count("Conv", 2), unchanged("conv0"), bn_as_conv("bn0", 4),
+                 graph_input_kept("W")],
+        warns=["bn0"]),
     "identity_params": dict(
         both=[NBN, node_output("conv0", 0, "Y")], default=[NI]),
     "conv_nobias": dict(

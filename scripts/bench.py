@@ -47,13 +47,17 @@ of make_bench_models.NODE_PATTERNS at 10k, 100k and 1M nodes (--quick: 10k and
 100k), one run each, in this order: `ppqfmt MODEL -o OUT` (default passes),
 `ppqfmt --passes=none MODEL -o OUT`, python3-onnx onnx.load + onnx.save, and
 `ppqfmt --passes=identity --dry-run MODEL` (the graph loaded, nothing written),
-all under /usr/bin/time -v. Printed: wall and peak RSS of each, the ratios
+all under /usr/bin/time -v (cpu time read with os.wait4, in microseconds,
+not time's centiseconds). Printed: wall and peak RSS of each, the ratios
 default / none and default / python, microseconds per node and its ratio to
 the smallest size, all from user + system CPU seconds (wall time, also shown,
-counts other work on a shared machine), and the loaded graph's peak RSS per
-node and per node + use (input read). Targets: at 1M nodes default <= 1.5x
+counts other work on a shared machine), the cpu per node added from one size
+to the next (the smallest size's us/node also carries the fixed start-up
+cost), and the loaded graph's peak RSS per node and per node + use (input
+read). Targets: at 1M nodes default <= 1.5x
 none and <= 1.0x python and the loaded graph <= 400 bytes per node + use;
-time per node within 1.5x of the 10k figure. A run longer than
+time per node within 1.5x of the 10k figure, and per node added within 1.5x
+of the 10k -> 100k step. A run longer than
 --timeout seconds (default 1200) is stopped and shown as such.
 
 Fusions (issue 15, `--only fusions`, part of every run): each export in build/models of
@@ -73,8 +77,11 @@ import filecmp
 import os
 import shutil
 import statistics
+import signal
 import subprocess
 import sys
+import tempfile
+import threading
 import time
 
 import numpy as np
@@ -108,20 +115,49 @@ def fresh(name):
     return d
 
 
-def timed(cmd):
-    """Run cmd under /usr/bin/time -v after a sync; (wall s, peak RSS bytes, rc, stderr)."""
-    tf = os.path.join(BENCH, '.time.txt')
+def measure(cmd, limit=None, keep_stdout=False):
+    """Runs cmd under /usr/bin/time -v after a sync: (wall s, peak RSS bytes, rc, stderr, stdout, cpu s),
+    or None when it ran past limit seconds (then it is killed).
+    - peak RSS: time's "Maximum resident set size". The kernel's figure for a child this script starts
+      itself would be this Python's own RSS at least (a child keeps its parent's high-water mark across
+      exec); time's child is forked from the small time process.
+    - cpu (user + system): the kernel's own accounting of the reaped time process and its child
+      (os.wait4, microseconds; time's own share is about 1 ms). time prints centiseconds cut down, not
+      rounded: a run of 19 ms of cpu read as 10 ms, so the 10k node rows came out about half their true
+      cpu time."""
     os.sync()
-    t0 = time.perf_counter()
-    p = subprocess.run([TIME, '-v', '-o', tf] + cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    wall = time.perf_counter() - t0
-    rss = None
-    with open(tf) as f:
-        for line in f:
-            if 'Maximum resident set size' in line:
-                rss = int(line.rsplit(':', 1)[1]) * 1024
-    os.unlink(tf)
-    return wall, rss, p.returncode, p.stderr.decode(errors='replace'), p.stdout.decode(errors='replace')
+    killed = []
+
+    def kill(pid):
+        killed.append(pid)
+        os.killpg(pid, signal.SIGKILL)
+    tf = os.path.join(BENCH, '.time.txt')
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        t0 = time.perf_counter()
+        p = subprocess.Popen([TIME, '-v', '-o', tf] + cmd, stdout=out if keep_stdout else subprocess.DEVNULL,
+                             stderr=err, start_new_session=True)
+        timer = threading.Timer(limit, kill, (p.pid,)) if limit else None
+        if timer:
+            timer.start()
+        _, status, ru = os.wait4(p.pid, 0)
+        wall = time.perf_counter() - t0
+        if timer:
+            timer.cancel()
+        p.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
+        if killed:
+            return None
+        with open(tf) as f:
+            rss = [int(line.rsplit(':', 1)[1]) * 1024 for line in f if 'Maximum resident set size' in line]
+        os.unlink(tf)
+        out.seek(0)
+        err.seek(0)
+        return (wall, rss[0], p.returncode, err.read().decode(errors='replace'),
+                out.read().decode(errors='replace'), ru.ru_utime + ru.ru_stime)
+
+
+def timed(cmd):
+    """measure() without a limit: (wall s, peak RSS bytes, rc, stderr, stdout)."""
+    return measure(cmd, keep_stdout=True)[:5]
 
 
 PAIRED_RUNS = 5  # the fold and inference tables: alternating runs per command, medians
@@ -609,30 +645,15 @@ def report(results, py, quick):
 # ---------------------------------------------------------------- node scaling
 
 def timed_limit(cmd, limit):
-    """timed() with a time limit: (wall, rss, rc, stderr, cpu) or None on a
+    """measure() with a time limit: (wall, rss, rc, stderr, cpu) or None on a
     timeout; cpu = user + system seconds, which other work on a shared machine
     disturbs far less than wall time."""
-    tf = os.path.join(BENCH, '.time.txt')
-    t0 = time.perf_counter()
-    try:
-        p = subprocess.run([TIME, '-v', '-o', tf] + cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                           timeout=limit)
-    except subprocess.TimeoutExpired:
-        return None
-    wall = time.perf_counter() - t0
-    fields = {}
-    with open(tf) as f:
-        for line in f:
-            key, _, value = line.strip().rpartition(': ')
-            fields[key] = value
-    os.unlink(tf)
-    rss = int(fields['Maximum resident set size (kbytes)']) * 1024
-    cpu = float(fields['User time (seconds)']) + float(fields['System time (seconds)'])
-    return wall, rss, p.returncode, p.stderr.decode(errors='replace'), cpu
+    got = measure(cmd, limit)
+    return got and got[:4] + got[5:]
 
 
 # A run shorter than this in cpu time is repeated (up to NODES_MAX_REPEAT
-# times) and the mean taken: the system counts cpu time in 10 ms steps.
+# times) and the mean taken: one short run's cpu time varies by milliseconds.
 NODES_MIN_CPU = 0.5
 NODES_MAX_REPEAT = 20
 
@@ -703,9 +724,10 @@ def bench_nodes_one(man, limit):
 
 def nodes_report(rows_in, sizes):
     hdr = ['pattern', 'nodes', 'default s', 'cpu s', 'MiB', 'none s', 'cpu s', 'MiB', 'python s', 'cpu s', 'MiB',
-           'def/none', 'def/py', 'us/node', 'vs first', 'loaded MiB', 'B/node', 'B/(node+use)', 'met']
+           'def/none', 'def/py', 'us/node', 'vs first', 'step us/node', 'vs first step', 'loaded MiB', 'B/node',
+           'B/(node+use)', 'met']
     rows = [hdr]
-    base = {}
+    base, prev, base_step = {}, {}, {}
     for pattern, (n, uses), r in rows_in:
         cell = lambda t: ('%.3f' % r[t][0], '%.3f' % r[t][2], '%.0f' % (r[t][1] / MiB)) \
             if not isinstance(r[t], str) else (r[t], '-', '-')  # noqa: E731
@@ -713,33 +735,45 @@ def nodes_report(rows_in, sizes):
         row = [pattern, make_bench_models.size_label(n)] + list(cell('default')) + list(cell('none')) \
             + list(cell('python'))
         if not ok:
-            rows.append(row + ['-'] * 7 + ['no (failed)'])
+            rows.append(row + ['-'] * 9 + ['no (failed)'])
+            prev.pop(pattern, None)
             continue
         d, none, py = r['default'][2], r['none'][2], r['python'][2]
         per = d / n * 1e6
         base.setdefault(pattern, (n, per))
         flat = per / base[pattern][1] if base[pattern][1] > 0 else 1.0
+        # the cost of the nodes added since the size before: the smallest size's us/node also
+        # carries the run's fixed costs (start-up, buffers), which would flatter every larger one
+        step = (d - prev[pattern][1]) / (n - prev[pattern][0]) * 1e6 if pattern in prev else None
+        prev[pattern] = (n, d)
+        if step is not None:
+            base_step.setdefault(pattern, step)
+        step_flat = step / base_step[pattern] if step is not None and base_step[pattern] > 0 else None
         loaded = r['loaded'][1]
         misses = [what for what, bad in [('def/none', n >= 1000000 and d > 1.5 * none),
                                          ('def/py', n >= 1000000 and d > 1.0 * py),
-                                         ('per node', flat > 1.5),
+                                         ('per node', flat > 1.5 or (step_flat or 0) > 1.5),
                                          ('memory', n >= 1000000 and loaded > 400 * (n + uses))] if bad]
         ratio = lambda a, b: '%.2fx' % (a / b) if b > 0 else 'n/a (0 s)'  # noqa: E731
-        rows.append(row + [ratio(d, none), ratio(d, py), '%.2f' % per, '%.2fx' % flat, '%.0f' % (loaded / MiB),
+        rows.append(row + [ratio(d, none), ratio(d, py), '%.2f' % per, '%.2fx' % flat,
+                           '-' if step is None else '%.2f' % step, '-' if step_flat is None else '%.2fx' % step_flat,
+                           '%.0f' % (loaded / MiB),
                            '%.0f' % (loaded / n), '%.0f' % (loaded / (n + uses)),
                            'no (%s)' % ', '.join(misses) if misses else 'yes'])
     print()
     table(rows)
     print('\ndefault = ppqfmt MODEL -o OUT; none = ppqfmt --passes=none; python = python3-onnx onnx.load + onnx.save'
           ' (in that order, same machine and session). s = wall, cpu s = user + system, MiB = peak RSS.')
-    print('Ratios and us/node use cpu s (wall time on a shared machine measures the other work as well);'
-          ' a run under %.1f s of cpu is repeated (at most %d times) and the mean shown, as the system counts cpu'
-          ' time in 10 ms steps.' % (NODES_MIN_CPU, NODES_MAX_REPEAT))
+    print('Ratios and us/node use cpu s (wall time on a shared machine measures the other work as well), the'
+          ' kernel\'s own accounting of each run in microseconds; a run under %.1f s of cpu is repeated (at most %d'
+          ' times) and the mean shown. step us/node = the cpu s added since the size before over the nodes added'
+          ' (free of the fixed start-up cost that inflates the smallest size\'s us/node); vs first step = its'
+          ' ratio to the first step.' % (NODES_MIN_CPU, NODES_MAX_REPEAT))
     print('loaded = ppqfmt --passes=identity --dry-run MODEL (loads the graph, writes nothing): its peak RSS, the'
           ' mapped input file included, per node and per node + input read (uses).')
     print('targets: at 1M nodes default <= 1.5x none and <= 1.0x python and the loaded graph <= 400 B per node +'
           ' use (smaller sizes are dominated by the process\'s own few MiB); us/node within 1.5x of the smallest'
-          ' size (%s).' % make_bench_models.size_label(sizes[0]))
+          ' size (%s) and step us/node within 1.5x of the first step.' % make_bench_models.size_label(sizes[0]))
 
 
 def bench_nodes(sizes, limit):

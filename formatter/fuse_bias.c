@@ -52,7 +52,8 @@ int pass_fuse_bias(Graph *g, Diag *d)
         Op *op = g->ops[i];
         Op *next = op_is_linear(op) && op->n_outputs == 1 ? sole_consumer(op->outputs[0]) : NULL;
         if (next && op_is(next, "Add") &&
-            (sparse_input_blocks(op, 1, "not folded") || sparse_input_blocks(next, 0, "not folded")))
+            (sparse_input_blocks(op, 1, "not folded") || sparse_input_blocks(next, 0, "not folded") ||
+             operand_default_blocks(op, next)))
             continue;
         if (op->removed || !linear_producer(op, &l))
             continue;

@@ -77,7 +77,8 @@ int pass_fuse_conv_scale(Graph *g, Diag *d)
             continue;
         Op *mul = match_next(op->outputs[0], "Mul");
         if (!mul || mul->n_outputs != 1 || sparse_input_blocks(op, 1, "not folded") ||
-            sparse_input_blocks(mul, 0, "not folded") || !linear_producer(op, &l))
+            sparse_input_blocks(mul, 0, "not folded") || operand_default_blocks(op, mul) ||
+            !linear_producer(op, &l))
             continue;
         Var *other = match_other(mul, op->outputs[0]);
         const Tensor *t = other ? param_numeric(other) : NULL;

@@ -76,6 +76,23 @@ bool sparse_input_blocks(Op *op, size_t first, const char *what)
     return false;
 }
 
+bool default_input_blocks(Op *op, size_t first, const char *what)
+{
+    const char *fed = overridable_input(op, first);
+    if (fed)
+        model_warn(op->graph->model, op_label(op), "%s: '%s' is a graph input with a default, "
+                   "which a caller may override", what, fed);
+    return fed != NULL;
+}
+
+bool operand_default_blocks(Op *lin, Op *next)
+{
+    const Var *x = lin->n_outputs == 1 ? lin->outputs[0] : NULL;
+    const Var *other = x && next->n_inputs == 2 ? next->inputs[next->inputs[0] == x ? 1 : 0] : NULL;
+    return other && other != x && other->param &&
+           (default_input_blocks(lin, 1, "not folded into") || default_input_blocks(next, 0, "not folded"));
+}
+
 bool op_is_linear(const Op *op)
 {
     return op_is(op, "Conv") || op_is(op, "ConvTranspose") || op_is(op, "Gemm");

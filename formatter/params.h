@@ -30,6 +30,16 @@ const Tensor *param_numeric(const Var *v);
  * a fold that needs its values is skipped (it stays sparse), with a warning
  * "<what>: ..." naming op. */
 bool sparse_input_blocks(Op *op, size_t first, const char *what);
+/* Does an input of op from slot `first` on read a default a caller may
+ * override (overridable_input)? Then a fold that needs its value is skipped,
+ * with a warning "<what>: '<input>' is a graph input with a default, ..."
+ * naming op, so a user sees why the node stayed. */
+bool default_input_blocks(Op *op, size_t first, const char *what);
+/* For folding next, an Add or Mul of lin's output and an initializer, into
+ * lin (Conv/ConvTranspose/Gemm): default_input_blocks on both. No warning
+ * where next's other operand is no initializer (a residual Add): there was
+ * nothing to fold. */
+bool operand_default_blocks(Op *lin, Op *next);
 /* Conv, ConvTranspose or Gemm: the operators fusions fold into. */
 bool op_is_linear(const Op *op);
 /* The one operation reading v, when v has one use and is no graph output. */

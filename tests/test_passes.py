@@ -39,6 +39,7 @@ The keys of a SPECS entry (tests/passes/<pass>.py):
   default: checks after the default pipeline
   both:    checks after both
   warns:   names the single-pass run must mention on stderr (a warning)
+  quiet:   why the single-pass run must print nothing on stderr (no warning)
   reports: what the single-pass run's --report must say (on stderr)
   reference: fn(feeds) -> {output: ndarray}, the numpy meaning of a model
            onnxruntime refuses (not SSA); replaces the equivalence check
@@ -63,7 +64,8 @@ import onnx
 import passes  # tests/passes/, beside this file
 import testlib  # tests/, beside this file
 from passes.common import (PPQFMT, REPO, RUN_TIMEOUT, check_equiv, check_full,
-                           check_model_fields, check_order, check_reference, check_warns)
+                           check_model_fields, check_order, check_quiet, check_reference,
+                           check_warns)
 
 TESTDATA = os.environ.get("PPQFMT_TESTDATA", os.path.join(REPO, "testdata"))
 
@@ -208,6 +210,9 @@ def test_model(m, workdir):
         if spec.get("warns"):
             check("%s/%s: warns about %s" % (model, pname, ",".join(spec["warns"])),
                   check_warns, ["--passes=" + pname], src, workdir, spec["warns"])
+        if spec.get("quiet"):
+            check("%s/%s: no warning (%s)" % (model, pname, spec["quiet"]),
+                  check_quiet, ["--passes=" + pname], src, workdir)
         if spec.get("reports"):
             check("%s/%s: --report says %s" % (model, pname, "; ".join(spec["reports"])),
                   check_warns, ["--report", "--passes=" + pname], src, workdir, spec["reports"])

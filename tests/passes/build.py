@@ -147,6 +147,14 @@ def finish(g, opset=OPSET, ir=IR):
     return m
 
 
+def with_default_input(m, name):
+    """m with its initializer `name` also listed as a graph input: in an IR >= 4
+    model, a default a caller may feed, so no pass may fold its value."""
+    t = next(t for t in m.graph.initializer if t.name == name)
+    m.graph.input.append(vi(name, t.data_type, list(t.dims)))
+    return m
+
+
 def finish_with(g, opsets):
     """finish() with several opset imports: (domain, version) pairs."""
     m = finish(g)

@@ -719,17 +719,29 @@ def check_reference(src, dst, inp, reference):
     return "; ".join(errs) or None
 
 
-def check_warns(opts, src, workdir, words):
-    """ppqfmt's stderr names each of words (a warning says where; --report
-    says what each pass did)."""
-    dst = os.path.join(workdir, "warn.onnx")
+def _stderr_of(opts, src, workdir):
+    """(None, ppqfmt's stderr) of a run on src, or (what failed, None)."""
+    dst = os.path.join(workdir, "stderr.onnx")
     p = subprocess.run([PPQFMT] + opts + [src, "-o", dst], stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, timeout=RUN_TIMEOUT)
     err = p.stderr.decode("utf-8", "replace")
-    if p.returncode != 0:
-        return "exit %d: %s" % (p.returncode, err.strip()[-300:])
+    return ("exit %d: %s" % (p.returncode, err.strip()[-300:]), None) if p.returncode else (None, err)
+
+
+def check_warns(opts, src, workdir, words):
+    """ppqfmt's stderr names each of words (a warning says where; --report
+    says what each pass did)."""
+    failed, err = _stderr_of(opts, src, workdir)
+    if failed:
+        return failed
     miss = [w for w in words if w not in err]
     return ("stderr does not mention %s: %r" % (miss, err.strip()[:300])) if miss else None
+
+
+def check_quiet(opts, src, workdir):
+    """ppqfmt succeeds and prints nothing on stderr."""
+    failed, err = _stderr_of(opts, src, workdir)
+    return failed or (("stderr: %r" % err.strip()[:300]) if err.strip() else None)
 
 
 def _relu(v):

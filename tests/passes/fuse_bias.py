@@ -5,9 +5,10 @@ Its test models (builders registered with @model; testdata/fuse_bias/<case>.onnx
 and what each must look like after formatting (SPECS, run by tests/test_passes.py)."""
 import numpy as np
 
-from passes.build import (f16vi, finish, fvi, graph, Models, node, rand, raw_tensor)
-from passes.common import (folded, init_count, NADD, node_input, node_output, op_count, unchanged,
-                           vi_removed)
+from passes.build import (f16vi, finish, fvi, graph, Models, node, rand, raw_tensor,
+                          with_default_input)
+from passes.common import (folded, graph_input_kept, init_count, NADD, node_input, node_output,
+                           op_count, unchanged, vi_removed)
 
 PASS = "fuse-bias"
 
@@ -260,12 +261,58 @@ def _(r):
                raw_tensor("A", np.array([30000, 0.5], np.float16).reshape(1, 2, 1, 1))]))
 
 
+def conv_bias_add(r, name, default):
+    """Conv (bias B) -> Add(A [1,4,1,1]) in an IR 8 model whose initializer
+    `default` is also a graph input: a default the caller may feed."""
+    return with_default_input(finish(graph(
+        [node("Conv", ["X", "W", "B"], ["c"], "conv0", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+         node("Add", ["c", "A"], ["Y"], "add0")],
+        name, [fvi("X", [1, 3, 6, 6])], [fvi("Y", [1, 4, 6, 6])],
+        inits=[raw_tensor("W", rand(r, 4, 3, 3, 3)), raw_tensor("B", rand(r, 4)),
+               raw_tensor("A", rand(r, 1, 4, 1, 1))])), default)
+
+
+@model("overridable_addend")
+def _(r):
+    """conv_bias_add with the addend A a graph input. Expect: add0 kept as it
+    is, with a warning naming add0 and A; A still an input."""
+    return conv_bias_add(r, "fusebias_overridable_addend", "A")
+
+
+@model("overridable_bias")
+def _(r):
+    """conv_bias_add with the Conv's bias B a graph input. Expect: the Add
+    stays (its fold would replace B), with a warning naming conv0 and B."""
+    return conv_bias_add(r, "fusebias_overridable_bias", "B")
+
+
+@model("overridable_residual")
+def _(r):
+    """Conv whose weight W is also a graph input (IR 8) -> Add(c, X), a
+    residual sum of two activations: nothing to fold. Expect: unchanged and
+    no warning (the default does not matter here)."""
+    return with_default_input(finish(graph(
+        [node("Conv", ["X", "W"], ["c"], "conv0", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+         node("Add", ["c", "X"], ["Y"], "add0")],
+        "fusebias_overridable_residual", [fvi("X", [1, 4, 6, 6])], [fvi("Y", [1, 4, 6, 6])],
+        inits=[raw_tensor("W", rand(r, 4, 4, 3, 3))])), "W")
+
+
 # ---------------------------------------------------------------------------
 # what each model must look like after formatting (see tests/test_passes.py)
 # ---------------------------------------------------------------------------
 
 SPECS = {
     # -- fuse-bias ---------------------------------------------------------
+    # a parameter that is also a graph input (IR >= 4) is a default a caller
+    # may override: no fold uses its value, and the warning says which
+    "overridable_addend": dict(
+        both=[unchanged("conv0", "add0"), graph_input_kept("A")], warns=["add0", "'A'"]),
+    "overridable_bias": dict(
+        both=[unchanged("conv0", "add0"), graph_input_kept("B")], warns=["conv0", "'B'"]),
+    "overridable_residual": dict(
+        both=[unchanged("conv0", "add0"), graph_input_kept("W")],
+        quiet="a residual Add has no constant to fold: the default W does not matter"),
     "conv_nobias": dict(
         both=[NADD, node_output("conv0", 0, "a"), node_input("relu0", 0, "a"),
               folded("conv0", add="add0")],

@@ -7,9 +7,9 @@ import numpy as np
 from onnx import TensorProto as TP
 
 from passes.build import (bn, bn_inits, finish, fvi, graph, if_node, Models, node, rand,
-                          raw_tensor, rng, vi)
-from passes.common import (affine, bn_affine, bn_as_conv, close, find_scoped, NBN, op_count,
-                           same_attrs, unchanged)
+                          raw_tensor, rng, vi, with_default_input)
+from passes.common import (affine, bn_affine, bn_as_conv, close, find_scoped, graph_input_kept, NBN,
+                           op_count, same_attrs, unchanged)
 
 PASS = "fuse-bn-forward"
 
@@ -154,6 +154,22 @@ def _(r):
         inits=bn_inits(r, "bn0", 3)))
 
 
+@model("overridable_weight")
+def _(r):
+    """BN -> Conv 3x3 whose weight W is also a graph input (IR 8): a default
+    the caller may feed. Expect with fuse-bn-forward: bn0 not folded (a
+    warning naming conv0 and W), bn0 and conv0 unchanged."""
+    return with_default_input(bn_conv("fusebnfwd_overridable_weight", rand(r, 4, 3, 3, 3), rand(r, 4)), "W")
+
+
+@model("overridable_mean")
+def _(r):
+    """BN whose mean is also a graph input (IR 8) -> Conv 3x3. Expect: bn0
+    not folded (a warning naming bn0 and bn0_mean)."""
+    return with_default_input(bn_conv("fusebnfwd_overridable_mean", rand(r, 4, 3, 3, 3), rand(r, 4)),
+                              "bn0_mean")
+
+
 # ---------------------------------------------------------------------------
 # what each model must look like after formatting (see tests/test_passes.py)
 # ---------------------------------------------------------------------------
@@ -190,6 +206,11 @@ def bn_forward(bn, conv):
 
 SPECS = {
     # -- fuse-bn-forward -----------------------------------------------------
+    # a parameter that is also a graph input (IR >= 4): see fuse_bias.py
+    "overridable_weight": dict(
+        single=[unchanged("bn0", "conv0"), graph_input_kept("W")], warns=["conv0", "'W'"]),
+    "overridable_mean": dict(
+        single=[unchanged("bn0", "conv0"), graph_input_kept("bn0_mean")], warns=["bn0", "'bn0_mean'"]),
     "conv": dict(both=[NBN, op_count("Conv", 1), bn_forward("bn0", "conv0")]),
     "conv_nobias": dict(both=[NBN, op_count("Conv", 1), bn_forward("bn0", "conv0")]),
     "grouped": dict(both=[NBN, op_count("Conv", 1), bn_forward("bn0", "conv0")]),

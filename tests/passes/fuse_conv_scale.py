@@ -6,8 +6,9 @@ and what each must look like after formatting (SPECS, run by tests/test_passes.p
 import numpy as np
 from onnx import TensorProto as TP
 
-from passes.build import (finish, fvi, graph, if_node, Models, node, rand, raw_tensor, vi)
-from passes.common import (find_scoped, folded, NMUL, node_output, unchanged)
+from passes.build import (finish, fvi, graph, if_node, Models, node, rand, raw_tensor, vi,
+                          with_default_input)
+from passes.common import (find_scoped, folded, graph_input_kept, NMUL, node_output, unchanged)
 
 PASS = "fuse-conv-scale"
 
@@ -118,12 +119,34 @@ def _(r):
         [vi("cond", TP.BOOL, []), fvi("X", [1, 3, 5, 5])], [fvi("Y", None)]))
 
 
+@model("overridable_scale")
+def _(r):
+    """Conv (bias) -> Mul(K [1,4,1,1]) in an IR 8 model whose K is also a
+    graph input: a default the caller may feed. Expect: mul0 kept, with a
+    warning naming mul0 and K."""
+    return with_default_input(conv_mul("fusescale_overridable_scale", [3, 3], rand(r, 4, 3, 3, 3),
+                                       rand(r, 4), rand(r, 1, 4, 1, 1)), "K")
+
+
+@model("overridable_weight")
+def _(r):
+    """Conv whose weight W is also a graph input (IR 8) -> Mul(K [1,4,1,1]).
+    Expect: mul0 kept, with a warning naming conv0 and W."""
+    return with_default_input(conv_mul("fusescale_overridable_weight", [3, 3], rand(r, 4, 3, 3, 3),
+                                       rand(r, 4), rand(r, 1, 4, 1, 1)), "W")
+
+
 # ---------------------------------------------------------------------------
 # what each model must look like after formatting (see tests/test_passes.py)
 # ---------------------------------------------------------------------------
 
 SPECS = {
     # -- fuse-conv-scale -----------------------------------------------------
+    # a parameter that is also a graph input (IR >= 4): see fuse_bias.py
+    "overridable_scale": dict(
+        both=[unchanged("conv0", "mul0"), graph_input_kept("K")], warns=["mul0", "'K'"]),
+    "overridable_weight": dict(
+        both=[unchanged("conv0", "mul0"), graph_input_kept("W")], warns=["conv0", "'W'"]),
     "conv": dict(both=[NMUL, node_output("conv0", 0, "Y"), folded("conv0", mul="mul0")]),
     "conv_nobias": dict(both=[NMUL, folded("conv0", mul="mul0"),
                                         ("conv0 has no bias", lambda i, o: None if len(

@@ -72,6 +72,12 @@ $(B)/tools/fork_server: tests/tools/fork_server.c $(B)/obj/cli/main_entry.o \
 	$(CC) $(WARN) $(CFLAGS) $(LDFLAGS) -static -o $@ $^ $(LDLIBS) 2>/dev/null || \
 		$(CC) $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+# An LD_PRELOAD shim cutting every writev short (tests/test_cli.py); no
+# sanitizer flags: it is preloaded into the ordinary build only.
+$(B)/tools/short_writes.so: tests/tools/short_writes.c
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) -O2 -shared -fPIC -o $@ $< -ldl
+
 $(B)/tests/%: tests/%.c $(B)/libppqfmt.a
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(CFLAGS) -I$(B)/gen -o $@ $^ $(LDLIBS)
@@ -81,7 +87,7 @@ run: all
 	@echo "wrote $(B)/sample.formatted.onnx; its graph:"
 	@$(B)/ppqfmt --passes=none --dry-run --print $(B)/sample.formatted.onnx
 
-test: all $(TESTS_C:%.c=$(B)/%) $(B)/tools/fork_server
+test: all $(TESTS_C:%.c=$(B)/%) $(B)/tools/fork_server $(B)/tools/short_writes.so
 	@BUILD=$(B) PYTHON=$(PYTHON) tests/run_all.sh
 
 # The suite again with AddressSanitizer and UndefinedBehaviorSanitizer: every
@@ -114,7 +120,7 @@ test-unit: all $(TESTS_C:%.c=$(B)/%)
 test-passes: all
 	$(PYTHON) tests/test_passes.py
 
-test-cli: all
+test-cli: all $(B)/tools/short_writes.so
 	$(PYTHON) tests/test_cli.py
 
 test-fidelity: all

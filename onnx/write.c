@@ -30,16 +30,32 @@ static int encode(const Model *m, Arena *a, Out *o, const EncodeOptions *opt, Di
     return 0;
 }
 
-/* Writes n memory segments with writev, resuming after short writes. */
-static int write_memory(int fd, const Seg *segs, size_t count)
+enum { COPY_MIN = 1 << 16, GEN_CHUNK = 1 << 20, GEN_BUFS = 2 };
+
+/* Writes count segments with writev, resuming after short writes. A
+ * computed segment among them (one under COPY_MIN bytes: a folded weight of
+ * a small layer) is filled into scratch (GEN_CHUNK bytes) on the way, so a
+ * model of a million small layers writes its many computed weights with the
+ * bytes around them, a few calls in all, not several calls each. A fill may
+ * run again for a segment a short write cut (fills keep no state). */
+static int write_memory(int fd, const Seg *segs, size_t count, uint8_t *scratch)
 {
     size_t i = 0, off = 0; /* off: bytes of segs[i] already written */
     while (i < count) {
         struct iovec iov[IOV_MAX > 1024 ? 1024 : IOV_MAX];
         int n = 0;
+        size_t used = 0;
         for (size_t k = i; k < count && n < (int)(sizeof iov / sizeof *iov); k++, n++) {
+            const uint8_t *p = segs[k].p;
+            if (segs[k].gen) {
+                if (n && used + segs[k].len > GEN_CHUNK)
+                    break;
+                segs[k].gen->fill(segs[k].gen->ctx, segs[k].gen_off, scratch + used, segs[k].len);
+                p = scratch + used;
+                used += segs[k].len;
+            }
             size_t skip = k == i ? off : 0;
-            iov[n].iov_base = (void *)(segs[k].p + skip);
+            iov[n].iov_base = (void *)(p + skip);
             iov[n].iov_len = segs[k].len - skip;
         }
         ssize_t w = writev(fd, iov, n);
@@ -75,15 +91,13 @@ static int copy_segment(int fd, const MappedFile *f, Seg s)
         if (n < 0) {
             if (errno != EXDEV && errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)
                 return -1;
-            return write_memory(fd, &s, 1);
+            return write_memory(fd, &s, 1, NULL);
         }
         s.p += n;
         s.len -= (size_t)n;
     }
     return 0;
 }
-
-enum { COPY_MIN = 1 << 16, GEN_CHUNK = 1 << 20, GEN_BUFS = 2 };
 
 static size_t chunk_len(const Seg *s, size_t done)
 {
@@ -168,7 +182,7 @@ static int write_chunk(GenOut *g, const uint8_t *p, size_t n)
             return -1;
         }
     }
-    return done < n ? write_memory(g->fd, &(Seg){p + done, n - done, NULL, 0}, 1) : 0;
+    return done < n ? write_memory(g->fd, &(Seg){p + done, n - done, NULL, 0}, 1, NULL) : 0;
 }
 
 /* Computes a segment's bytes chunk by chunk and writes each. */
@@ -223,9 +237,18 @@ static int write_filled(GenOut *g, Filler *f)
     return 0;
 }
 
+/* The filler's buffers, also the scratch of write_memory; NULL when out of
+ * memory. */
+static uint8_t *gen_out_bufs(GenOut *g)
+{
+    if (!g->bufs)
+        g->bufs = malloc(GEN_BUFS * GEN_CHUNK);
+    return g->bufs;
+}
+
 static int write_generated(GenOut *g, const Seg *s)
 {
-    if (!g->bufs && !(g->bufs = malloc(GEN_BUFS * GEN_CHUNK)))
+    if (!gen_out_bufs(g))
         return -1;
     Filler f = {.s = s, .buf = g->bufs};
     int rc;
@@ -262,17 +285,22 @@ static int write_segments(int fd, const Out *o, const Model *m)
     GenOut gen;
     int rc = 0;
     gen_out_open(&gen, fd, regular);
+    bool small_gen = false; /* a computed segment among segs[start, i) */
     for (size_t i = 0; i <= o->n && !rc; i++) {
         const MappedFile *f = NULL;
-        const Seg *g = i < o->n && o->segs[i].gen ? &o->segs[i] : NULL;
-        if (i < o->n && !g && regular && o->segs[i].len >= COPY_MIN)
-            f = model_find_mapping(m, o->segs[i].p, o->segs[i].len);
-        if (i < o->n && !f && !g)
+        const Seg *s = i < o->n ? &o->segs[i] : NULL;
+        const Seg *g = s && s->gen && s->len >= COPY_MIN ? s : NULL;
+        if (s && !s->gen && regular && s->len >= COPY_MIN)
+            f = model_find_mapping(m, s->p, s->len);
+        if (s && !f && !g) {
+            small_gen |= s->gen != NULL;
             continue;
-        if (write_memory(fd, o->segs + start, i - start) ||
-            (f && copy_segment(fd, f, o->segs[i])) || (g && write_generated(&gen, g)))
+        }
+        if ((small_gen && !gen_out_bufs(&gen)) || write_memory(fd, o->segs + start, i - start, gen.bufs) ||
+            (f && copy_segment(fd, f, *s)) || (g && write_generated(&gen, g)))
             rc = -1;
         start = i + 1;
+        small_gen = false;
     }
     gen_out_close(&gen);
     return rc;

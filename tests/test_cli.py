@@ -337,6 +337,34 @@ def t_no_partial_output():
     return "files left after a failed run: %s" % left if left else None
 
 
+SHORT_WRITES = os.path.join(REPO, os.environ.get("BUILD", "build"), "tools", "short_writes.so")
+
+
+def t_short_writes():
+    """Every writev cut short (tests/tools/short_writes.c, 97 bytes a call):
+    the output, to a file and to a pipe, is the same bytes, for models whose
+    folded weights are computed while written (fuse-bn), each resumed in its
+    middle."""
+    if os.environ.get("SANITIZED"):
+        return SKIP + "a sanitized build cannot take a preloaded library first"
+    if not os.access(SHORT_WRITES, os.R_OK):
+        return "%s is missing (make test builds it)" % SHORT_WRITES
+    env = dict(os.environ, LD_PRELOAD=SHORT_WRITES)
+    errs = []
+    for model in [os.path.join(REPO, "testdata", "fuse_bn", c + ".onnx")
+                  for c in ("chain", "conv_bias", "float16", "gemm_transb1")] + [MIXED]:
+        want, cut = tmp("whole.onnx"), tmp("cut.onnx")
+        code, _, err = run([model, "-o", want])
+        code2, _, err2 = run([model, "-o", cut], env=env)
+        code3, piped, _ = run([model, "-o", "-"], env=env)
+        name = os.path.basename(model)
+        if code or code2 or code3:
+            errs.append("%s: exit %d/%d/%d %s" % (name, code, code2, code3, (err or err2).strip()[-200:]))
+        elif read(cut) != read(want) or piped != read(want):
+            errs.append("%s: output differs under short writes" % name)
+    return "; ".join(errs) or None
+
+
 def t_output_symlinks():
     """-o LINK writes the file LINK points to, whether it exists yet or not,
     and leaves the link a link."""

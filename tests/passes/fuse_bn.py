@@ -92,6 +92,27 @@ def _(r):
         [fvi("Y", [1, 4, 4, 4])], inits=[w] + bn_inits(r, "bn0", 4)))
 
 
+@model("chain")
+def _(r):
+    """Six Conv (bias) -> BN -> Relu layers, each with weights of its own.
+    Expect: every BN folded into its Conv (six folds written one after the
+    other, each weight and bias computed while the output is written; also
+    tests/test_cli.py's short-writes check)."""
+    nodes, inits, x = [], [], "X"
+    for i in range(6):
+        p = "l%d" % i
+        y = "Y" if i == 5 else p + "_r"
+        nodes += [node("Conv", [x, p + "_W", p + "_B"], [p + "_c"], p + "_conv", kernel_shape=[3, 3],
+                       pads=[1, 1, 1, 1]),
+                  bn(p + "_c", p + "_b", p + "_bn", p + "_bn"),
+                  node("Relu", [p + "_b"], [y], p + "_relu")]
+        inits += [raw_tensor(p + "_W", rand(r, 4, 4 if i else 3, 3, 3)), raw_tensor(p + "_B", rand(r, 4))]
+        inits += bn_inits(r, p + "_bn", 4)
+        x = y
+    return finish(graph(nodes, "fusebn_chain", [fvi("X", [1, 3, 6, 6])], [fvi("Y", [1, 4, 6, 6])],
+                        inits=inits))
+
+
 @model("identity_params")
 def _(r):
     """Conv -> BN whose mean and var come through Identity nodes of other
@@ -571,6 +592,9 @@ SPECS = {
         default=[NBN, op_count("Conv", 2), unchanged("conv0"), bn_as_conv("bn0", 4),
                  graph_input_kept("W")],
         warns=["bn0"]),
+    "chain": dict(
+        both=[NBN, op_count("Conv", 6)] + [folded("l%d_conv" % i, bn="l%d_bn" % i) for i in range(6)],
+        default=[init_count(12)]),
     "identity_params": dict(
         both=[NBN, node_output("conv0", 0, "Y")], default=[NI]),
     "conv_nobias": dict(

@@ -1,4 +1,5 @@
-/* proto.c - ValueInfoProto and OperatorSetIdProto through protobuf-c. */
+/* proto.c - TypeProto, ValueInfoProto and OperatorSetIdProto: read through
+ * protobuf-c; tensor types written by hand (see proto_write_type). */
 #include "proto.h"
 
 #include <stdlib.h>
@@ -152,89 +153,128 @@ void proto_write_opset(Out *o, uint32_t num, const Opset *op)
     out_bytes_field(o, num, buf, n);
 }
 
-/* A TypeProto for t in o's arena (NULL when out of memory). */
-/* The protobuf-c messages a TypeProto is packed from. They live only until
- * it is packed (the output keeps the packed bytes): on the stack up to
- * TYPE_DIMS dims, else in dims_heap, which type_scaffold_free releases. A
- * million value_info entries would otherwise leave ~250 bytes each in the
- * output's arena. */
-enum { TYPE_DIMS = 8 };
-typedef struct TypeScaffold {
-    Onnx__TypeProto tp;
-    Onnx__TypeProto__Tensor tt;
-    Onnx__TensorShapeProto shape;
-    Onnx__TensorShapeProto__Dimension dims[TYPE_DIMS], *dimp[TYPE_DIMS];
-    void *dims_heap;
-} TypeScaffold;
+/* A tensor TypeProto is encoded here by hand rather than packed through
+ * protobuf-c: infer-shapes writes one per value, a million in a
+ * million-node model, and building protobuf-c's message tree for each and
+ * walking it twice (size, then pack) took a few percent of such a run. The
+ * bytes are those protobuf-c writes (fields in number order, an int32 or
+ * int64 below zero as ten bytes, an unknown dimension as an empty
+ * Dimension), which tests/output_digests.py holds to. */
+enum { TAG_1_LEN = 0x0a, TAG_2_LEN = 0x12, TAG_1_VARINT = 0x08 };
 
-static void type_scaffold_free(TypeScaffold *s) { free(s->dims_heap); }
-
-/* t as a TypeProto built in s; NULL when out of memory. */
-static Onnx__TypeProto *type_proto(TypeScaffold *s, const TypeInfo *t)
+static size_t varint_len(uint64_t v)
 {
-    size_t rank = t->rank > 0 ? (size_t)t->rank : 0;
-    Onnx__TensorShapeProto__Dimension *dims = s->dims, **dimp = s->dimp;
-    s->dims_heap = NULL;
-    if (rank > TYPE_DIMS) {
-        if (rank > SIZE_MAX / (sizeof *dims + sizeof *dimp) ||
-            !(s->dims_heap = malloc(rank * (sizeof *dims + sizeof *dimp))))
-            return NULL;
-        dims = s->dims_heap;
-        dimp = (Onnx__TensorShapeProto__Dimension **)(dims + rank);
-    }
-    s->shape = (Onnx__TensorShapeProto)ONNX__TENSOR_SHAPE_PROTO__INIT;
-    for (size_t i = 0; i < rank; i++) {
-        Onnx__TensorShapeProto__Dimension d = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__INIT;
+    size_t n = 1;
+    for (; v >= 0x80; v >>= 7)
+        n++;
+    return n;
+}
+
+static uint8_t *put_varint(uint8_t *p, uint64_t v)
+{
+    for (; v >= 0x80; v >>= 7)
+        *p++ = (uint8_t)(v | 0x80);
+    *p++ = (uint8_t)v;
+    return p;
+}
+
+/* A length-delimited field's size: tag, length, body. */
+static size_t len_field(size_t body)
+{
+    return 1 + varint_len(body) + body;
+}
+
+static const char *dim_param(const TypeInfo *t, size_t i)
+{
+    return t->dims[i] < 0 && t->dim_params ? t->dim_params[i] : NULL;
+}
+
+/* The body of dimension i's Dimension message. */
+static size_t dim_body(const TypeInfo *t, size_t i)
+{
+    const char *param = dim_param(t, i);
+    if (t->dims[i] >= 0)
+        return 1 + varint_len((uint64_t)t->dims[i]);
+    return param ? len_field(strlen(param)) : 0;
+}
+
+static size_t shape_body(const TypeInfo *t)
+{
+    size_t n = 0;
+    for (int i = 0; i < t->rank; i++)
+        n += len_field(dim_body(t, (size_t)i));
+    return n;
+}
+
+static size_t tensor_type_body(const TypeInfo *t)
+{
+    size_t n = 1 + varint_len((uint64_t)(int64_t)t->elem_type);
+    return t->rank >= 0 ? n + len_field(shape_body(t)) : n;
+}
+
+/* The TypeProto of t (tensor_type: elem_type, then the shape when the rank
+ * is known): its size, and with p its bytes, returning their end. */
+static size_t type_proto_size(const TypeInfo *t)
+{
+    return len_field(tensor_type_body(t));
+}
+
+static uint8_t *put_type_proto(uint8_t *p, const TypeInfo *t)
+{
+    *p++ = TAG_1_LEN;
+    p = put_varint(p, tensor_type_body(t));
+    *p++ = TAG_1_VARINT;
+    p = put_varint(p, (uint64_t)(int64_t)t->elem_type);
+    if (t->rank < 0)
+        return p;
+    *p++ = TAG_2_LEN;
+    p = put_varint(p, shape_body(t));
+    for (size_t i = 0; i < (size_t)t->rank; i++) {
+        const char *param = dim_param(t, i);
+        *p++ = TAG_1_LEN;
+        p = put_varint(p, dim_body(t, i));
         if (t->dims[i] >= 0) {
-            d.value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
-            d.dim_value = t->dims[i];
-        } else if (t->dim_params && t->dim_params[i]) {
-            d.value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM;
-            d.dim_param = (char *)t->dim_params[i];
+            *p++ = TAG_1_VARINT;
+            p = put_varint(p, (uint64_t)t->dims[i]);
+        } else if (param) {
+            size_t n = strlen(param);
+            *p++ = TAG_2_LEN;
+            p = put_varint(p, n);
+            memcpy(p, param, n);
+            p += n;
         }
-        dims[i] = d;
-        dimp[i] = &dims[i];
     }
-    s->shape.n_dim = rank;
-    s->shape.dim = dimp;
-    s->tt = (Onnx__TypeProto__Tensor)ONNX__TYPE_PROTO__TENSOR__INIT;
-    s->tt.has_elem_type = 1;
-    s->tt.elem_type = t->elem_type;
-    s->tt.shape = t->rank >= 0 ? &s->shape : NULL;
-    s->tp = (Onnx__TypeProto)ONNX__TYPE_PROTO__INIT;
-    s->tp.value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
-    s->tp.tensor_type = &s->tt;
-    return &s->tp;
+    return p;
 }
 
 void proto_write_type(Out *o, uint32_t num, const TypeInfo *t)
 {
-    TypeScaffold s;
-    Onnx__TypeProto *tp = type_proto(&s, t);
-    uint8_t *buf = tp ? arena_alloc(o->arena, onnx__type_proto__get_packed_size(tp)) : NULL;
+    size_t n = type_proto_size(t);
+    uint8_t *buf = arena_alloc(o->arena, n);
     if (buf)
-        out_bytes_field(o, num, buf, onnx__type_proto__pack(tp, buf));
+        out_bytes_field(o, num, buf, (size_t)(put_type_proto(buf, t) - buf));
     else
         o->failed = true;
-    type_scaffold_free(&s);
 }
 
 void proto_write_value_info(Out *o, uint32_t num, const Var *v)
 {
-    Onnx__ValueInfoProto vi = ONNX__VALUE_INFO_PROTO__INIT;
-    TypeScaffold s;
-    vi.name = (char *)v->name;
-    vi.type = type_proto(&s, &v->type);
-    /* packed straight into the output's copied bytes: no buffer of its own */
-    size_t n = vi.type ? onnx__value_info_proto__get_packed_size(&vi) : 0;
-    if (n) {
-        out_tag(o, num, WT_LEN);
-        out_varint(o, n);
-    }
-    uint8_t *buf = out_space(o, n);
-    if (buf)
-        onnx__value_info_proto__pack(&vi, buf);
-    else
+    /* name (field 1), then type (field 2), packed straight into the output's
+     * copied bytes: no buffer of its own */
+    size_t name = strlen(v->name), type = type_proto_size(&v->type);
+    size_t n = len_field(name) + len_field(type);
+    out_tag(o, num, WT_LEN);
+    out_varint(o, n);
+    uint8_t *p = out_space(o, n);
+    if (!p) {
         o->failed = true;
-    type_scaffold_free(&s);
+        return;
+    }
+    *p++ = TAG_1_LEN;
+    p = put_varint(p, name);
+    memcpy(p, v->name, name);
+    p += name;
+    *p++ = TAG_2_LEN;
+    p = put_varint(p, type);
+    put_type_proto(p, &v->type);
 }

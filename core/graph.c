@@ -324,6 +324,23 @@ const char *model_intern(Model *m, const char *s)
     return kept && !namemap_put(&m->interned, kept, (void *)kept) ? kept : NULL;
 }
 
+/* "_<i>" into buf (room for 22 bytes), as snprintf "_%lu" writes it: its
+ * length. Split-params names a million copies of one weight w_1, w_2, ...,
+ * and snprintf's format parsing cost more than the rest of the name. */
+static int suffix(char *buf, unsigned long i)
+{
+    char digits[20];
+    int n = 0;
+    do
+        digits[n++] = (char)('0' + i % 10);
+    while ((i /= 10) != 0);
+    buf[0] = '_';
+    for (int k = 0; k < n; k++)
+        buf[1 + k] = digits[n - 1 - k];
+    buf[1 + n] = '\0';
+    return 1 + n;
+}
+
 static const char *fresh_name(Model *m, DeferredSet *used, const char *base)
 {
     if (deferred_settle(used))
@@ -345,7 +362,7 @@ static const char *fresh_name(Model *m, DeferredSet *used, const char *base)
     /* each candidate is reserved as it is found free, so two fresh names
      * never collide */
     do {
-        int k = snprintf(num, sizeof num, "_%lu", (unsigned long)i++);
+        int k = suffix(num, (unsigned long)i++);
         if (!(buf = arena_concat(&m->arena, base, n, num, (size_t)k)))
             return NULL;
     } while ((taken = nameset_add_new(names, buf)) == 1);
@@ -360,9 +377,12 @@ void graph_prefetch_fresh_name(const Graph *g, const char *base, size_t ahead)
 {
     uintptr_t next = (uintptr_t)namemap_get(&g->model->next_suffix, base);
     char buf[128];
-    int n = next ? snprintf(buf, sizeof buf, "%s_%lu", base, (unsigned long)(next + ahead)) : -1;
-    if (n > 0 && (size_t)n < sizeof buf)
-        graph_prefetch_name(g, buf, true);
+    size_t n = strlen(base);
+    if (!next || n + 22 > sizeof buf)
+        return;
+    memcpy(buf, base, n);
+    suffix(buf + n, (unsigned long)(next + ahead));
+    graph_prefetch_name(g, buf, true);
 }
 
 const char *model_fresh_value_name(Model *m, const char *base)

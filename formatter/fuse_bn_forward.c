@@ -181,7 +181,7 @@ int pass_fuse_bn_forward(Graph *g, Diag *d)
         Linear l;
         if (!conv || conv->inputs[0] != bn->outputs[0] ||
             sparse_input_blocks(conv, 1, "not folded") || sparse_input_blocks(bn, 1, "not folded") ||
-            default_input_blocks(conv, 1, "BatchNormalization before it not folded in") ||
+            default_input_blocks(conv, 1, "the BatchNormalization before it not folded in") ||
             default_input_blocks(bn, 1, "not folded into the Conv after it") ||
             !linear_producer(conv, &l) || l.w->dims[0] % l.group)
             continue;

@@ -89,8 +89,11 @@ bool operand_default_blocks(Op *lin, Op *next)
 {
     const Var *x = lin->n_outputs == 1 ? lin->outputs[0] : NULL;
     const Var *other = x && next->n_inputs == 2 ? next->inputs[next->inputs[0] == x ? 1 : 0] : NULL;
-    return other && other != x && other->param &&
-           (default_input_blocks(lin, 1, "not folded into") || default_input_blocks(next, 0, "not folded"));
+    if (!other || other == x || !other->param)
+        return false;
+    char what[64];
+    snprintf(what, sizeof what, "the %s after it not folded in", next->type);
+    return default_input_blocks(lin, 1, what) || default_input_blocks(next, 0, "not folded");
 }
 
 bool op_is_linear(const Op *op)

@@ -162,26 +162,10 @@ void proto_write_opset(Out *o, uint32_t num, const Opset *op)
  * Dimension), which tests/output_digests.py holds to. */
 enum { TAG_1_LEN = 0x0a, TAG_2_LEN = 0x12, TAG_1_VARINT = 0x08 };
 
-static size_t varint_len(uint64_t v)
-{
-    size_t n = 1;
-    for (; v >= 0x80; v >>= 7)
-        n++;
-    return n;
-}
-
-static uint8_t *put_varint(uint8_t *p, uint64_t v)
-{
-    for (; v >= 0x80; v >>= 7)
-        *p++ = (uint8_t)(v | 0x80);
-    *p++ = (uint8_t)v;
-    return p;
-}
-
 /* A length-delimited field's size: tag, length, body. */
 static size_t len_field(size_t body)
 {
-    return 1 + varint_len(body) + body;
+    return 1 + wire_varint_len(body) + body;
 }
 
 static const char *dim_param(const TypeInfo *t, size_t i)
@@ -194,7 +178,7 @@ static size_t dim_body(const TypeInfo *t, size_t i)
 {
     const char *param = dim_param(t, i);
     if (t->dims[i] >= 0)
-        return 1 + varint_len((uint64_t)t->dims[i]);
+        return 1 + wire_varint_len((uint64_t)t->dims[i]);
     return param ? len_field(strlen(param)) : 0;
 }
 
@@ -208,7 +192,7 @@ static size_t shape_body(const TypeInfo *t)
 
 static size_t tensor_type_body(const TypeInfo *t)
 {
-    size_t n = 1 + varint_len((uint64_t)(int64_t)t->elem_type);
+    size_t n = 1 + wire_varint_len((uint64_t)(int64_t)t->elem_type);
     return t->rank >= 0 ? n + len_field(shape_body(t)) : n;
 }
 
@@ -222,24 +206,24 @@ static size_t type_proto_size(const TypeInfo *t)
 static uint8_t *put_type_proto(uint8_t *p, const TypeInfo *t)
 {
     *p++ = TAG_1_LEN;
-    p = put_varint(p, tensor_type_body(t));
+    p = wire_put_varint(p, tensor_type_body(t));
     *p++ = TAG_1_VARINT;
-    p = put_varint(p, (uint64_t)(int64_t)t->elem_type);
+    p = wire_put_varint(p, (uint64_t)(int64_t)t->elem_type);
     if (t->rank < 0)
         return p;
     *p++ = TAG_2_LEN;
-    p = put_varint(p, shape_body(t));
+    p = wire_put_varint(p, shape_body(t));
     for (size_t i = 0; i < (size_t)t->rank; i++) {
         const char *param = dim_param(t, i);
         *p++ = TAG_1_LEN;
-        p = put_varint(p, dim_body(t, i));
+        p = wire_put_varint(p, dim_body(t, i));
         if (t->dims[i] >= 0) {
             *p++ = TAG_1_VARINT;
-            p = put_varint(p, (uint64_t)t->dims[i]);
+            p = wire_put_varint(p, (uint64_t)t->dims[i]);
         } else if (param) {
             size_t n = strlen(param);
             *p++ = TAG_2_LEN;
-            p = put_varint(p, n);
+            p = wire_put_varint(p, n);
             memcpy(p, param, n);
             p += n;
         }
@@ -271,10 +255,10 @@ void proto_write_value_info(Out *o, uint32_t num, const Var *v)
         return;
     }
     *p++ = TAG_1_LEN;
-    p = put_varint(p, name);
+    p = wire_put_varint(p, name);
     memcpy(p, v->name, name);
     p += name;
     *p++ = TAG_2_LEN;
-    p = put_varint(p, type);
+    p = wire_put_varint(p, type);
     put_type_proto(p, &v->type);
 }

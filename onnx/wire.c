@@ -229,18 +229,26 @@ void out_tensor_bytes_field(Out *o, uint32_t num, const Tensor *t)
     out_gen(o, t->gen, t->nbytes);
 }
 
+size_t wire_varint_len(uint64_t v)
+{
+    size_t n = 1;
+    for (; v >= 0x80; v >>= 7)
+        n++;
+    return n;
+}
+
+uint8_t *wire_put_varint(uint8_t *p, uint64_t v)
+{
+    for (; v >= 0x80; v >>= 7)
+        *p++ = (uint8_t)(v | 0x80);
+    *p++ = (uint8_t)v;
+    return p;
+}
+
 void out_varint(Out *o, uint64_t v)
 {
     uint8_t buf[10];
-    size_t n = 0;
-    do {
-        buf[n] = (uint8_t)(v & 0x7f);
-        v >>= 7;
-        if (v)
-            buf[n] |= 0x80;
-        n++;
-    } while (v);
-    out_copy(o, buf, n);
+    out_copy(o, buf, (size_t)(wire_put_varint(buf, v) - buf));
 }
 
 void out_tag(Out *o, uint32_t num, int wt)

@@ -91,6 +91,10 @@ void out_ref(Out *o, const void *p, size_t n);
 /* Appends n bytes that gen computes when the output is written. */
 void out_gen(Out *o, const TensorGen *gen, size_t n);
 void out_varint(Out *o, uint64_t v);
+/* v as a varint: its length in bytes; written at p (room for 10 bytes),
+ * returning the end. */
+size_t wire_varint_len(uint64_t v);
+uint8_t *wire_put_varint(uint8_t *p, uint64_t v);
 void out_tag(Out *o, uint32_t num, int wt);
 void out_varint_field(Out *o, uint32_t num, uint64_t v);
 void out_fixed32_field(Out *o, uint32_t num, uint32_t v);

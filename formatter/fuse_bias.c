@@ -16,9 +16,8 @@
 /* The constant operand of add that is not x, or NULL. */
 static const Tensor *addend(const Op *add, const Var *x)
 {
-    if (add->n_inputs != 2 || add->inputs[0] == add->inputs[1])
-        return NULL;
-    return param_numeric(add->inputs[add->inputs[0] == x ? 1 : 0]);
+    const Var *other = match_other(add, x);
+    return other ? param_numeric(other) : NULL;
 }
 
 /* The first channel whose folded bias would overflow the bias's type though

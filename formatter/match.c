@@ -19,15 +19,6 @@ Op *match_producer(const Var *v, const char *type, const Graph *g)
     return p && op_is(p, type) && p->graph == g ? p : NULL;
 }
 
-Var *match_other(const Op *op, const Var *x)
-{
-    if (!op || op->n_inputs != 2 || op->inputs[0] == op->inputs[1])
-        return NULL;
-    if (op->inputs[0] == x)
-        return op->inputs[1];
-    return op->inputs[1] == x ? op->inputs[0] : NULL;
-}
-
 bool match_scalar(const Var *v, double *out)
 {
     const Tensor *t = v ? param_numeric(v) : NULL;

@@ -15,9 +15,6 @@
 Op *match_next(const Var *v, const char *type);
 /* v's producer when it is a standard `type` operation of g, else NULL. */
 Op *match_producer(const Var *v, const char *type, const Graph *g);
-/* The input of the two-input op that is not x; NULL when op does not have
- * exactly two inputs or reads x twice (or not at all). */
-Var *match_other(const Op *op, const Var *x);
 /* The value of a one-element numeric parameter of rank 0 or 1 (seen through
  * Identity): a constant of higher rank could raise the rank of what it is
  * combined with, which the fused node would not. */

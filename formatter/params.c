@@ -85,11 +85,19 @@ bool default_input_blocks(Op *op, size_t first, const char *what)
     return fed != NULL;
 }
 
+Var *match_other(const Op *op, const Var *x)
+{
+    if (!op || op->n_inputs != 2 || op->inputs[0] == op->inputs[1])
+        return NULL;
+    if (op->inputs[0] == x)
+        return op->inputs[1];
+    return op->inputs[1] == x ? op->inputs[0] : NULL;
+}
+
 bool operand_default_blocks(Op *lin, Op *next)
 {
-    const Var *x = lin->n_outputs == 1 ? lin->outputs[0] : NULL;
-    const Var *other = x && next->n_inputs == 2 ? next->inputs[next->inputs[0] == x ? 1 : 0] : NULL;
-    if (!other || other == x || !other->param)
+    const Var *other = lin->n_outputs == 1 ? match_other(next, lin->outputs[0]) : NULL;
+    if (!other || !other->param)
         return false;
     char what[64];
     snprintf(what, sizeof what, "the %s after it not folded in", next->type);

@@ -35,6 +35,9 @@ bool sparse_input_blocks(Op *op, size_t first, const char *what);
  * with a warning "<what>: '<input>' is a graph input with a default, ..."
  * naming op, so a user sees why the node stayed. */
 bool default_input_blocks(Op *op, size_t first, const char *what);
+/* The input of the two-input op that is not x; NULL when op does not have
+ * exactly two inputs or reads x twice (or not at all). */
+Var *match_other(const Op *op, const Var *x);
 /* For folding next, an Add or Mul of lin's output and an initializer, into
  * lin (Conv/ConvTranspose/Gemm): default_input_blocks on both. No warning
  * where next's other operand is no initializer (a residual Add): there was

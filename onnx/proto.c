@@ -190,29 +190,32 @@ static size_t shape_body(const TypeInfo *t)
     return n;
 }
 
-static size_t tensor_type_body(const TypeInfo *t)
+/* The body of t's tensor_type, its shape's body being shape. */
+static size_t tensor_type_body(const TypeInfo *t, size_t shape)
 {
     size_t n = 1 + wire_varint_len((uint64_t)(int64_t)t->elem_type);
-    return t->rank >= 0 ? n + len_field(shape_body(t)) : n;
+    return t->rank >= 0 ? n + len_field(shape) : n;
 }
 
 /* The TypeProto of t (tensor_type: elem_type, then the shape when the rank
- * is known): its size, and with p its bytes, returning their end. */
-static size_t type_proto_size(const TypeInfo *t)
+ * is known): its size (*shape: the shape's body, for put_type_proto), and
+ * with p its bytes, returning their end. */
+static size_t type_proto_size(const TypeInfo *t, size_t *shape)
 {
-    return len_field(tensor_type_body(t));
+    *shape = shape_body(t);
+    return len_field(tensor_type_body(t, *shape));
 }
 
-static uint8_t *put_type_proto(uint8_t *p, const TypeInfo *t)
+static uint8_t *put_type_proto(uint8_t *p, const TypeInfo *t, size_t shape)
 {
     *p++ = TAG_1_LEN;
-    p = wire_put_varint(p, tensor_type_body(t));
+    p = wire_put_varint(p, tensor_type_body(t, shape));
     *p++ = TAG_1_VARINT;
     p = wire_put_varint(p, (uint64_t)(int64_t)t->elem_type);
     if (t->rank < 0)
         return p;
     *p++ = TAG_2_LEN;
-    p = wire_put_varint(p, shape_body(t));
+    p = wire_put_varint(p, shape);
     for (size_t i = 0; i < (size_t)t->rank; i++) {
         const char *param = dim_param(t, i);
         *p++ = TAG_1_LEN;
@@ -233,10 +236,10 @@ static uint8_t *put_type_proto(uint8_t *p, const TypeInfo *t)
 
 void proto_write_type(Out *o, uint32_t num, const TypeInfo *t)
 {
-    size_t n = type_proto_size(t);
+    size_t shape, n = type_proto_size(t, &shape);
     uint8_t *buf = arena_alloc(o->arena, n);
     if (buf)
-        out_bytes_field(o, num, buf, (size_t)(put_type_proto(buf, t) - buf));
+        out_bytes_field(o, num, buf, (size_t)(put_type_proto(buf, t, shape) - buf));
     else
         o->failed = true;
 }
@@ -245,7 +248,7 @@ void proto_write_value_info(Out *o, uint32_t num, const Var *v)
 {
     /* name (field 1), then type (field 2), packed straight into the output's
      * copied bytes: no buffer of its own */
-    size_t name = strlen(v->name), type = type_proto_size(&v->type);
+    size_t shape, name = strlen(v->name), type = type_proto_size(&v->type, &shape);
     size_t n = len_field(name) + len_field(type);
     out_tag(o, num, WT_LEN);
     out_varint(o, n);
@@ -260,5 +263,5 @@ void proto_write_value_info(Out *o, uint32_t num, const Var *v)
     p += name;
     *p++ = TAG_2_LEN;
     p = wire_put_varint(p, type);
-    put_type_proto(p, &v->type);
+    put_type_proto(p, &v->type, shape);
 }

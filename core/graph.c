@@ -857,6 +857,16 @@ int op_set_type(Op *op, const char *type)
     return 0;
 }
 
+int op_recreate_as(Op *op, const char *type)
+{
+    if (op_set_type(op, type))
+        return -1;
+    op->domain = "";
+    op->n_attrs = 0; /* their array stays, room for the new ones */
+    op->wire = (Bytes){0};
+    return 0;
+}
+
 int graph_append_param(Graph *g, Var *v)
 {
     if (LIST_GROW(g->params, g->cap_params, g->n_params + 1))

@@ -376,6 +376,14 @@ Attr *op_set_attr_string(Op *op, const char *name, const char *v);
 void op_remove_attr(Op *op, const char *name);
 /* Changes the operator type (a renamed operator with the same semantics). */
 int op_set_type(Op *op, const char *type);
+/* Makes op a new operation of type (default domain) in its place, as
+ * graph_insert_op after it + graph_replace_op would, without a second node:
+ * its name, inputs and outputs stay (the caller changes them), its
+ * attributes go, and it is written as a new node, keeping no field of its
+ * original encoding (a doc_string described the old operator). For a rule
+ * turning each of a million nodes into another operator (bn-to-conv).
+ * -1 when out of memory (op unchanged then). */
+int op_recreate_as(Op *op, const char *type);
 /* Points input slot of op at v (NULL: omitted input). */
 void op_set_input(Op *op, size_t slot, Var *v);
 /* Every use of from, in any scope, becomes a use of to. Graph outputs are

@@ -12,29 +12,32 @@
 #include "params.h"
 #include "passes.h"
 
-static Op *make_conv(Op *bn, int rank, int32_t dtype, const double *k, const double *s,
-                     int64_t channels)
+/* Makes bn a Conv with weight k and bias s (one per channel) in its place:
+ * a million conversions would otherwise add a million nodes beside the
+ * ones they replace. */
+static int become_conv(Op *bn, int rank, int32_t dtype, const double *k, const double *s,
+                       int64_t channels)
 {
     Graph *g = bn->graph;
     Arena *a = &g->model->arena;
     int64_t dims[8] = {channels, 1, 1, 1, 1, 1, 1, 1}, ones[8] = {1, 1, 1, 1, 1, 1, 1, 1};
     Tensor *w = tensor_new(a, dtype, (size_t)rank, dims), *b = tensor_new(a, dtype, 1, dims);
     if (!w || !b)
-        return NULL;
+        return -1;
     for (int64_t c = 0; c < channels; c++) {
         tensor_set_f64(w, (size_t)c, k[c]);
         tensor_set_f64(b, (size_t)c, s[c]);
     }
     Var *wv = graph_new_param(g, param_base_name(bn, "_weight"), w);
     Var *bv = graph_new_param(g, param_base_name(bn, "_bias"), b);
-    Op *conv = wv && bv ? graph_insert_op(g, bn, "Conv", bn->name) : NULL;
-    /* exact room: lists grown by doubling leave their outgrown copies in the
-     * arena, a quarter of what a million conversions add */
-    if (!conv || op_reserve(conv, 3, 1, 2) || op_append_input(conv, bn->inputs[0]) || op_append_input(conv, wv) ||
-        op_append_input(conv, bv) || !op_set_attr_int(conv, "group", channels) ||
-        !op_set_attr_ints(conv, "kernel_shape", ones, (size_t)rank - 2))
-        return NULL;
-    return conv;
+    if (!wv || !bv || op_drop_outputs(bn, 1))
+        return -1;
+    op_drop_inputs(bn, 1);
+    if (op_recreate_as(bn, "Conv") || op_append_input(bn, wv) || op_append_input(bn, bv) ||
+        !op_set_attr_int(bn, "group", channels) ||
+        !op_set_attr_ints(bn, "kernel_shape", ones, (size_t)rank - 2))
+        return -1;
+    return 0;
 }
 
 /* The input's channel count (axis 1) when known, else -1. */
@@ -117,8 +120,7 @@ int pass_bn_to_conv(Graph *g, Diag *d)
             continue;
         }
         const char *label = op_label(bn);
-        Op *conv = make_conv(bn, rank, dtype, k, s, channels);
-        if (!conv || op_drop_outputs(bn, 1) || graph_replace_op(bn, conv))
+        if (become_conv(bn, rank, dtype, k, s, channels))
             return diag_set(d, PPQ_EINTERNAL, "pass bn-to-conv failed on node '%s'", label);
         model_note(m, "converted", label);
     }

@@ -296,6 +296,33 @@ static const char *check_op_set_input(Model *m)
     return NULL;
 }
 
+/* op_recreate_as: the node becomes a new one of another type where it
+ * stands; its name, inputs, outputs and their uses stay, its attributes
+ * and original encoding go, and the attribute array is reused. */
+static const char *check_op_recreate_as(Model *m)
+{
+    static const uint8_t encoded[] = {0x0a, 0x01, 'x'}; /* stands for a NodeProto */
+    Graph *g = m->graph;
+    Var *x = input(g, "x");
+    Op *a = node(g, "Relu", "A", x, NULL, "y");
+    Op *b = node(g, "Abs", "B", out(a), NULL, "z");
+    must(op_set_attr_float(a, "alpha", 0.5f), "alpha");
+    must(op_set_attr_int(a, "beta", 2), "beta");
+    a->domain = "ai.onnx";
+    a->wire = (Bytes){encoded, sizeof encoded};
+    a->changed = false;
+    Attr *room = a->attrs;
+    size_t edits = model_op_edits(m);
+    EXPECT(op_recreate_as(a, "Sigmoid") == 0);
+    VERIFY(m);
+    EXPECT(strcmp(a->type, "Sigmoid") == 0 && strcmp(a->name, "A") == 0 && !*a->domain);
+    EXPECT(a->n_attrs == 0 && a->wire.len == 0 && a->changed && model_op_edits(m) > edits);
+    EXPECT(a->n_inputs == 1 && a->inputs[0] == x && a->n_outputs == 1 && out(a)->producer == a);
+    EXPECT(has_use(x, a, 0) && has_use(out(a), b, 0) && g->n_ops == 2 && g->ops[0] == a);
+    EXPECT(op_set_attr_int(a, "gamma", 1) && a->attrs == room && a->n_attrs == 1);
+    return NULL;
+}
+
 /* Uses leave from the front (a pass replacing each reader of a wide fan-out
  * in order), the back and the middle; the rest keep their order, and a list
  * whose start moved still grows. */
@@ -1671,6 +1698,7 @@ int main(void)
 {
     RUN(use_lists_after_build);
     RUN(op_set_input);
+    RUN(op_recreate_as);
     RUN(use_removal_order);
     RUN(opset_and_edit_count);
     RUN(replace_all_uses);

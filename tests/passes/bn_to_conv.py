@@ -43,6 +43,30 @@ def _(r):
         inits=bn_inits(r, "bn0", 4)))
 
 
+@model("new_node")
+def _(r):
+    """BN with a doc_string, epsilon and momentum on X [1,2,3,3].
+    Expect: a Conv written as a new node: the BN's name, no doc_string (it
+    described the BatchNormalization), only group and kernel_shape."""
+    return finish(graph(
+        [bn("X", "Y", "bn0", "bn0", doc_string="normalizes the batch", epsilon=1e-3, momentum=0.8)],
+        "bntoconv_new_node", [fvi("X", [1, 2, 3, 3])], [fvi("Y", [1, 2, 3, 3])],
+        inits=bn_inits(r, "bn0", 2)))
+
+
+def conv_as_new_node(name):
+    """The Conv named `name` keeps no field of the node it replaced."""
+    def fn(inp, out):
+        n = next((n for n in out.graph.node if n.name == name), None)
+        if n is None or n.op_type != "Conv":
+            return "no Conv named %s" % name
+        attrs = sorted(a.name for a in n.attribute)
+        if n.doc_string or n.domain or attrs != ["group", "kernel_shape"]:
+            return "Conv %s: doc_string %r, domain %r, attributes %s" % (name, n.doc_string, n.domain, attrs)
+        return None
+    return ("%s is written as a new node" % name, fn)
+
+
 @model("rank5")
 def _(r):
     """BN on graph input X [1,3,2,4,4] (rank 5).
@@ -188,6 +212,9 @@ SPECS = {
         both=[NBN, op_count("Conv", 1), bn_as_conv("bn0", 3)], default=[init_count(2)]),
     "rank4": dict(
         both=[NBN, op_count("Conv", 1), bn_as_conv("bn0", 4), node_input("relu0", 0, "b")],
+        default=[init_count(2)]),
+    "new_node": dict(
+        both=[NBN, op_count("Conv", 1), bn_as_conv("bn0", 4), conv_as_new_node("bn0")],
         default=[init_count(2)]),
     "rank5": dict(
         both=[NBN, op_count("Conv", 1), bn_as_conv("bn0", 5)], default=[init_count(2)]),

@@ -1192,6 +1192,27 @@ static bool param_removable(const Var *v)
     return v->param && !v->n_uses && !v->is_input && !v->n_output_lists;
 }
 
+/* Drops the removed parameters from g's initializer list, keeping order. */
+static void compact_params(Graph *g)
+{
+    size_t j = 0;
+    for (size_t i = 0; i < g->n_params; i++)
+        if (g->params[i]->param)
+            g->params[j++] = g->params[i];
+    g->n_params = j;
+    g->params_removed = false;
+}
+
+int graph_remove_param(Var *v)
+{
+    if (!param_removable(v))
+        return -1;
+    v->param = NULL;
+    graph_drop_var(v);
+    v->graph->params_removed = true;
+    return 0;
+}
+
 size_t graph_remove_params_where(Graph *g, bool (*drop)(Var *v, void *ctx), void *ctx)
 {
     enum { AHEAD = 8 }; /* names prefetched ahead of their removal (graph_prefetch_name) */
@@ -1206,11 +1227,7 @@ size_t graph_remove_params_where(Graph *g, bool (*drop)(Var *v, void *ctx), void
         graph_drop_var(v);
         removed++;
     }
-    size_t j = 0;
-    for (size_t i = 0; i < g->n_params; i++)
-        if (g->params[i]->param)
-            g->params[j++] = g->params[i];
-    g->n_params = j;
+    compact_params(g);
     return removed;
 }
 
@@ -1380,6 +1397,8 @@ void graph_compact(Graph *g)
     if (!g->has_removed)
         return;
     g->has_removed = false;
+    if (g->params_removed)
+        compact_params(g);
     size_t j = 0;
     for (size_t i = 0; i < g->n_ops; i++)
         if (!g->ops[i]->removed)

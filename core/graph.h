@@ -169,6 +169,7 @@ struct Graph {
     HeldDecl *held; /* declared sequence and optional types, in file order */
     size_t n_held, cap_held;
     bool has_removed; /* an op or variable was removed since graph_compact */
+    bool params_removed; /* graph_remove_param left entries of params to drop */
     bool changed;
     Bytes wire; /* encoded GraphProto */
 };
@@ -465,6 +466,12 @@ int graph_inline_subgraph(Graph *sub, const char **why);
 int graph_set_value_type(Var *v, TypeInfo t);
 /* Declares graph input `index` to have type t (fixing dynamic dims). */
 void graph_retype_input(Graph *g, size_t index, TypeInfo t);
+/* Removes parameter v, which nothing reads and which is neither a graph
+ * input nor a graph output, in O(1): its name leaves its graph's map at
+ * once (a rule replacing each of a million parameters by new ones,
+ * bn-to-conv, then never holds both), and the initializer list drops it at
+ * the next graph_compact. -1, nothing changed, when v does not qualify. */
+int graph_remove_param(Var *v);
 /* Removes, in one sweep from the last parameter to the first, every
  * parameter nothing reads that is neither a graph input nor a graph output
  * and that drop(v, ctx) chooses (drop is called before the removal, so v's

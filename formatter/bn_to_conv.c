@@ -12,6 +12,17 @@
 #include "params.h"
 #include "passes.h"
 
+/* Removes bn's statistics (inputs 1..4, now detached) that nothing else
+ * reads, as isolated would later: their names leave the graph's map before
+ * the new weight and bias take theirs, so a million conversions never hold
+ * both in it. */
+static void remove_unread_statistics(Var *const *stats)
+{
+    for (int i = 0; i < 4; i++)
+        if (stats[i] && stats[i]->param && graph_remove_param(stats[i]) == 0)
+            model_note_var(stats[i]->graph->model, "removed initializer", stats[i]);
+}
+
 /* Makes bn a Conv with weight k and bias s (one per channel) in its place:
  * a million conversions would otherwise add a million nodes beside the
  * ones they replace. */
@@ -22,19 +33,19 @@ static int become_conv(Op *bn, int rank, int32_t dtype, const double *k, const d
     Arena *a = &g->model->arena;
     int64_t dims[8] = {channels, 1, 1, 1, 1, 1, 1, 1}, ones[8] = {1, 1, 1, 1, 1, 1, 1, 1};
     Tensor *w = tensor_new(a, dtype, (size_t)rank, dims), *b = tensor_new(a, dtype, 1, dims);
-    if (!w || !b)
+    if (!w || !b || op_drop_outputs(bn, 1))
         return -1;
     for (int64_t c = 0; c < channels; c++) {
         tensor_set_f64(w, (size_t)c, k[c]);
         tensor_set_f64(b, (size_t)c, s[c]);
     }
+    Var *stats[4] = {bn->inputs[1], bn->inputs[2], bn->inputs[3], bn->inputs[4]};
+    op_drop_inputs(bn, 1);
+    remove_unread_statistics(stats);
     Var *wv = graph_new_param(g, param_base_name(bn, "_weight"), w);
     Var *bv = graph_new_param(g, param_base_name(bn, "_bias"), b);
-    if (!wv || !bv || op_drop_outputs(bn, 1))
-        return -1;
-    op_drop_inputs(bn, 1);
-    if (op_recreate_as(bn, "Conv") || op_append_input(bn, wv) || op_append_input(bn, bv) ||
-        !op_set_attr_int(bn, "group", channels) ||
+    if (!wv || !bv || op_recreate_as(bn, "Conv") || op_append_input(bn, wv) ||
+        op_append_input(bn, bv) || !op_set_attr_int(bn, "group", channels) ||
         !op_set_attr_ints(bn, "kernel_shape", ones, (size_t)rank - 2))
         return -1;
     return 0;
@@ -88,13 +99,16 @@ static const char *factor_obstacle(int32_t dtype, const double *k, const double 
 
 int pass_bn_to_conv(Graph *g, Diag *d)
 {
-    enum { AHEAD = 8 }; /* operations whose new names are prefetched ahead */
+    enum { AHEAD = 8 }; /* operations whose names are prefetched ahead */
     Model *m = g->model;
     for (size_t i = 0; i < g->n_ops; i++) {
         Op *next = i + AHEAD < g->n_ops ? g->ops[i + AHEAD] : NULL;
         if (next && op_is(next, "BatchNormalization")) {
             param_base_name_prefetch(next, "_weight");
             param_base_name_prefetch(next, "_bias");
+            for (size_t k = 1; k < next->n_inputs && k < 5; k++) /* statistics removed */
+                if (next->inputs[k])
+                    graph_prefetch_name(g, next->inputs[k]->name, false);
         }
         Op *bn = g->ops[i];
         if (!op_is(bn, "BatchNormalization") || !bn_inference_form(bn) || !bn->inputs[0] ||

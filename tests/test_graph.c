@@ -749,16 +749,27 @@ static bool is_ctx(Var *v, void *ctx) { return v == ctx; }
 
 static size_t remove_param(Var *v) { return graph_remove_params_where(v->graph, is_ctx, v); }
 
+/* Parameters used (read by A), unused, pin (a graph input: an old-IR
+ * default) and pout (a graph output), in that order. */
+typedef struct ParamCase {
+    Var *x, *used, *unused, *pin, *pout;
+} ParamCase;
+
+static ParamCase param_case(Graph *g)
+{
+    ParamCase c = {input(g, "x"), param(g, "used"), param(g, "unused"), param(g, "pin"),
+                   param(g, "pout")};
+    must_ok(graph_add_input(g, c.pin, (Bytes){0}), "graph_add_input");
+    output(g, c.pout);
+    output(g, out(node(g, "Add", "A", c.x, c.used, "y")));
+    return c;
+}
+
 static const char *check_remove_param(Model *m)
 {
     Graph *g = m->graph;
-    Var *x = input(g, "x");
-    Var *used = param(g, "used"), *unused = param(g, "unused");
-    Var *pin = param(g, "pin"), *pout = param(g, "pout");
-    must_ok(graph_add_input(g, pin, (Bytes){0}), "graph_add_input"); /* old-IR default */
-    output(g, pout);
-    Op *a = node(g, "Add", "A", x, used, "y");
-    output(g, out(a));
+    ParamCase c = param_case(g);
+    Var *used = c.used, *unused = c.unused, *pin = c.pin, *pout = c.pout;
     VERIFY(m);
     Snap s;
     snap_take(g, &s);
@@ -776,6 +787,32 @@ static const char *check_remove_param(Model *m)
         EXPECT(g->params[i] != unused);
     EXPECT(g->params[0] == used && g->params[1] == pin && g->params[2] == pout); /* order kept */
     EXPECT(graph_find_var(g, "unused") == NULL);
+    return NULL;
+}
+
+/* graph_remove_param: the same refusals, one parameter at a time; the name
+ * goes at once, the initializer list entry at the next graph_compact. */
+static const char *check_remove_param_now(Model *m)
+{
+    Graph *g = m->graph;
+    ParamCase c = param_case(g);
+    Var *x = c.x, *used = c.used, *unused = c.unused, *pin = c.pin, *pout = c.pout;
+    VERIFY(m);
+    Snap s;
+    snap_take(g, &s);
+
+    EXPECT(graph_remove_param(used) == -1 && graph_remove_param(pin) == -1 &&
+           graph_remove_param(pout) == -1 && graph_remove_param(x) == -1);
+    EXPECT_UNCHANGED(g, &s);
+
+    EXPECT(graph_remove_param(unused) == 0);
+    EXPECT(unused->removed && unused->param == NULL && graph_find_var(g, "unused") == NULL);
+    EXPECT(graph_remove_param(unused) == -1);
+    Var *again = param(g, "unused"); /* the name is free at once */
+    graph_compact(g);
+    VERIFY(m);
+    EXPECT(g->n_params == 4 && g->params[0] == used && g->params[1] == pin &&
+           g->params[2] == pout && g->params[3] == again);
     return NULL;
 }
 
@@ -1714,6 +1751,7 @@ int main(void)
     RUN(remove_op_into_output);
     RUN(remove_op_into_output_refusals);
     RUN(remove_param);
+    RUN(remove_param_now);
     RUN(drop_var);
     RUN(drop_var_refuses_parameter);
     RUN(drop_var_unshadows_earlier_write);

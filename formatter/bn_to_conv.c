@@ -19,7 +19,7 @@
 static void remove_unread_statistics(Var *const *stats)
 {
     for (int i = 0; i < 4; i++)
-        if (stats[i] && stats[i]->param && graph_remove_param(stats[i]) == 0)
+        if (stats[i] && graph_remove_param(stats[i]) == 0)
             model_note_var(stats[i]->graph->model, "removed initializer", stats[i]);
 }
 

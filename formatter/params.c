@@ -99,9 +99,14 @@ bool operand_default_blocks(Op *lin, Op *next)
     const Var *other = lin->n_outputs == 1 ? match_other(next, lin->outputs[0]) : NULL;
     if (!other || !other->param)
         return false;
-    char what[64];
-    snprintf(what, sizeof what, "the %s after it not folded in", next->type);
-    return default_input_blocks(lin, 1, what) || default_input_blocks(next, 0, "not folded");
+    if (overridable_input(lin, 1)) {
+        /* the message is made only for the warning: this runs for every
+         * candidate of a million-node graph */
+        char what[64];
+        snprintf(what, sizeof what, "the %s after it not folded in", next->type);
+        return default_input_blocks(lin, 1, what);
+    }
+    return default_input_blocks(next, 0, "not folded");
 }
 
 bool op_is_linear(const Op *op)

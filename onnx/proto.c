@@ -197,15 +197,15 @@ static size_t tensor_type_body(const TypeInfo *t, size_t shape)
     return t->rank >= 0 ? n + len_field(shape) : n;
 }
 
-/* The TypeProto of t (tensor_type: elem_type, then the shape when the rank
- * is known): its size (*shape: the shape's body, for put_type_proto), and
- * with p its bytes, returning their end. */
+/* The size of t's TypeProto (tensor_type: elem_type, then the shape when
+ * the rank is known); *shape: the shape's body, for put_type_proto. */
 static size_t type_proto_size(const TypeInfo *t, size_t *shape)
 {
     *shape = shape_body(t);
     return len_field(tensor_type_body(t, *shape));
 }
 
+/* Writes t's TypeProto at p (type_proto_size bytes), returning the end. */
 static uint8_t *put_type_proto(uint8_t *p, const TypeInfo *t, size_t shape)
 {
     *p++ = TAG_1_LEN;

@@ -44,10 +44,10 @@ Targets (printed beside the figures, never enforced):
 
 Node scaling (issue 12, `--only nodes`, part of every run): for each pattern
 of make_bench_models.NODE_PATTERNS at 10k, 100k and 1M nodes (--quick: 10k and
-100k), one run each, in this order: `ppqfmt MODEL -o OUT` (default passes),
-`ppqfmt --passes=none MODEL -o OUT`, python3-onnx onnx.load + onnx.save, and
-`ppqfmt --passes=identity --dry-run MODEL` (the graph loaded, nothing written),
-all under /usr/bin/time -v (cpu time read with os.wait4, in microseconds,
+100k): `ppqfmt MODEL -o OUT` (default passes) and python3-onnx onnx.load +
+onnx.save in turn, --pairs times (default 3; their medians are shown), then
+`ppqfmt --passes=none MODEL -o OUT` and `ppqfmt --passes=identity --dry-run
+MODEL` (the graph loaded, nothing written) once each, all under /usr/bin/time -v (cpu time read with os.wait4, in microseconds,
 not time's centiseconds). Printed: wall and peak RSS of each, the ratios
 default / none and default / python, microseconds per node and its ratio to
 the smallest size, all from user + system CPU seconds (wall time, also shown,
@@ -694,35 +694,48 @@ def count_uses(man):
     return n, uses
 
 
-def bench_nodes_one(man, limit):
-    """{tool: (wall, rss, cpu) or a failure string} for one node-scaling model;
-    'loaded' is a run that loads the graph and writes nothing (its peak RSS is
-    the loaded graph's memory, the mapped input file included)."""
+# default and python run in turn this many times per node-scaling model (D P D P ...) and their medians
+# are shown: one run of a large model varies with what the machine did just before (README, "Speed and
+# memory": free page reporting), and alternating gives both commands the same conditions.
+NODES_PAIRS = 3
+
+
+def bench_nodes_one(man, limit, pairs):
+    """{tool: (wall, rss, cpu) or a failure string} for one node-scaling model: default and python
+    `pairs` times in turn (medians of wall and cpu, largest rss), then none and loaded once.
+    'loaded' is a run that loads the graph and writes nothing (its peak RSS is the loaded graph's
+    memory, the mapped input file included)."""
     src = os.path.join(BENCH, man['name'], man['model'])
     out = os.path.join(fresh('nodes'), 'model.onnx')
     warm([src])
-    cmds = [('default', [PPQFMT, '-q', src, '-o', out]),
-            ('none', [PPQFMT, '-q', '--passes=none', src, '-o', out]),
-            ('python', [sys.executable, '-c', PY_REF, src, out]),
-            ('loaded', [PPQFMT, '-q', '--passes=identity', '--dry-run', src])]
+    cmds = {'default': [PPQFMT, '-q', src, '-o', out],
+            'none': [PPQFMT, '-q', '--passes=none', src, '-o', out],
+            'python': [sys.executable, '-c', PY_REF, src, out],
+            'loaded': [PPQFMT, '-q', '--passes=identity', '--dry-run', src]}
+    runs = {tool: [] for tool in cmds}
     r = {}
-    for tool, cmd in cmds:
-        got = timed_repeated(cmd, limit)
+    for tool in ['default', 'python'] * pairs + ['none', 'loaded']:
+        if tool in r:
+            continue  # a run of it failed
+        got = timed_repeated(cmds[tool], limit)
         if got is None:
             r[tool] = 'timeout > %d s' % limit
         elif got[2]:
             r[tool] = 'exit %d: %s' % (got[2], (got[3].strip().splitlines() or [''])[-1][:80])
         else:
-            r[tool] = (got[0], got[1], got[4])
-        shown = r[tool] if isinstance(r[tool], str) else \
-            '%.3f s (cpu %.3f s), %.1f MiB' % (r[tool][0], r[tool][2], r[tool][1] / MiB)
+            runs[tool].append((got[0], got[1], got[4]))
+        shown = r.get(tool) or '%.3f s (cpu %.3f s), %.1f MiB' % (got[0], got[4], got[1] / MiB)
         log('  %s %s: %s' % (man['name'], tool, shown))
         if os.path.exists(out):
             os.unlink(out)
+    for tool, got in runs.items():
+        if tool not in r:
+            r[tool] = (statistics.median(x[0] for x in got), max(x[1] for x in got),
+                       statistics.median(x[2] for x in got))
     return r
 
 
-def nodes_report(rows_in, sizes):
+def nodes_report(rows_in, sizes, pairs):
     hdr = ['pattern', 'nodes', 'default s', 'cpu s', 'MiB', 'none s', 'cpu s', 'MiB', 'python s', 'cpu s', 'MiB',
            'def/none', 'def/py', 'us/node', 'vs first', 'step us/node', 'vs first step', 'loaded MiB', 'B/node',
            'B/(node+use)', 'met']
@@ -763,7 +776,8 @@ def nodes_report(rows_in, sizes):
     print()
     table(rows)
     print('\ndefault = ppqfmt MODEL -o OUT; none = ppqfmt --passes=none; python = python3-onnx onnx.load + onnx.save'
-          ' (in that order, same machine and session). s = wall, cpu s = user + system, MiB = peak RSS.')
+          ' (same machine and session): default and python %d times in turn, medians shown (largest MiB), then none'
+          ' once. s = wall, cpu s = user + system, MiB = peak RSS.' % pairs)
     print('Ratios and us/node use cpu s (wall time on a shared machine measures the other work as well), the'
           ' kernel\'s own accounting of each run in microseconds; a run under %.1f s of cpu is repeated (at most %d'
           ' times) and the mean shown. step us/node = the cpu s added since the size before over the nodes added'
@@ -776,7 +790,7 @@ def nodes_report(rows_in, sizes):
           ' size (%s) and step us/node within 1.5x of the first step.' % make_bench_models.size_label(sizes[0]))
 
 
-def bench_nodes(sizes, limit):
+def bench_nodes(sizes, limit, pairs):
     """Generates (cached) and measures every node-scaling model; True if all ran."""
     sha = make_bench_models.generator_hash()
     results = []
@@ -788,9 +802,9 @@ def bench_nodes(sizes, limit):
             man = make_bench_models.manifest_ok(os.path.join(BENCH, name), name, sha)
             if not man:
                 sys.exit('bench: %s was not generated' % name)
-            results.append((pattern, count_uses(man), bench_nodes_one(man, limit)))
+            results.append((pattern, count_uses(man), bench_nodes_one(man, limit, pairs)))
     results.sort(key=lambda x: (make_bench_models.NODE_PATTERNS.index(x[0]), x[1]))
-    nodes_report(results, sizes)
+    nodes_report(results, sizes, pairs)
     return all(not isinstance(v, str) for _, _, r in results for v in r.values())
 
 
@@ -804,11 +818,13 @@ def main():
     ap.add_argument('--models', help='real-network exports for the inference, fold and fusions '
                     'tables (default build/models, where make test-models puts them)')
     ap.add_argument('--sizes', help='node-scaling sizes (default 10k,100k,1M; --quick: 10k,100k)')
+    ap.add_argument('--pairs', type=int, default=NODES_PAIRS,
+                    help='node scaling: default and python runs in turn per model, medians (default %d)' % NODES_PAIRS)
     ap.add_argument('--timeout', type=int, default=1200, help='seconds before a node-scaling run is stopped')
     ap.add_argument('ppqfmt_args', nargs='*', metavar='-- PPQFMT-ARG', help='extra arguments for ppqfmt')
     a = ap.parse_args()
-    if a.runs < 1:
-        ap.error('--runs must be at least 1')
+    if a.runs < 1 or a.pairs < 1:
+        ap.error('--runs and --pairs must be at least 1')
     if not os.access(TIME, os.X_OK):
         sys.exit('bench: %s is missing; install it with: apt-get install time' % TIME)
     if not os.access(PPQFMT, os.X_OK):
@@ -853,7 +869,8 @@ def main():
     if not a.only or a.only == 'nodes':
         sizes = a.sizes or ('10k,100k' if a.quick else '10k,100k,1M')
         try:
-            nodes_ok = bench_nodes(sorted(make_bench_models.parse_size(x) for x in sizes.split(',')), a.timeout)
+            nodes_ok = bench_nodes(sorted(make_bench_models.parse_size(x) for x in sizes.split(',')), a.timeout,
+                                   a.pairs)
         finally:
             shutil.rmtree(RUN, ignore_errors=True)
     for kind, bench_table in (('inference', bench_inference), ('fold', bench_fold),

@@ -47,8 +47,9 @@ of make_bench_models.NODE_PATTERNS at 10k, 100k and 1M nodes (--quick: 10k and
 100k): `ppqfmt MODEL -o OUT` (default passes) and python3-onnx onnx.load +
 onnx.save in turn, --pairs times (default 3; their medians are shown), then
 `ppqfmt --passes=none MODEL -o OUT` and `ppqfmt --passes=identity --dry-run
-MODEL` (the graph loaded, nothing written) once each, all under /usr/bin/time -v (cpu time read with os.wait4, in microseconds,
-not time's centiseconds). Printed: wall and peak RSS of each, the ratios
+MODEL` (the graph loaded, nothing written) once each, all under
+/usr/bin/time -v (cpu time read with os.wait4, in microseconds, not time's
+centiseconds). Printed: wall and peak RSS of each, the ratios
 default / none and default / python, microseconds per node and its ratio to
 the smallest size, all from user + system CPU seconds (wall time, also shown,
 counts other work on a shared machine), the cpu per node added from one size

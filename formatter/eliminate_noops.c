@@ -3,7 +3,7 @@
  * inference form (its mask unread), Cast/CastLike to the input's own type,
  * Reshape/Flatten/Squeeze/Unsqueeze/Expand/Tile that keep the shape,
  * Transpose with the identity permutation, a Slice covering the whole
- * tensor, a Pad of zeros, x+0, x-0, x*1, x/1 (the constant, up to 1 MiB,
+ * tensor, a Pad of zeros, x+0, x-(+0), x*1, x/1 (the constant, up to 1 MiB,
  * neither broadcasts x up nor changes its type; -0.0+0 gives +0.0, as
  * onnxruntime's own rewrite does), and a Concat or Split of one piece. Two
  * Transposes in a row compose into one, and a Reshape of a Reshape reads the
@@ -18,6 +18,7 @@
  * when the removed op writes a graph output, the input's producer writes it
  * instead (as the identity pass does), and where that is impossible the op
  * stays and the report says why. */
+#include <math.h>
 #include <string.h>
 
 #include "match.h"
@@ -317,8 +318,9 @@ static bool noop_pad(const Op *op)
 }
 
 /* Is c a constant of x's type, every element `unit`, whose shape
- * broadcasts into x's without raising its rank or any dim? */
-static bool noop_unit(const Var *x, const Var *c, double unit)
+ * broadcasts into x's without raising its rank or any dim? With plus_zero,
+ * a zero must be +0: x - (-0) is x + 0, which turns x = -0 into +0. */
+static bool noop_unit(const Var *x, const Var *c, double unit, bool plus_zero)
 {
     const Tensor *t = noop_constant(c);
     int rank = value_rank(x);
@@ -329,22 +331,24 @@ static bool noop_unit(const Var *x, const Var *c, double unit)
         if (t->dims[j] != 1 && value_dim(x, rank - (int)t->ndims + (int)j) != t->dims[j])
             return false;
     int64_t n = tensor_numel(t);
-    for (int64_t i = 0; i < n; i++)
-        if (tensor_get_f64(t, (size_t)i) != unit)
+    for (int64_t i = 0; i < n; i++) {
+        double e = tensor_get_f64(t, (size_t)i);
+        if (e != unit || (plus_zero && signbit(e)))
             return false;
+    }
     return n >= 0;
 }
 
 /* The slot of x in x+0, 0+x, x-0, x*1, 1*x or x/1, else -1. */
 static int noop_arith(const Op *op)
 {
-    bool add = op_is(op, "Add"), mul = op_is(op, "Mul");
-    double unit = add || op_is(op, "Sub") ? 0 : 1;
+    bool add = op_is(op, "Add"), mul = op_is(op, "Mul"), sub = op_is(op, "Sub");
+    double unit = add || sub ? 0 : 1;
     if (op->n_inputs != 2 || !op->inputs[0] || !op->inputs[1])
         return -1;
-    if (noop_unit(op->inputs[0], op->inputs[1], unit))
+    if (noop_unit(op->inputs[0], op->inputs[1], unit, sub))
         return 0;
-    return (add || mul) && noop_unit(op->inputs[1], op->inputs[0], unit) ? 1 : -1;
+    return (add || mul) && noop_unit(op->inputs[1], op->inputs[0], unit, false) ? 1 : -1;
 }
 
 /* The input slot whose value op passes on unchanged, or -1. */

@@ -361,6 +361,12 @@ def _(r):
     return chain("noops_sub_zero", "Sub", ["c"], [f32("c", 0.0)])
 
 
+@model("sub_neg_zero")
+def _(r):
+    """Sub(r, -0.0): x - (-0) is x + 0, which gives +0 for x = -0. Expect: kept."""
+    return chain("noops_sub_neg_zero", "Sub", ["c"], [f32("c", [0.0, -0.0, 0.0, 0.0])])
+
+
 @model("sub_from_zero")
 def _(r):
     """Sub(0, r) negates. Expect: kept."""
@@ -527,6 +533,7 @@ SPECS = {
     "add_zero_first": dict(both=GONE),
     "add_zero_broadcast": dict(both=STAYS),
     "sub_zero": dict(both=GONE),
+    "sub_neg_zero": dict(both=STAYS),
     "sub_from_zero": dict(both=STAYS),
     "mul_one": dict(both=GONE),
     "mul_not_one": dict(both=STAYS),

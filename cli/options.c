@@ -175,6 +175,18 @@ static int set_bytes(size_t *out, const char *option, const char *arg, Diag *d)
     return 0;
 }
 
+/* The fold bounds keep 0 for "the default" (formatter/fold.c): a 0 given on
+ * the command line would silently mean 64 MiB, so it is refused. */
+static int set_fold_bound(size_t *out, const char *option, const char *arg, Diag *d)
+{
+    if (set_bytes(out, option, arg, d))
+        return d->code;
+    if (*out == 0)
+        return diag_set(d, PPQ_EUSAGE, "%s takes at least 1 byte, not 0 (--no-fold turns "
+                        "folding off)", option);
+    return 0;
+}
+
 /* The opset bounds live in formatter/opset.h, with why they are what they are. */
 static int set_target_opset(Options *o, const char *arg, Diag *d)
 {
@@ -298,8 +310,8 @@ static int handle(Options *o, int c, char **argv, const struct option *opts, Dia
     case OPT_REWRITE: o->rewrite = true; return 0;
     case OPT_EXTERNAL: o->external_data = optarg; return 0;
     case OPT_THRESHOLD: return set_bytes(&o->size_threshold, "--size-threshold", optarg, d);
-    case OPT_FOLD_LIMIT: return set_bytes(&o->fold_limit, "--fold-limit", optarg, d);
-    case OPT_FOLD_GROWTH: return set_bytes(&o->fold_growth, "--fold-growth", optarg, d);
+    case OPT_FOLD_LIMIT: return set_fold_bound(&o->fold_limit, "--fold-limit", optarg, d);
+    case OPT_FOLD_GROWTH: return set_fold_bound(&o->fold_growth, "--fold-growth", optarg, d);
     case OPT_PAGE_ALIGN: o->page_align = true; return 0;
     case OPT_LINK: o->link_external = true; return 0;
     case OPT_TARGET_OPSET: return set_target_opset(o, optarg, d);

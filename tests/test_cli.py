@@ -1212,7 +1212,7 @@ def t_option_without_effect():
 def t_fold_limit():
     """--fold-limit=BYTES: a node whose result is larger stays, with a
     warning naming it and the option; by default (64 MiB) it folds. A
-    limit that is not a byte count is a usage error (exit 1)."""
+    limit that is not a byte count, or is 0, is a usage error (exit 1)."""
     import onnx
     large = os.path.join(REPO, "testdata", "fold", "large.onnx")  # Transpose of a 1 MiB weight
     for args, folded in (([], True), (["--fold-limit=1000000"], False)):
@@ -1223,9 +1223,10 @@ def t_fold_limit():
             return "%s: exit %d, nodes %s" % (args, code, kinds)
         if not folded and ("tr0" not in err or "--fold-limit" not in err):
             return "%s: no warning naming tr0 and --fold-limit: %r" % (args, err)
-    code, _, err = run(["--fold-limit=lots", SAMPLE, "-o", tmp("x.onnx")])
-    if code != 1 or "--fold-limit" not in err:
-        return "--fold-limit=lots: exit %d (want 1), %r" % (code, err)
+    for bad in ("lots", "0"):  # 0 once meant the 64 MiB default, silently
+        code, _, err = run(["--fold-limit=" + bad, SAMPLE, "-o", tmp("fold_limit_bad.onnx")])
+        if code != 1 or "--fold-limit" not in err or os.path.exists(tmp("fold_limit_bad.onnx")):
+            return "--fold-limit=%s: exit %d (want 1, no output), %r" % (bad, code, err)
     return None
 
 def t_terminal_refused_before_loading():

@@ -137,6 +137,23 @@ static int pass_index(const char *name, size_t len, Diag *d)
     return -1;
 }
 
+/* Sets pass k as an option named it (how: "--disable", "--no-"...); says
+ * once when it contradicts an earlier option that named the same pass. */
+static void name_pass(Options *o, size_t k, bool value, const char *how)
+{
+    signed char said = value ? 1 : -1;
+    if (o->named[k] == -said && !o->conflict[0][0]) {
+        const char *name = pass_list(&(size_t){0})[k].name;
+        bool eq = how[strlen(how) - 1] != '-'; /* "--no-" takes no '=' */
+        snprintf(o->conflict[0], sizeof o->conflict[0], "%s%s%s", how, eq ? "=" : "", name);
+        snprintf(o->conflict[1], sizeof o->conflict[1],
+                 "overrides an earlier option that %s %s: the last one given wins",
+                 value ? "disabled" : "enabled", name);
+    }
+    o->named[k] = said;
+    o->enabled[k] = value;
+}
+
 /* Applies value to every pass named in a comma list ("all": every pass). */
 static int set_passes(Options *o, const char *option, const char *list, bool value, Diag *d)
 {
@@ -150,9 +167,10 @@ static int set_passes(Options *o, const char *option, const char *list, bool val
         int k = len == 3 && strncmp(tok, "all", 3) == 0 ? -2 : pass_index(tok, len, d);
         if (k == -1)
             return PPQ_EUSAGE;
-        for (size_t i = 0; i < n; i++)
-            if (k == -2 || (size_t)k == i)
-                o->enabled[i] = value;
+        if (k >= 0)
+            name_pass(o, (size_t)k, value, option);
+        for (size_t i = 0; k == -2 && i < n; i++)
+            o->enabled[i] = value;
     }
     return 0;
 }
@@ -262,11 +280,13 @@ static int unknown_long(Options *o, const char *arg, const struct option *opts, 
         matches += strncmp(op->name, arg + 2, len - 2) == 0;
     if (matches > 1) /* getopt_long takes unique prefixes only */
         return diag_set(d, PPQ_EUSAGE, "option '%.*s' is ambiguous (try --help)", (int)len, arg);
+    if (strcmp(arg, "--no-all") == 0) /* as --disable=all */
+        return set_passes(o, "--no-", "all", false, d);
     if (strncmp(arg, "--no-", 5) == 0 && !arg[len]) {
         int k = pass_index(arg + 5, len - 5, d);
         if (k < 0)
             return PPQ_EUSAGE;
-        o->enabled[k] = false;
+        name_pass(o, (size_t)k, false, "--no-");
         return 0;
     }
     return diag_set(d, PPQ_EUSAGE, "unknown option '%.*s' (try --help)", (int)len, arg);
@@ -322,7 +342,7 @@ static int handle(Options *o, int c, char **argv, const struct option *opts, Dia
     case 'h': options_usage(stdout); o->exit_now = true; return 0;
     default:
         if (c >= OPT_NO_PASS && c < OPT_NO_PASS + MAX_PASSES) {
-            o->enabled[c - OPT_NO_PASS] = false;
+            name_pass(o, (size_t)(c - OPT_NO_PASS), false, "--no-");
             return 0;
         }
         return bad_option(o, c, argv, opts, d);
@@ -358,6 +378,8 @@ int options_parse(Options *o, int argc, char **argv, Diag *d)
     if (threshold && !o->external_data)
         o->warnings[o->n_warnings++] =
             (OptionWarning){"--size-threshold", "has no effect without --external-data"};
+    if (o->conflict[0][0])
+        o->warnings[o->n_warnings++] = (OptionWarning){o->conflict[0], o->conflict[1]};
     if (optind != argc - 1)
         return diag_set(d, PPQ_EUSAGE, optind >= argc ? "no input model given (try --help)"
                                                       : "more than one input given");

@@ -36,8 +36,13 @@ typedef struct Options {
     bool rewrite; /* hidden: re-encode every node and graph (tests the writer) */
     int verbosity; /* -1 quiet, 0 normal, 1 verbose */
     bool exit_now; /* --help, --version, --list-passes done */
-    OptionWarning warnings[2];
+    OptionWarning warnings[3];
     size_t n_warnings;
+    /* The pass options that named a pass (not through 'all'): +1 enabled,
+     * -1 disabled, 0 none; a later one saying the opposite wins, with a
+     * warning (its text in conflict: "--disable=P", "overrides ..."). */
+    signed char named[MAX_PASSES];
+    char conflict[2][80];
 } Options;
 
 /* Fills o from argv; on error returns PPQ_EUSAGE with a message in d. */

@@ -708,6 +708,33 @@ def t_pass_spellings(model):
     return "--no-P, --disable=P and --passes=(all but P) differ for %s" % bad if bad else None
 
 
+def t_no_all():
+    """--no-all is --disable=all (it was a usage error while --disable=all worked)."""
+    a = output_of(["--no-all"], SAMPLE)
+    b = output_of(["--disable=all"], SAMPLE)
+    return None if a == b == read(SAMPLE) else "--no-all and --disable=all differ or change the model"
+
+
+def t_pass_contradiction_warns():
+    """An option naming a pass that an earlier option named the other way wins, with
+    a warning naming both; 'all' names no pass, so 'all but P' idioms stay quiet."""
+    for args, words, same in (
+            (["--enable=fold", "--disable=fold"], ["--disable=fold", "enabled fold"], ["--no-fold"]),
+            (["--no-fold", "--enable=fold"], ["--enable=fold", "disabled fold"], []),
+            (["--passes=identity", "--no-identity"], ["--no-identity"], ["--passes=none"])):
+        code, _, err = run(args + [SAMPLE, "-o", tmp("contradiction.onnx")])
+        if code != 0 or err.count("warning") != 1 or any(w not in err for w in words):
+            return "%s: exit %d, stderr %r" % (args, code, err)
+        if output_of(same, SAMPLE) != read(tmp("contradiction.onnx")):
+            return "%s: the last option did not win" % args
+    for args in (["--passes=all", "--no-fold"], ["--disable=all", "--enable=fold"],
+                 ["--no-fold", "--no-fold"]):
+        err = expect_quiet(args + [SAMPLE, "-o", tmp("contradiction.onnx")])
+        if err:
+            return "%s: %s" % (args, err)
+    return None
+
+
 def t_exit_usage():
     cases = [["--bogus-option", SAMPLE], ["-Z", SAMPLE], ["--passes=bogus", SAMPLE],
              ["--disable=identity,bogus", SAMPLE], ["--no-bogus", SAMPLE], ["--report=xml", SAMPLE],

@@ -33,7 +33,7 @@ void options_usage(FILE *f)
           "  -o, --output=FILE      write the formatted model to FILE (default: stdout)\n"
           "      --passes=LIST      run exactly these passes (comma list, 'all' or 'none')\n"
           "      --enable=P[,P]     add passes to the default set\n"
-          "      --disable=P[,P]    remove passes from the set (--no-P: the same for P)\n"
+          "      --disable=P[,P]    remove passes from the set (--no-P, --no-all: the same)\n"
           "      --list-passes      list passes with their default and help, then exit\n"
           "      --target-opset=N   raise the default-domain opset to N (7..17) first\n"
           "      --report[=FMT]     say what each pass changed, on stderr (text or json)\n"

@@ -73,18 +73,20 @@ static void join_names(Row *r, int col, Var *const *vars, size_t n)
     cell_store(r, col, &c);
 }
 
-/* "float[1,3,?,?]": dtype and shape, "?" where unknown. */
+/* "float[N,3,?,?]": dtype and shape, a symbolic dim by its name, "?" where
+ * unknown. */
 static void type_text(Cell *c, const TypeInfo *t, const Tensor *value)
 {
     int32_t dt = value ? value->dtype : t->elem_type;
     int rank = value ? (int)value->ndims : t->rank;
     const int64_t *dims = value ? value->dims : t->dims;
+    const char *const *syms = value ? NULL : t->dim_params;
     cell_add(c, "%s", dt ? dtype_name(dt) : "?");
     for (int i = 0; i < rank; i++)
         if (dims[i] >= 0)
             cell_add(c, "%s%lld", i ? "," : "[", (long long)dims[i]);
         else
-            cell_add(c, "%s?", i ? "," : "[");
+            cell_add(c, "%s%s", i ? "," : "[", syms && syms[i] ? syms[i] : "?");
     if (rank >= 0)
         cell_add(c, "%s", rank ? "]" : "[]");
 }

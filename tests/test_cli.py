@@ -1160,6 +1160,24 @@ def t_print_attributes():
     return None
 
 
+def t_print_symbolic_dims():
+    """A declared symbolic dim prints by its name (it printed '?'); a dim with
+    neither a value nor a name stays '?'."""
+    import onnx
+    from onnx import helper, TensorProto
+    g = helper.make_graph([helper.make_node("Relu", ["X"], ["Y"], name="relu0")], "g",
+                          [helper.make_tensor_value_info("X", TensorProto.FLOAT, ["N", 3, None])],
+                          [helper.make_tensor_value_info("Y", TensorProto.FLOAT, ["N", 3, None])])
+    path = tmp("symbolic_print.onnx")
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), path)
+    out = output_of(["--passes=none", "--print"], path).decode()
+    rows = [line.split() for line in out.splitlines() if line.split()[:2] in (["input", "X"],
+                                                                              ["output", "Y"])]
+    if len(rows) != 2 or any(r[2] != "float[N,3,?]" for r in rows):
+        return "rows %r" % rows
+    return None
+
+
 # ---------------------------------------------------------------------------
 # issue 11, item 11: options and pass names
 # ---------------------------------------------------------------------------

@@ -155,15 +155,21 @@ static int bn_adapt(Op *op, int64_t from, int64_t to)
     return 0;
 }
 
-/* Dropout-10's mask output became bool; an unused mask can simply go. */
+/* Dropout-10's mask output became bool; an unused mask can simply go. In
+ * inference mode the mask is all false up to Dropout-10 and all true from
+ * Dropout-12 (onnxruntime), so a used mask cannot cross opset 12 either. */
 static const char *dropout_check(const Op *op, int64_t from, int64_t to)
 {
     const char *why = is_test_check(op, from, to);
     if (why)
         return why;
     const Var *mask = op->n_outputs > 1 ? op->outputs[1] : NULL;
-    if (upgrade_crosses(from, to, 10) && mask && (mask->n_uses || mask->n_output_lists))
+    bool used = mask && (mask->n_uses || mask->n_output_lists);
+    if (upgrade_crosses(from, to, 10) && used)
         return "Dropout whose mask output is used (its type changes in opset 10)";
+    if (upgrade_crosses(from, to, 12) && used)
+        return "Dropout whose mask output is used (in inference mode it is all false before "
+               "opset 12, all true from 12)";
     return NULL;
 }
 

@@ -193,6 +193,16 @@ def _(name):
                     "ImageScaler, experimental, gone from opset 10: cannot be adapted")
 
 
+@model("dropout10_mask")
+def _(name):
+    nodes = [helper.make_node("Dropout", ["x"], ["d", "mask"], "drop", ratio=0.25),
+             helper.make_node("Cast", ["mask"], ["m"], "cast", to=1),
+             helper.make_node("Add", ["d", "m"], ["y"], "add")]
+    return at_opset(name, 10, nodes, [fvi("x", [2, 5])], [fvi("y", [2, 5])],
+                    "Dropout-10 with its mask read: in inference mode all false up to opset 11, "
+                    "all true from 12 (onnxruntime): raised to 11, not past it")
+
+
 @model("cannot_resize11_tf_nn")
 def _(name):
     scales = numpy_helper.from_array(np.array([1, 1, 2, 2], np.float32), "scales")
@@ -388,6 +398,7 @@ CASES = [
     ("logsoftmax11_axis1", 17, softmax_flattened("LogSoftmax")),
     ("softmax9_undeclared_rank", 17, softmax_flattened("Softmax")),
     ("dropout10_ratio", 12, dropout_ratio),
+    ("dropout10_mask", 11, None),
     ("roialign10", 16, roi_align_mode),
     ("upsample7_attr", 9, upsample_as(9)),
     ("upsample7_attr", 10, upsample_as(10)),
@@ -405,6 +416,8 @@ CANNOT = [
     ("cannot_bn9_training_outputs", 17, "BatchNormalization"),
     ("cannot_imagescaler9", 10, "ImageScaler"),
     ("cannot_resize11_tf_nn", 13, "Resize"),
+    ("dropout10_mask", 12, "Dropout"),
+    ("dropout10_mask", 17, "Dropout"),
     ("cannot_opset5", 7, "opset 6"),
 ]
 # (model, extra args, expected opset, Clip keeps min/max attributes): the legacy passes

@@ -252,12 +252,30 @@ int load_check_node(Loader *L, const Op *op)
                                                                                             : 0;
 }
 
+bool load_layernorm_without_scale(const Op *op, size_t n_inputs, bool has_scale)
+{
+    return is_default_domain(op) && strcmp(op->type, "LayerNormalization") == 0 &&
+           n_inputs >= 1 && !has_scale;
+}
+
+/* torch 1.13 exports LayerNorm(elementwise_affine=False) with an empty scale,
+ * which onnx's checker and onnxruntime refuse: the passes would write it on. */
+static int check_layernorm_scale(Loader *L, const Op *op)
+{
+    if (!load_layernorm_without_scale(op, op->n_inputs, op->n_inputs > 1 && op->inputs[1]))
+        return 0;
+    return loader_error(L, "node '%s' (LayerNormalization): its scale (input 1) is empty, "
+                        "which the onnx checker and onnxruntime refuse (torch 1.13 exports "
+                        "LayerNorm without elementwise_affine so): give it a scale of ones",
+                        op_label(op));
+}
+
 /* Conv and ConvTranspose compute in floating point only: an integer input or
  * weight (declared, or an initializer's) is no valid model. */
 static int check_nodes(Loader *L, const Graph *g)
 {
     for (size_t i = 0; i < g->n_ops; i++)
-        if (load_check_node(L, g->ops[i]))
+        if (load_check_node(L, g->ops[i]) || check_layernorm_scale(L, g->ops[i]))
             return -1;
     return graph_check_conv_types(g, "", L->d);
 }

@@ -287,7 +287,8 @@ static bool check_node(CopyCheck *c, Bytes wire)
     while (ok && wire_next(&r, &f) == 1)
         if (f.num == N_OUTPUT)
             ok = check_node_output(c, f.data);
-    ok = ok && !load_check_node(&c->scratch, &op) && (!is_conv(&op) || check_conv_record(c, in));
+    ok = ok && !load_check_node(&c->scratch, &op) && (!is_conv(&op) || check_conv_record(c, in)) &&
+         !load_layernorm_without_scale(&op, n_in, in[1] != NO_NAME);
     check_scratch_trim(c);
     return ok;
 }

@@ -44,6 +44,9 @@ int load_check_attr(Loader *L, const Op *op);
 /* The checks made on a loaded node (required subgraphs, Pad's pads) other
  * than the types of Conv's inputs. */
 int load_check_node(Loader *L, const Op *op);
+/* A LayerNormalization of n_inputs inputs whose scale is empty or missing
+ * (has_scale false): refused once its inputs are linked. */
+bool load_layernorm_without_scale(const Op *op, size_t n_inputs, bool has_scale);
 
 int loader_error(Loader *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int loader_oom(Loader *L);

@@ -350,6 +350,16 @@ def make(out):
         [value_info("x", dims=[2])], [value_info("y", dims=[2])])),
         stderr=r"cast", note="Cast to dtype 999 (the loader refuses an unknown 'to')")
 
+    # torch 1.13's LayerNorm(elementwise_affine=False) at opset 17: no scale
+    for suffix, inputs, args in (("", ["x", "", "b"], ()), ("_copy", ["x", "", "b"], ("--passes=none",)),
+                                 ("_one_input", ["x"], ())):
+        c.add("layernorm_empty_scale" + suffix, model(graph(
+            [node("LayerNormalization", inputs, ["y"], "ln")],
+            [value_info("x", dims=[2, 4])], [value_info("y", dims=[2, 4])],
+            inits=[tensor("b", TensorProto.FLOAT, [4], raw=b"\0" * 16)]), ops=17),
+            stderr=r"'ln'.*scale", args=args,
+            note="LayerNormalization without a scale (%s): refused, not written on" % (args or "default"))
+
     # --- attributes whose value fields disagree with their declared type
     c.add("attr_ints_with_graph", model(graph(
         [node("Transpose", ["x"], ["y"], "tr", attrs=[

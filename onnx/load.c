@@ -280,6 +280,29 @@ static int check_nodes(Loader *L, const Graph *g)
     return graph_check_conv_types(g, "", L->d);
 }
 
+/* Is op before `at` in their graph's node order? */
+static bool op_precedes(const Op *op, const Op *at)
+{
+    const Graph *g = at->graph;
+    for (size_t i = 0; i < g->n_ops && g->ops[i] != at; i++)
+        if (g->ops[i] == op)
+            return true;
+    return false;
+}
+
+/* The enclosing graph of g that defines name where g's node stands (a graph
+ * input, an initializer, or an output of an earlier node), or NULL. onnx
+ * wants single assignment across scopes: a subgraph node may not write it. */
+static const Graph *outer_definer(const Graph *g, const char *name)
+{
+    for (const Op *at = g->owner; at; at = at->graph->owner) {
+        const Var *v = namemap_get(&at->graph->by_name, name);
+        if (v && (v->is_input || v->param || (v->producer && op_precedes(v->producer, at))))
+            return at->graph;
+    }
+    return NULL;
+}
+
 /* Step 1 for a node: its type, name, attributes and the names it defines. */
 static int load_node(Loader *L, Graph *g, Bytes wire)
 {
@@ -333,6 +356,11 @@ static int load_node(Loader *L, Graph *g, Bytes wire)
         Var *v = NULL;
         if (!out)
             return -1;
+        const Graph *outer = *out && g->parent ? outer_definer(g, out) : NULL;
+        if (outer)
+            return loader_error(L, "node '%s' (%s): output '%s' is already defined in the "
+                                "enclosing graph '%s' (not single-assignment)", name, type, out,
+                                outer->name);
         if (*out && !(v = graph_new_var(g, out))) {
             Var *prev = namemap_get(&g->by_name, out);
             if (!prev)

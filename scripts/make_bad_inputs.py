@@ -350,6 +350,29 @@ def make(out):
         [value_info("x", dims=[2])], [value_info("y", dims=[2])])),
         stderr=r"cast", note="Cast to dtype 999 (the loader refuses an unknown 'to')")
 
+    # a Constant in an If branch writing the name of an outer initializer (onnx's
+    # checker: not SSA); a later outer name, or a sibling branch's, is no conflict
+    def if_writing(name, outer_after=False):
+        def branch(attr, out, nodes):
+            read = name if nodes or not outer_after else "x"
+            return ld(A_NAME, attr) + vf(A_TYPE, AT_GRAPH) + ld(A_G, graph(
+                nodes + [node("Add", [read, "x"], [out], attr + "_add")], [], [value_info(out, dims=[2])],
+                name=attr))
+        const = node("Constant", [], [name], "shadow", attrs=[
+            ld(A_NAME, "value") + vf(A_TYPE, AT_TENSOR) + ld(A_T, tensor("", TensorProto.FLOAT, [2], floats=[5.0, 6.0]))])
+        nodes = [node("If", ["c"], ["y"], "if", attrs=[branch("then_branch", "t", [const]),
+                                                        branch("else_branch", "e", [])])]
+        inits = [] if outer_after else [tensor(name, TensorProto.FLOAT, [2], floats=[1.0, 2.0])]
+        if outer_after:  # the outer graph writes the name after the If
+            nodes.append(node("Neg", ["y"], [name], "later"))
+        return model(graph(nodes, [value_info("c", TensorProto.BOOL, []), value_info("x", dims=[2])],
+                           [value_info("y", dims=[2])] + ([value_info(name, dims=[2])] if outer_after else []),
+                           inits=inits))
+    c.add("if_constant_shadows_outer", if_writing("w"), stderr=r"'shadow'.*'w'",
+          note="a Constant in an If branch writes an outer initializer's name (not SSA): refused")
+    c.add("if_constant_names_later_outer", if_writing("w", outer_after=True), expect=(0,),
+          note="an If branch writes a name the outer graph writes only after the If: valid")
+
     # torch 1.13's LayerNorm(elementwise_affine=False) at opset 17: no scale
     for suffix, inputs, args in (("", ["x", "", "b"], ()), ("_copy", ["x", "", "b"], ("--passes=none",)),
                                  ("_one_input", ["x"], ())):

@@ -595,15 +595,20 @@ bool op_is(const Op *op, const char *type)
            (!*op->domain || strcmp(op->domain, "ai.onnx") == 0);
 }
 
-int64_t model_domain_opset(const Model *m, const char *domain)
+int64_t opsets_version(const Opset *opsets, size_t n, const char *domain)
 {
     bool dflt = !domain || !*domain || strcmp(domain, "ai.onnx") == 0;
-    for (size_t i = 0; i < m->n_opsets; i++) {
-        const char *d = m->opsets[i].domain;
+    for (size_t i = 0; i < n; i++) {
+        const char *d = opsets[i].domain;
         if (dflt ? !*d || strcmp(d, "ai.onnx") == 0 : strcmp(d, domain) == 0)
-            return m->opsets[i].version;
+            return opsets[i].version;
     }
     return 0;
+}
+
+int64_t model_domain_opset(const Model *m, const char *domain)
+{
+    return opsets_version(m->opsets, m->n_opsets, domain);
 }
 
 int64_t model_opset(const Model *m)
@@ -1120,6 +1125,14 @@ void op_drop_inputs(Op *op, size_t n)
     if (op->n_inputs > n)
         op->n_inputs = n;
     op_mark_changed(op);
+}
+
+void model_function_set_opset(Model *m, ModelFunction *f, int64_t version)
+{
+    for (size_t i = 0; i < f->n_opsets; i++)
+        if (!*f->opsets[i].domain || strcmp(f->opsets[i].domain, "ai.onnx") == 0)
+            f->opsets[i].version = version;
+    f->changed = m->changed = true;
 }
 
 int model_set_opset(Model *m, const char *domain, int64_t version, int64_t min_ir)

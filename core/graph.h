@@ -179,6 +179,24 @@ typedef struct Opset {
     int64_t version;
 } Opset;
 
+/* A model-local function (ModelProto.functions), written out as its bytes.
+ * What is loaded of it is what raising the default-domain opset must know:
+ * its opset imports and its default-domain nodes, those of the subgraphs
+ * inside it too. */
+typedef struct FunctionNode {
+    const char *type, *name;
+} FunctionNode;
+
+typedef struct ModelFunction {
+    const char *name, *domain;
+    Opset *opsets;
+    size_t n_opsets, cap_opsets;
+    FunctionNode *nodes; /* default-domain nodes only */
+    size_t n_nodes, cap_nodes;
+    bool changed; /* its opset imports changed: written from opsets */
+    Bytes wire;   /* the encoded FunctionProto */
+} ModelFunction;
+
 /* A file whose read-only mapping the model's bytes point into. The writer
  * copies unchanged bytes straight from the file (copy_file_range) instead of
  * reading them through memory. */
@@ -202,7 +220,9 @@ typedef struct Model {
     int64_t ir_version;
     Opset *opsets;
     size_t n_opsets;
-    bool changed;  /* model-level fields (ir_version, opset_import) changed */
+    ModelFunction *functions; /* in file order, in the arena */
+    size_t n_functions, cap_functions;
+    bool changed;  /* model-level fields (ir_version, opset_import, functions) changed */
     size_t n_op_edits; /* see model_op_edits */
     size_t n_training_info; /* ModelProto.training_info entries (kept as bytes) */
     bool drop_training_info; /* see model_drop_stale_training_info */
@@ -334,6 +354,8 @@ bool op_is(const Op *op, const char *type);
 /* The opset version the model imports for a domain ("" or "ai.onnx": the
  * default one); 0 when it imports none. */
 int64_t model_domain_opset(const Model *m, const char *domain);
+/* The same in a list of imports (a function's); 0 when it has none. */
+int64_t opsets_version(const Opset *opsets, size_t n, const char *domain);
 int64_t model_opset(const Model *m);
 Attr *op_attr(const Op *op, const char *name);
 int64_t op_attr_int(const Op *op, const char *name, int64_t fallback);
@@ -426,6 +448,8 @@ void op_drop_inputs(Op *op, size_t n);
  * adding the import when the model has none, and raises its IR version to
  * at least min_ir. -1 only when out of memory (nothing changed then). */
 int model_set_opset(Model *m, const char *domain, int64_t version, int64_t min_ir);
+/* Sets the version f imports for the default domain (it imports it). */
+void model_function_set_opset(Model *m, ModelFunction *f, int64_t version);
 /* How many edits of an operation's inputs, outputs or attributes the model
  * has seen: two readings tell a pass whether a call changed anything. */
 size_t model_op_edits(const Model *m);

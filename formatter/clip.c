@@ -42,4 +42,4 @@ static void clip_prefetch(const Op *op)
     param_base_name_prefetch(op, "_max");
 }
 
-const Upgrade UPGRADE_CLIP = {"Clip", clip_check, clip_bounds_to_inputs, clip_prefetch};
+const Upgrade UPGRADE_CLIP = {"Clip", clip_check, clip_bounds_to_inputs, clip_prefetch, {11}};

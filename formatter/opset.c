@@ -202,18 +202,18 @@ static const char *experimental_check(const Op *op, int64_t from, int64_t to)
     return upgrade_crosses(from, to, 10) ? "an experimental operator removed in opset 10" : NULL;
 }
 
-static const Upgrade TOPK = {"TopK", topk_check, topk_k_to_input, NULL};
-static const Upgrade BN = {"BatchNormalization", bn_check, bn_adapt, NULL};
-static const Upgrade DROPOUT = {"Dropout", dropout_check, dropout_adapt, NULL};
-static const Upgrade SCATTER = {"Scatter", NULL, scatter_rename, NULL};
-static const Upgrade SCAN = {"Scan", scan_check, NULL, NULL};
-static const Upgrade GEMM = {"Gemm", NULL, gemm_drop_broadcast, NULL};
-static const Upgrade PRELU = {"PRelu", prelu_check, NULL, NULL};
-static const Upgrade RNN = {"RNN", rnn_check, rnn_drop_output_sequence, NULL};
-static const Upgrade GRU = {"GRU", rnn_check, rnn_drop_output_sequence, NULL};
-static const Upgrade LSTM = {"LSTM", rnn_check, rnn_drop_output_sequence, NULL};
-static const Upgrade BROADCAST = {"(binary)", broadcast_check, broadcast_to_numpy, NULL};
-static const Upgrade EXPERIMENTAL = {"(experimental)", experimental_check, NULL, NULL};
+static const Upgrade TOPK = {"TopK", topk_check, topk_k_to_input, NULL, {10}};
+static const Upgrade BN = {"BatchNormalization", bn_check, bn_adapt, NULL, {7, 9, 14}};
+static const Upgrade DROPOUT = {"Dropout", dropout_check, dropout_adapt, NULL, {7, 10, 12}};
+static const Upgrade SCATTER = {"Scatter", NULL, scatter_rename, NULL, {11}};
+static const Upgrade SCAN = {"Scan", scan_check, NULL, NULL, {9}};
+static const Upgrade GEMM = {"Gemm", NULL, gemm_drop_broadcast, NULL, {7}};
+static const Upgrade PRELU = {"PRelu", prelu_check, NULL, NULL, {7}};
+static const Upgrade RNN = {"RNN", rnn_check, rnn_drop_output_sequence, NULL, {7}};
+static const Upgrade GRU = {"GRU", rnn_check, rnn_drop_output_sequence, NULL, {7}};
+static const Upgrade LSTM = {"LSTM", rnn_check, rnn_drop_output_sequence, NULL, {7}};
+static const Upgrade BROADCAST = {"(binary)", broadcast_check, broadcast_to_numpy, NULL, {7}};
+static const Upgrade EXPERIMENTAL = {"(experimental)", experimental_check, NULL, NULL, {10}};
 
 static const Upgrade *const RULES[] = {
     &UPGRADE_CLIP,      &UPGRADE_PAD,     &UPGRADE_SLICE,       &UPGRADE_RESIZE,
@@ -240,18 +240,67 @@ static bool listed(const char *const *names, size_t n, const char *type)
     return false;
 }
 
-static const Upgrade *rule_for(const Op *op)
+/* The rule of a default-domain operator, or NULL. */
+static const Upgrade *rule_for_type(const char *type)
 {
-    if (*op->domain && strcmp(op->domain, "ai.onnx") != 0)
-        return NULL;
     for (size_t i = 0; i < sizeof RULES / sizeof *RULES; i++)
-        if (strcmp(RULES[i]->op, op->type) == 0)
+        if (strcmp(RULES[i]->op, type) == 0)
             return RULES[i];
-    if (listed(BINARY, sizeof BINARY / sizeof *BINARY, op->type))
+    if (listed(BINARY, sizeof BINARY / sizeof *BINARY, type))
         return &BROADCAST;
-    if (listed(EXPERIMENTAL_OPS, sizeof EXPERIMENTAL_OPS / sizeof *EXPERIMENTAL_OPS, op->type))
+    if (listed(EXPERIMENTAL_OPS, sizeof EXPERIMENTAL_OPS / sizeof *EXPERIMENTAL_OPS, type))
         return &EXPERIMENTAL;
     return NULL;
+}
+
+static const Upgrade *rule_for(const Op *op)
+{
+    return *op->domain && strcmp(op->domain, "ai.onnx") != 0 ? NULL : rule_for_type(op->type);
+}
+
+/* --- model-local functions --- */
+
+static int64_t function_opset(const ModelFunction *f)
+{
+    return opsets_version(f->opsets, f->n_opsets, "");
+}
+
+/* A model-local function imports its own default-domain opset, which the
+ * raise takes along. Its nodes stay as they are (the rules add initializers,
+ * which a function cannot hold), so it follows only when none of its
+ * operators changed between its opset and `to`; else the first node that
+ * did is returned. */
+static const FunctionNode *function_blocker(const ModelFunction *f, int64_t to)
+{
+    int64_t from = function_opset(f);
+    for (size_t i = 0; from && from < to && i < f->n_nodes; i++) {
+        const Upgrade *u = rule_for_type(f->nodes[i].type);
+        if (u && upgrade_crosses_any(u, from, to))
+            return &f->nodes[i];
+    }
+    return NULL;
+}
+
+/* The first function that cannot follow the raise to `to`, with its node. */
+static const ModelFunction *functions_blocker(const Model *m, int64_t to,
+                                              const FunctionNode **node)
+{
+    for (size_t i = 0; i < m->n_functions; i++)
+        if ((*node = function_blocker(&m->functions[i], to)))
+            return &m->functions[i];
+    return NULL;
+}
+
+static void raise_functions(Model *m, int64_t to, const char *action)
+{
+    for (size_t i = 0; i < m->n_functions; i++) {
+        ModelFunction *f = &m->functions[i];
+        int64_t from = function_opset(f);
+        if (from && from < to) {
+            model_function_set_opset(m, f, to);
+            model_note(m, action, f->name);
+        }
+    }
 }
 
 /* --- helpers for the rules --- */
@@ -341,6 +390,7 @@ static int raise_and_adapt(Model *m, Walk *w, Diag *d)
     if (!action)
         return diag_set(d, PPQ_EINTERNAL, "out of memory raising the opset");
     model_note(m, action, "");
+    raise_functions(m, w->to, action);
     enum { AHEAD = 8 }; /* nodes between a prefetch and its use */
     for (size_t i = 0; i < w->n; i++) {
         Op *op = w->todo[i];
@@ -387,6 +437,15 @@ static int opset_upgrade_for(Graph *g, const char *type, int64_t to, Diag *d)
                    "adapted to opset %lld", (long long)from, w.why, (long long)to);
         return 0;
     }
+    const FunctionNode *fn;
+    const ModelFunction *f = functions_blocker(m, to, &fn);
+    if (f) {
+        model_warn(m, f->name, "legacy forms kept at opset %lld: node '%s' (%s) of this "
+                   "model-local function would need adapting to opset %lld, which ppqfmt "
+                   "does not do inside functions", (long long)from, fn->name, fn->type,
+                   (long long)to);
+        return 0;
+    }
     return raise_and_adapt(m, &w, d);
 }
 
@@ -420,12 +479,19 @@ int opset_raise_to(Model *m, int64_t target, Diag *d)
     }
     Walk w = {.from = from, .to = target};
     graph_walk_post(m->graph, gather, &w);
+    const FunctionNode *fn;
+    const ModelFunction *f = functions_blocker(m, target, &fn);
     if (w.oom)
         rc = diag_set(d, PPQ_EINTERNAL, "out of memory upgrading to opset %lld", (long long)target);
     else if (w.blocker)
         rc = diag_set(d, PPQ_EINPUT, "cannot raise opset %lld to %lld: node '%s' (%s): %s",
                       (long long)from, (long long)target, op_label(w.blocker), w.blocker->type,
                       w.why);
+    else if (f)
+        rc = diag_set(d, PPQ_EINPUT, "cannot raise opset %lld to %lld: model-local function "
+                      "'%s', node '%s' (%s): its operator changed in between and ppqfmt does "
+                      "not adapt nodes inside functions", (long long)from, (long long)target,
+                      f->name, fn->name, fn->type);
     else
         rc = raise_and_adapt(m, &w, d);
     infer_free(m->facts); /* stale now: the pipeline infers again */

@@ -40,4 +40,4 @@ static int pad_to_inputs(Op *op, int64_t from, int64_t to)
     return 0;
 }
 
-const Upgrade UPGRADE_PAD = {"Pad", pad_check, pad_to_inputs, NULL};
+const Upgrade UPGRADE_PAD = {"Pad", pad_check, pad_to_inputs, NULL, {11}};

@@ -113,7 +113,7 @@ static int resize_adapt(Op *op, int64_t from, int64_t to)
     return 0;
 }
 
-const Upgrade UPGRADE_RESIZE = {"Resize", resize_check, resize_adapt, NULL};
+const Upgrade UPGRADE_RESIZE = {"Resize", resize_check, resize_adapt, NULL, {11, 13}};
 
 /* Upsample-7 holds scales in an attribute, Upsample-9 takes them as input. */
 static const char *upsample_check(const Op *op, int64_t from, int64_t to)
@@ -164,4 +164,4 @@ static int upsample_to_resize(Op *op, int64_t from, int64_t to)
     return graph_replace_op(op, r);
 }
 
-const Upgrade UPGRADE_UPSAMPLE = {"Upsample", upsample_check, upsample_to_resize, NULL};
+const Upgrade UPGRADE_UPSAMPLE = {"Upsample", upsample_check, upsample_to_resize, NULL, {9, 10}};

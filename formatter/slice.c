@@ -41,4 +41,4 @@ static int slice_to_inputs(Op *op, int64_t from, int64_t to)
     return 0;
 }
 
-const Upgrade UPGRADE_SLICE = {"Slice", slice_check, slice_to_inputs, NULL};
+const Upgrade UPGRADE_SLICE = {"Slice", slice_check, slice_to_inputs, NULL, {10}};

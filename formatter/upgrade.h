@@ -33,6 +33,10 @@ typedef struct Upgrade {
      * parameters it adds), called a few nodes ahead so that a million
      * rewrites do not each wait on cache misses. */
     void (*prefetch)(const Op *op);
+    /* The opsets where the operator changed in a way check and apply adapt
+     * (the versions they pass to upgrade_crosses), ascending, 0 after the
+     * last: a raise crossing none of them leaves the node as it is. */
+    int16_t at[4];
 } Upgrade;
 
 /* Does the raise from `from` to `to` cross opset `at` (the version where a
@@ -40,6 +44,16 @@ typedef struct Upgrade {
 static inline bool upgrade_crosses(int64_t from, int64_t to, int64_t at)
 {
     return from < at && at <= to;
+}
+
+/* Does the raise from `from` to `to` cross any opset where u's operator
+ * changed? */
+static inline bool upgrade_crosses_any(const Upgrade *u, int64_t from, int64_t to)
+{
+    for (size_t i = 0; i < sizeof u->at / sizeof *u->at && u->at[i]; i++)
+        if (upgrade_crosses(from, to, u->at[i]))
+            return true;
+    return false;
 }
 
 /* The per-operator rules (clip.c, pad.c, slice.c, resize.c, upgrade_late.c). */

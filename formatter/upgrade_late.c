@@ -59,10 +59,10 @@ static int axes_to_input(Op *op, int64_t from, int64_t to)
     return upgrade_crosses(from, to, 13) ? ints_attr_to_input(op, "axes", "_axes") : 0;
 }
 
-const Upgrade UPGRADE_SPLIT = {"Split", split_check, split_to_input, NULL};
-const Upgrade UPGRADE_SQUEEZE = {"Squeeze", axes_check, axes_to_input, NULL};
-const Upgrade UPGRADE_UNSQUEEZE = {"Unsqueeze", unsqueeze_check, axes_to_input, NULL};
-const Upgrade UPGRADE_REDUCE_SUM = {"ReduceSum", axes_check, axes_to_input, NULL};
+const Upgrade UPGRADE_SPLIT = {"Split", split_check, split_to_input, NULL, {13}};
+const Upgrade UPGRADE_SQUEEZE = {"Squeeze", axes_check, axes_to_input, NULL, {13}};
+const Upgrade UPGRADE_UNSQUEEZE = {"Unsqueeze", unsqueeze_check, axes_to_input, NULL, {13}};
+const Upgrade UPGRADE_REDUCE_SUM = {"ReduceSum", axes_check, axes_to_input, NULL, {13}};
 
 /* --- Softmax, LogSoftmax, Hardmax --- */
 
@@ -110,9 +110,9 @@ static int softmax_single_axis(Op *op, int64_t from, int64_t to)
     return graph_replace_op(op, r);
 }
 
-const Upgrade UPGRADE_SOFTMAX = {"Softmax", NULL, softmax_single_axis, NULL};
-const Upgrade UPGRADE_LOG_SOFTMAX = {"LogSoftmax", NULL, softmax_single_axis, NULL};
-const Upgrade UPGRADE_HARDMAX = {"Hardmax", NULL, softmax_single_axis, NULL};
+const Upgrade UPGRADE_SOFTMAX = {"Softmax", NULL, softmax_single_axis, NULL, {13}};
+const Upgrade UPGRADE_LOG_SOFTMAX = {"LogSoftmax", NULL, softmax_single_axis, NULL, {13}};
+const Upgrade UPGRADE_HARDMAX = {"Hardmax", NULL, softmax_single_axis, NULL, {13}};
 
 /* --- Dropout, BatchNormalization, RoiAlign --- */
 
@@ -155,4 +155,4 @@ static int roi_align_mode(Op *op, int64_t from, int64_t to)
     return op_set_attr_string(op, "coordinate_transformation_mode", "output_half_pixel") ? 0 : -1;
 }
 
-const Upgrade UPGRADE_ROI_ALIGN = {"RoiAlign", NULL, roi_align_mode, NULL};
+const Upgrade UPGRADE_ROI_ALIGN = {"RoiAlign", NULL, roi_align_mode, NULL, {16}};

@@ -13,7 +13,8 @@
 
 #include "proto.h"
 
-enum { M_IR_VERSION = 1, M_GRAPH = 7, M_OPSET = 8, M_TRAINING_INFO = 20 };
+enum { M_IR_VERSION = 1, M_GRAPH = 7, M_OPSET = 8, M_TRAINING_INFO = 20, M_FUNCTIONS = 25 };
+enum { F_OPSET = 9 }; /* FunctionProto.opset_import */
 enum {
     G_NODE = 1, G_INITIALIZER = 5, G_INPUT = 11, G_OUTPUT = 12, G_VALUE_INFO = 13,
     G_SPARSE_INITIALIZER = 15,
@@ -531,6 +532,29 @@ static void encode_graph(Out *o, const Graph *g)
     emit_merged(o, g->wire, managed, 6, emit_graph_field, g);
 }
 
+/* A function's opset imports, for emit_merged. */
+static void emit_function_field(Out *o, uint32_t field, const void *vctx)
+{
+    const ModelFunction *f = vctx;
+    for (size_t i = 0; field == F_OPSET && i < f->n_opsets; i++)
+        proto_write_opset(o, F_OPSET, &f->opsets[i]);
+}
+
+/* ModelProto.functions: each as it was read, but for new opset imports. */
+static void emit_functions(Out *o, const Model *m)
+{
+    static const uint32_t managed[] = {F_OPSET};
+    for (size_t i = 0; i < m->n_functions; i++) {
+        const ModelFunction *f = &m->functions[i];
+        if (!f->changed && out_ref_field(o, M_FUNCTIONS, f->wire, m->wire))
+            continue;
+        Out child;
+        out_child(&child, o);
+        emit_merged(&child, f->wire, managed, 1, emit_function_field, f);
+        out_message_field(o, M_FUNCTIONS, &child);
+    }
+}
+
 static void emit_model_field(Out *o, uint32_t field, const void *vctx)
 {
     const Model *m = vctx;
@@ -547,6 +571,7 @@ static void emit_model_field(Out *o, uint32_t field, const void *vctx)
             proto_write_opset(o, M_OPSET, &m->opsets[i]);
         break;
     case M_TRAINING_INFO: break; /* only managed when dropped */
+    case M_FUNCTIONS: emit_functions(o, m); break;
     }
 }
 
@@ -555,8 +580,13 @@ int onnx_encode(const Model *m, Out *o)
     if (!m->changed && !graph_dirty(m->graph, o->opt)) {
         out_ref(o, m->wire.ptr, m->wire.len);
     } else if (m->changed) {
-        static const uint32_t managed[] = {M_IR_VERSION, M_GRAPH, M_OPSET, M_TRAINING_INFO};
-        emit_merged(o, m->wire, managed, m->drop_training_info ? 4 : 3, emit_model_field, m);
+        uint32_t managed[5] = {M_IR_VERSION, M_GRAPH, M_OPSET};
+        size_t n = 3;
+        if (m->drop_training_info)
+            managed[n++] = M_TRAINING_INFO;
+        if (m->n_functions)
+            managed[n++] = M_FUNCTIONS;
+        emit_merged(o, m->wire, managed, n, emit_model_field, m);
     } else {
         static const uint32_t managed[] = {M_GRAPH};
         emit_merged(o, m->wire, managed, 1, emit_model_field, m);

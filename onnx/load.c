@@ -23,7 +23,7 @@ enum { MAX_SUBGRAPH_DEPTH = 64 };
 static const uint8_t MODEL_WT[] = {
     [M_IR_VERSION] = WTS_VARINT, [2] = WTS_LEN, [3] = WTS_LEN, [4] = WTS_LEN, [5] = WTS_VARINT,
     [6] = WTS_LEN, [M_GRAPH] = WTS_LEN, [M_OPSET] = WTS_LEN, [14] = WTS_LEN, [M_TRAINING_INFO] = WTS_LEN,
-    [25] = WTS_LEN,
+    [M_FUNCTIONS] = WTS_LEN,
 };
 static const uint8_t GRAPH_WT[] = {
     [G_NODE] = WTS_LEN, [G_NAME] = WTS_LEN, [G_INITIALIZER] = WTS_LEN, [10] = WTS_LEN,
@@ -719,6 +719,8 @@ static int load_model_fields(Loader *L, Bytes bytes, bool *has_graph)
             m->graph->wire = f.data;
             *has_graph = true;
         }
+        if (f.num == M_FUNCTIONS && f.wt == WT_LEN && load_function(L, f.data))
+            return -1;
         if (f.num == M_OPSET && f.wt == WT_LEN) {
             if (arena_grow(&m->arena, (void **)&m->opsets, &cap, m->n_opsets + 1,
                            sizeof *m->opsets))

@@ -17,9 +17,10 @@ typedef struct Loader {
     LinkScope *scope; /* the names visible to the graph being read (load.c) */
 } Loader;
 
-/* Field numbers of onnx.proto's ModelProto, GraphProto, NodeProto and
- * AttributeProto that the loader reads. */
-enum { M_IR_VERSION = 1, M_GRAPH = 7, M_OPSET = 8, M_TRAINING_INFO = 20 };
+/* Field numbers of onnx.proto's ModelProto, GraphProto, NodeProto,
+ * AttributeProto and FunctionProto that the loader reads. */
+enum { M_IR_VERSION = 1, M_GRAPH = 7, M_OPSET = 8, M_TRAINING_INFO = 20, M_FUNCTIONS = 25 };
+enum { F_NAME = 1, F_NODE = 7, F_OPSET = 9, F_DOMAIN = 10 };
 enum {
     G_NODE = 1, G_NAME = 2, G_INITIALIZER = 5, G_INPUT = 11, G_OUTPUT = 12, G_VALUE_INFO = 13,
     G_SPARSE_INITIALIZER = 15,
@@ -34,6 +35,8 @@ enum {
 /* ModelProto's fields into L->m (ir_version, opset_import, the graph's bytes),
  * with the checks onnx_load makes on them. */
 int load_model_head(Loader *L, Bytes bytes);
+/* One ModelProto.functions entry into L->m->functions (load_function.c). */
+int load_function(Loader *L, Bytes wire);
 /* Readers that flag a field of the wrong wire type (WireReader.bad). */
 WireReader load_graph_reader(Bytes wire);
 WireReader load_node_reader(Bytes wire);

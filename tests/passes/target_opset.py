@@ -203,6 +203,39 @@ def _(name):
                     "all true from 12 (onnxruntime): raised to 11, not past it")
 
 
+def with_function(name, opset, f_nodes, f_opset, main_nodes, doc):
+    """x [2,5] -> main_nodes (which call local.f(a) -> b) -> y, at opset with IR 8 (functions
+    need it); f imports the default domain at f_opset."""
+    f = helper.make_function("local", "f", ["a"], ["b"], f_nodes,
+                             [helper.make_opsetid("", f_opset)])
+    g = helper.make_graph(main_nodes, name, [fvi("x", [2, 5])], [fvi("y", [2, 5])], doc_string=doc)
+    m = helper.make_model(g, producer_name="make_opset_testdata", functions=[f],
+                          opset_imports=[helper.make_opsetid("", opset),
+                                         helper.make_opsetid("local", 1)])
+    m.ir_version = 8
+    return m
+
+
+@model("function15_leakyrelu")
+def _(name):
+    f_nodes = [helper.make_node("LeakyRelu", ["a"], ["l"], "leaky", alpha=0.2),
+               helper.make_node("Add", ["l", "a"], ["b"], "add")]
+    return with_function(name, 15, f_nodes, 15,
+                         [helper.make_node("f", ["x"], ["y"], "call", domain="local")],
+                         "torch's export_modules_as_functions at opset 15: the function's "
+                         "import follows the raise (LeakyRelu gained types only)")
+
+
+@model("function9_clip")
+def _(name):
+    f_nodes = [helper.make_node("Clip", ["a"], ["b"], "fclip", min=-0.5, max=0.5)]
+    return with_function(name, 9, f_nodes, 9,
+                         [helper.make_node("Clip", ["x"], ["c"], "clip", min=0.0, max=6.0),
+                          helper.make_node("f", ["c"], ["y"], "call", domain="local")],
+                         "Clip-6 in the main graph and in a model-local function: the "
+                         "function's cannot be adapted, so neither moves")
+
+
 @model("cannot_resize11_tf_nn")
 def _(name):
     scales = numpy_helper.from_array(np.array([1, 1, 2, 2], np.float32), "scales")
@@ -382,6 +415,16 @@ def scatter_renamed(inp, out):
     expect(attr(new, "axis") == attr(node(inp, "Scatter"), "axis"), "axis changed")
 
 
+def functions_at(target):
+    def check(inp, out):
+        got = [[o.version for o in f.opset_import if o.domain in ("", "ai.onnx")]
+               for f in out.functions]
+        expect(got == [[target]] * len(inp.functions), "function imports %r" % got)
+        expect([f.node for f in out.functions] == [f.node for f in inp.functions],
+               "function nodes changed")
+    return check
+
+
 # (model, target, structure check)
 CASES = [
     ("split11_attr", 13, ints_to_input("Split", "split")),
@@ -409,6 +452,7 @@ CASES = [
     ("resize12_sizes", 12, None),
     ("resize12_sizes", 13, resize_no_scales),
     ("mix_slice_clip_pad9", 17, None),
+    ("function15_leakyrelu", 17, functions_at(17)),
 ]
 # (model, target, operator the message must name)
 CANNOT = [
@@ -419,6 +463,7 @@ CANNOT = [
     ("dropout10_mask", 12, "Dropout"),
     ("dropout10_mask", 17, "Dropout"),
     ("cannot_opset5", 7, "opset 6"),
+    ("function9_clip", 11, "function 'f', node 'fclip' (Clip)"),
 ]
 # (model, extra args, expected opset, Clip keeps min/max attributes): the legacy passes
 # without --target-opset
@@ -427,4 +472,5 @@ LEGACY_RUNS = [
     ("mix_slice_clip9", [], 11, False),
     ("mix_slice_clip9", ["--passes=clip"], 11, False),
     ("mix_slice_clip_pad9", ["--no-clip"], 11, False),
+    ("function9_clip", [], 9, True),
 ]

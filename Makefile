@@ -8,6 +8,8 @@ WARN    := -std=c11 -pthread -Wall -Wextra -Werror -D_GNU_SOURCE -MMD -MP
 LDLIBS  := -lprotobuf-c -lm -pthread
 PROTO   ?= /usr/include/onnx/onnx.proto
 PYTHON  ?= /usr/bin/python3
+# the Python the PyPI test oracles' venv (.deps/venv) is made with
+PYPI_PYTHON ?= python3
 PREFIX  ?= /usr/local
 MANDIR  ?= $(PREFIX)/share/man
 
@@ -27,7 +29,7 @@ SAN     := -O1 -g -fsanitize=address,undefined,float-cast-overflow -fno-omit-fra
 all: deps $(B)/ppqfmt
 
 deps:
-	@scripts/install_deps.sh
+	@PYPI_PYTHON=$(PYPI_PYTHON) scripts/install_deps.sh
 
 # torch and torchvision, only for exporting real networks (test-models).
 deps-models: deps

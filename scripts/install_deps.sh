@@ -1,7 +1,8 @@
 #!/bin/sh
 # install_deps.sh - install what building and testing ppqfmt needs, if missing:
-# Debian packages (apt-get) and onnxruntime-node (npm, into .deps/npm, the
-# test oracle only). Quiet when everything is already there.
+# Debian packages (apt-get), onnxruntime-node (npm, into .deps/npm) and the
+# pinned PyPI oracles (a venv in .deps/venv, made with $PYPI_PYTHON), the
+# last two for the tests only. Quiet when everything is already there.
 set -e
 cd "$(dirname "$0")/.."
 
@@ -20,4 +21,20 @@ if [ ! -f "$ORT/package.json" ]; then
     mkdir -p .deps/npm
     [ -f .deps/npm/package.json ] || echo '{"name":"ppqfmt-test-deps","private":true}' > .deps/npm/package.json
     (cd .deps/npm && npm install --ignore-scripts --no-audit --no-fund --loglevel=error onnxruntime-node@$ORT_VERSION >/dev/null)
+fi
+
+# The venv is remade whenever scripts/requirements-test.txt changes. A Python
+# without venv support (Debian's, before python3-venv) gets the package.
+VENV=.deps/venv
+REQ=scripts/requirements-test.txt
+if ! cmp -s "$REQ" "$VENV/requirements-test.txt"; then
+    echo "installing the PyPI test oracles into $VENV ($REQ)"
+    rm -rf "$VENV"
+    if ! "${PYPI_PYTHON:-python3}" -m venv "$VENV" 2>/dev/null; then
+        rm -rf "$VENV"
+        apt_ensure python3-venv
+        /usr/bin/python3 -m venv "$VENV"
+    fi
+    "$VENV/bin/pip" install -q --disable-pip-version-check -r "$REQ"
+    cp "$REQ" "$VENV/requirements-test.txt"
 fi

@@ -48,6 +48,7 @@ if [ -n "$SANITIZED" ]; then
     run "$PYTHON" tests/fidelity.py --name=fidelity-rewrite --ppqfmt-args=--rewrite
     run "$PYTHON" tests/infer_oracle.py --no-ort
     run "$PYTHON" tests/fold_oracle.py
+    run .deps/venv/bin/python tests/onnx_node_suite.py
 else
     run "$PYTHON" tests/test_fuzz_diff.py
     run "$PYTHON" tests/fidelity.py
@@ -58,6 +59,7 @@ else
     run "$PYTHON" tests/target_opset_suite.py
     run "$PYTHON" tests/infer_oracle.py
     run "$PYTHON" tests/fold_oracle.py
+    run .deps/venv/bin/python tests/onnx_node_suite.py
 fi
 rm -f "$LOG"
 echo "total: $passed passed, $failed failed"

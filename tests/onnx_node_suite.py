@@ -106,7 +106,7 @@ def ort_run(path, feeds):
     """{output name: ndarray} or a refusal (ort_category)."""
     try:
         opts = ort.SessionOptions()
-        opts.log_severity_level = 3
+        opts.log_severity_level = 4
         sess = ort.InferenceSession(ort_readable(path), opts,
                                     providers=['CPUExecutionProvider'])
         names = [o.name for o in sess.get_outputs()]

@@ -27,6 +27,8 @@ static const Pass PASSES[] = {
      FACTS_SETTLE, NULL},
     {"eliminate-noops", "remove nodes passing their input on unchanged (Dropout, x*1, ...)",
      true, pass_eliminate_noops, FACTS_ROUND, NULL},
+    {"cse", "merge nodes computing the same operator on the same inputs", true, pass_cse,
+     FACTS_NONE, NULL},
     {"split-params", "give every use of a shared initializer its own copy", true,
      pass_split_params, FACTS_NONE, NULL},
     {"fuse-bias", "fold Add(constant) after Conv/ConvTranspose/Gemm into the bias", true,

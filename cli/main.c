@@ -27,6 +27,32 @@ static const char *input_dir(const char *input, char *buf, size_t size)
     return buf;
 }
 
+/* A node output of g that has no element type after the passes, or NULL. */
+static const Var *untyped_value(const Graph *g)
+{
+    for (size_t i = 0; i < g->n_ops; i++)
+        for (size_t j = 0; j < g->ops[i]->n_outputs; j++) {
+            const Var *v = g->ops[i]->outputs[j];
+            if (v && !v->param && !v->type.elem_type)
+                return v;
+        }
+    return NULL;
+}
+
+/* --mark-preprocessed: onnxruntime's quantize_static warns unless the model
+ * carries quant_pre_process's tag. The passes stand for its steps (the
+ * options checked they ran); the tag also promises a type for every value
+ * the quantizer may read, which inference may not have found. */
+static void mark_preprocessed(Model *m)
+{
+    const Var *v = untyped_value(m->graph);
+    if (v)
+        model_warn(m, v->name, "--mark-preprocessed: not marked, shape inference found no type "
+                   "for this value (output of node '%s')", op_label(v->producer));
+    else
+        model_set_metadata(m, "onnx.quant.pre_process", "onnxruntime.quant");
+}
+
 static int run_passes(Model *m, const Options *o, RunStats *st, Diag *d)
 {
     PipelineHooks hooks = report_pipeline_hooks(st);
@@ -40,6 +66,8 @@ static int run_passes(Model *m, const Options *o, RunStats *st, Diag *d)
         rc = opset_raise_to(m, o->target_opset, d);
     if (!rc)
         rc = pass_pipeline(m, &po, NULL, d);
+    if (!rc && o->mark_preprocessed)
+        mark_preprocessed(m);
     if (!rc && o->rewrite)
         model_rewrite_all(m); /* --rewrite */
     return rc;

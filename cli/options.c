@@ -21,7 +21,7 @@ enum {
     OPT_PASSES = 256, OPT_ENABLE, OPT_DISABLE, OPT_LIST, OPT_REPORT, OPT_PRINT, OPT_DRY_RUN,
     OPT_VERSION, OPT_VERIFY, OPT_REWRITE, OPT_EXTERNAL, OPT_THRESHOLD, OPT_PAGE_ALIGN, OPT_LINK,
     OPT_TARGET_OPSET,
-    OPT_FOLD_LIMIT, OPT_FOLD_GROWTH, OPT_INPUT_SHAPE,
+    OPT_FOLD_LIMIT, OPT_FOLD_GROWTH, OPT_INPUT_SHAPE, OPT_MARK_PREPROCESSED,
     OPT_NO_PASS /* + registry index */
 };
 
@@ -37,14 +37,14 @@ void options_usage(FILE *f)
           "      --list-passes      list passes with their default and help, then exit\n"
           "      --target-opset=N   raise the default-domain opset to N (7..17) first\n"
           "      --report[=FMT]     say what each pass changed, on stderr (text or json)\n"
-          "      --print            print the graph as a table; writes no model without -o\n"
-          "      --dry-run          format but write no model\n"
+          "      --print, --dry-run print the graph as a table / format but write no model\n"
           "      --external-data=F  put initializers >= --size-threshold=BYTES (1024) in\n"
           "                         F beside the output, 64-byte aligned (--page-align: 4K)\n"
           "      --link-external    hard-link the input's data files instead of copying\n"
           "      --fold-limit=BYTES largest result pass fold computes (default 64 MiB)\n"
           "      --input-shape=[IN=]D  fix dynamic input dims: x=1,3,-1,-1 (repeatable)\n"
           "      --verify-ir        check the graph's use lists after every pass\n"
+          "      --mark-preprocessed  tag the model as quant_pre_process does (see man)\n"
           "  -q, --quiet            no warnings, no progress (errors are always shown)\n"
           "  -v, --verbose          name each pass as it runs\n"
           "  -h, --help, --version  print this help or the version, and exit\n\n"
@@ -205,6 +205,28 @@ static int set_fold_bound(size_t *out, const char *option, const char *arg, Diag
     return 0;
 }
 
+/* The passes that stand for onnxruntime's quant_pre_process steps: ONNX and
+ * symbolic shape inference, and its basic graph optimizations (constant
+ * folding, redundant nodes, common subexpressions, Conv+BatchNormalization/
+ * Add/Mul fusions). --mark-preprocessed tags only what all of them formatted. */
+static const char *const PREPROCESS_PASSES[] = {
+    "fold", "eliminate-noops", "cse", "identity", "fuse-bn", "fuse-bias", "fuse-conv-scale",
+    "infer-shapes",
+};
+
+static int check_preprocess_passes(const Options *o, Diag *d)
+{
+    size_t n;
+    const Pass *p = pass_list(&n);
+    for (size_t k = 0; k < sizeof PREPROCESS_PASSES / sizeof *PREPROCESS_PASSES; k++)
+        for (size_t i = 0; i < n; i++)
+            if (!strcmp(p[i].name, PREPROCESS_PASSES[k]) && !o->enabled[i])
+                return diag_set(d, PPQ_EUSAGE, "--mark-preprocessed needs pass %s, which "
+                                "stands for a step of onnxruntime's quant_pre_process",
+                                p[i].name);
+    return 0;
+}
+
 /* The opset bounds live in formatter/opset.h, with why they are what they are. */
 static int set_target_opset(Options *o, const char *arg, Diag *d)
 {
@@ -257,6 +279,7 @@ static struct option *long_options(char (*names)[40], size_t n)
         {"fold-limit", required_argument, NULL, OPT_FOLD_LIMIT},
         {"fold-growth", required_argument, NULL, OPT_FOLD_GROWTH},
         {"input-shape", required_argument, NULL, OPT_INPUT_SHAPE},
+        {"mark-preprocessed", no_argument, NULL, OPT_MARK_PREPROCESSED},
     };
     size_t nf = sizeof fixed / sizeof *fixed;
     struct option *opts = calloc(nf + n + 1, sizeof *opts);
@@ -336,6 +359,7 @@ static int handle(Options *o, int c, char **argv, const struct option *opts, Dia
     case OPT_LINK: o->link_external = true; return 0;
     case OPT_TARGET_OPSET: return set_target_opset(o, optarg, d);
     case OPT_INPUT_SHAPE: return add_input_shape(o, optarg, d);
+    case OPT_MARK_PREPROCESSED: o->mark_preprocessed = true; return 0;
     case 'q': o->verbosity = -1; return 0;
     case 'v': o->verbosity = 1; return 0;
     case OPT_VERSION: printf("ppqfmt %s\n", PPQFMT_VERSION); o->exit_now = true; return 0;
@@ -380,6 +404,8 @@ int options_parse(Options *o, int argc, char **argv, Diag *d)
             (OptionWarning){"--size-threshold", "has no effect without --external-data"};
     if (o->conflict[0][0])
         o->warnings[o->n_warnings++] = (OptionWarning){o->conflict[0], o->conflict[1]};
+    if (o->mark_preprocessed && check_preprocess_passes(o, d))
+        return d->code;
     if (optind != argc - 1)
         return diag_set(d, PPQ_EUSAGE, optind >= argc ? "no input model given (try --help)"
                                                       : "more than one input given");

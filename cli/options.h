@@ -31,6 +31,7 @@ typedef struct Options {
     int target_opset;          /* --target-opset=N; 0: keep the model's opset */
     size_t fold_limit;         /* --fold-limit=BYTES; 0: pass fold's default */
     size_t fold_growth; /* hidden --fold-growth=N (tests the kernels); 0: the default 2 */
+    bool mark_preprocessed;    /* --mark-preprocessed */
     InputShape input_shapes[MAX_INPUT_SHAPES]; /* --input-shape, in order */
     size_t n_input_shapes;
     bool rewrite; /* hidden: re-encode every node and graph (tests the writer) */

@@ -1514,6 +1514,13 @@ size_t model_change_count(const Model *m)
     return m->log.n_changes;
 }
 
+void model_set_metadata(Model *m, const char *key, const char *value)
+{
+    m->metadata_key = key;
+    m->metadata_value = value;
+    m->changed = true;
+}
+
 void model_drop_stale_training_info(Model *m)
 {
     if (!m->n_training_info || !model_change_count(m))

@@ -226,6 +226,8 @@ typedef struct Model {
     size_t n_op_edits; /* see model_op_edits */
     size_t n_training_info; /* ModelProto.training_info entries (kept as bytes) */
     bool drop_training_info; /* see model_drop_stale_training_info */
+    /* One metadata_props entry to set (model_set_metadata); NULL: none. */
+    const char *metadata_key, *metadata_value;
     bool oom;      /* an edit ran out of memory: the graph is not to be trusted */
     Bytes wire;    /* the whole input file */
     DeferredSet value_names; /* every value name ever used, for fresh names */
@@ -261,6 +263,9 @@ Model *model_new(void);
  * wrong tensor. The output is for inference: after any change it is dropped,
  * with a warning. Call after the passes. */
 void model_drop_stale_training_info(Model *m);
+/* Sets metadata_props[key] = value in the output (an entry of that key in
+ * the input is replaced; the others stay). Both strings must outlive m. */
+void model_set_metadata(Model *m, const char *key, const char *value);
 void model_free(Model *m);
 Graph *graph_new(Model *m, Graph *parent, Op *owner);
 /* The variable visible under name from g: g's own, else an outer scope's. */

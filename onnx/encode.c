@@ -13,7 +13,11 @@
 
 #include "proto.h"
 
-enum { M_IR_VERSION = 1, M_GRAPH = 7, M_OPSET = 8, M_TRAINING_INFO = 20, M_FUNCTIONS = 25 };
+enum {
+    M_IR_VERSION = 1, M_GRAPH = 7, M_OPSET = 8, M_METADATA = 14, M_TRAINING_INFO = 20,
+    M_FUNCTIONS = 25,
+};
+enum { KV_KEY = 1, KV_VALUE = 2 }; /* StringStringEntryProto */
 enum { F_OPSET = 9 }; /* FunctionProto.opset_import */
 enum {
     G_NODE = 1, G_INITIALIZER = 5, G_INPUT = 11, G_OUTPUT = 12, G_VALUE_INFO = 13,
@@ -555,6 +559,31 @@ static void emit_functions(Out *o, const Model *m)
     }
 }
 
+/* The input's metadata_props but the entry model_set_metadata replaces, then
+ * that entry. */
+static void emit_metadata(Out *o, const Model *m)
+{
+    WireReader r = wire_reader(m->wire);
+    WireField f, k;
+    size_t key_len = strlen(m->metadata_key);
+    while (wire_next(&r, &f) == 1) {
+        if (f.num != M_METADATA || f.wt != WT_LEN)
+            continue;
+        bool same = false;
+        WireReader e = wire_reader(f.data);
+        while (wire_next(&e, &k) == 1)
+            same |= k.num == KV_KEY && k.wt == WT_LEN && k.data.len == key_len &&
+                    memcmp(k.data.ptr, m->metadata_key, key_len) == 0;
+        if (!same)
+            out_ref(o, f.whole.ptr, f.whole.len);
+    }
+    Out child;
+    out_child(&child, o);
+    out_string_field(&child, KV_KEY, m->metadata_key);
+    out_string_field(&child, KV_VALUE, m->metadata_value);
+    out_message_field(o, M_METADATA, &child);
+}
+
 static void emit_model_field(Out *o, uint32_t field, const void *vctx)
 {
     const Model *m = vctx;
@@ -570,6 +599,7 @@ static void emit_model_field(Out *o, uint32_t field, const void *vctx)
         for (size_t i = 0; i < m->n_opsets; i++)
             proto_write_opset(o, M_OPSET, &m->opsets[i]);
         break;
+    case M_METADATA: emit_metadata(o, m); break;
     case M_TRAINING_INFO: break; /* only managed when dropped */
     case M_FUNCTIONS: emit_functions(o, m); break;
     }
@@ -580,8 +610,10 @@ int onnx_encode(const Model *m, Out *o)
     if (!m->changed && !graph_dirty(m->graph, o->opt)) {
         out_ref(o, m->wire.ptr, m->wire.len);
     } else if (m->changed) {
-        uint32_t managed[5] = {M_IR_VERSION, M_GRAPH, M_OPSET};
+        uint32_t managed[6] = {M_IR_VERSION, M_GRAPH, M_OPSET};
         size_t n = 3;
+        if (m->metadata_key)
+            managed[n++] = M_METADATA;
         if (m->drop_training_info)
             managed[n++] = M_TRAINING_INFO;
         if (m->n_functions)

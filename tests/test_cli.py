@@ -735,6 +735,43 @@ def t_pass_contradiction_warns():
     return None
 
 
+def t_mark_preprocessed():
+    """--mark-preprocessed writes metadata_props onnx.quant.pre_process=onnxruntime.quant
+    (replacing an entry of that key, keeping the others; formatting again changes nothing);
+    a pass standing for one of quant_pre_process's steps turned off is a usage error; a
+    value inference cannot type leaves the model unmarked, with a warning naming it."""
+    import onnx
+    from onnx import helper, TensorProto
+    m = onnx.load(SAMPLE)
+    helper.set_model_props(m, {"author": "me", "onnx.quant.pre_process": "stale"})
+    src, out, again = tmp("mark_in.onnx"), tmp("mark_out.onnx"), tmp("mark_again.onnx")
+    onnx.save(m, src)
+    code, _, err = run(["--mark-preprocessed", src, "-o", out])
+    props = {p.key: p.value for p in onnx.load(out).metadata_props} if code == 0 else {}
+    if props != {"author": "me", "onnx.quant.pre_process": "onnxruntime.quant"} or \
+            len(onnx.load(out).metadata_props) != 2:
+        return "exit %d, metadata %r, %r" % (code, props, err)
+    onnx.checker.check_model(onnx.load(out), full_check=True)
+    if run(["--mark-preprocessed", out, "-o", again])[0] != 0 or read(out) != read(again):
+        return "formatting the marked model again changed it"
+    err = expect_error(["--mark-preprocessed", "--no-fold", SAMPLE, "-o", tmp("mark_no.onnx")],
+                       1, ["--mark-preprocessed", "fold"])
+    if err:
+        return "--no-fold: " + err
+    g = helper.make_graph([helper.make_node("Custom", ["X"], ["c"], "custom0", domain="my"),
+                           helper.make_node("Relu", ["c"], ["Y"], "relu0")], "g",
+                          [helper.make_tensor_value_info("X", TensorProto.FLOAT, [2])],
+                          [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [2])])
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13),
+                                                  helper.make_opsetid("my", 1)]), src)
+    code, _, err = run(["--mark-preprocessed", src, "-o", out])
+    if code != 0 or "not marked" not in err or "'c'" not in err and "c:" not in err or \
+            onnx.load(out).metadata_props:
+        return "untyped value: exit %d, stderr %r, metadata %r" % (
+            code, err, list(onnx.load(out).metadata_props))
+    return None
+
+
 def t_exit_usage():
     cases = [["--bogus-option", SAMPLE], ["-Z", SAMPLE], ["--passes=bogus", SAMPLE],
              ["--disable=identity,bogus", SAMPLE], ["--no-bogus", SAMPLE], ["--report=xml", SAMPLE],

@@ -87,7 +87,7 @@ typedef struct Linear {
     Op *op;
     LinearKind kind;
     const Tensor *w;
-    const Tensor *bias; /* Conv bias or Gemm C; NULL when absent */
+    const Tensor *bias; /* Conv bias or Gemm C; NULL when absent or unread (beta 0) */
     int64_t channels;   /* output channels */
     size_t rank;        /* output rank */
     int64_t group;

@@ -240,8 +240,10 @@ static EvalNum gemm_at(const Gemm *g, int32_t dt, int64_t i, int64_t j)
     }
     EvalNum cv = g->cb ? eval_load(dt, g->cb + (size_t)(i * g->sc[0] + j * g->sc[1]) * size)
                        : (EvalNum){.i = 0};
+    /* beta 0: C is not read (as onnxruntime does), so an inf or NaN in it
+     * stays out rather than making 0 * inf = NaN */
     if (fl)
-        return (EvalNum){.f = g->alpha * f + (g->cb ? g->beta * cv.f : 0)};
+        return (EvalNum){.f = g->alpha * f + (g->cb && g->beta != 0 ? g->beta * cv.f : 0)};
     return (EvalNum){.i = (int64_t)(s + (uint64_t)cv.i)};
 }
 

@@ -106,19 +106,16 @@ static void fill_scaled(const void *ctx, size_t first, size_t count, uint8_t *bu
 {
     const Scaled *s = ctx;
     const Tensor *w = s->l.w;
-    size_t off = first * dtype_size(w->dtype), end = first + count;
+    size_t end = first + count;
     size_t run = channel_run(&s->l, s->by_input);
-    bool fast = w->dtype == DT_FLOAT && w->data;
-    /* The input's bytes are read into buf (model_read_bytes) and scaled in
-     * place: on a virtual machine the first touch of a mapped page costs a
-     * trap, several times the price of pread's copy (writing runs on another
-     * thread, see onnx/write.c). */
-    const uint8_t *src = fast ? model_read_bytes(s->l.op->graph->model,
-                                                 (const uint8_t *)w->data + off,
-                                                 count * 4, buf)
-                              : NULL; /* element first */
-    /* Elements first.. go to buf through a tensor view of it. */
-    Tensor view = *s->out;
+    bool fast = w->dtype == DT_FLOAT;
+    /* The input's elements are read (or computed) into buf and scaled in
+     * place, see weight_block. */
+    const uint8_t *src = weight_block(s->l.op->graph->model, w, first, count, buf);
+    /* Elements first.. come from src and go to buf through tensor views. */
+    Tensor in = *w, view = *s->out;
+    in.data = (void *)src;
+    in.gen = NULL;
     view.data = buf;
     view.gen = NULL;
     /* Gemm columns: the factor changes every element, by column. Tested on
@@ -137,7 +134,7 @@ static void fill_scaled(const void *ctx, size_t first, size_t count, uint8_t *bu
             if (fast)
                 scale_floats(src + 4 * (i - first), buf + 4 * (i - first), stop - i, k);
             for (size_t j = i; !fast && j < stop; j++)
-                tensor_set_f64(&view, j - first, tensor_get_f64(w, j) * k);
+                tensor_set_f64(&view, j - first, tensor_get_f64(&in, j - first) * k);
             i = stop;
         }
 }
@@ -178,42 +175,57 @@ static double run_max(const Tensor *w, size_t first, size_t count)
     return mx;
 }
 
-enum { FORGET_EVERY = 1 << 20 }; /* bytes read between hints to drop input pages */
-
-void weight_forget(const Model *m, const Tensor *w, size_t *forgotten, size_t upto, bool last)
+const uint8_t *weight_block(const Model *m, const Tensor *w, size_t first, size_t count,
+                            uint8_t *buf)
 {
     size_t size = dtype_size(w->dtype);
-    if (!w->data || upto <= *forgotten || (!last && (upto - *forgotten) * size < FORGET_EVERY))
-        return;
-    model_forget_bytes(m, (const uint8_t *)w->data + *forgotten * size,
-                       (upto - *forgotten) * size);
-    *forgotten = upto;
-}
-
-/* The same for any dtype, through tensor_get_f64, reading the mapping and
- * letting its pages go behind (memory stays flat). */
-static void channel_maxima_any(const Linear *l, const double *k, double *mx, const Model *m)
-{
-    const Tensor *w = l->w;
-    size_t n = (size_t)tensor_numel(w), run = channel_run(l, false), forgotten = 0;
-    for (size_t i = 0; i < n; i += run) {
-        int64_t c = weight_channel(l, i);
-        double r = fabs(k[c]) > 1 ? run_max(w, i, run) : 0;
-        mx[c] = r > mx[c] ? r : mx[c];
-        weight_forget(m, w, &forgotten, i + run, false);
+    if (!w->data) { /* a weight an earlier fold scaled: computed a block at a time */
+        lazy_read(w, first * size, count * size, buf);
+        return buf;
     }
-    weight_forget(m, w, &forgotten, n, true);
+    return model_read_bytes(m, (const uint8_t *)w->data + first * size, count * size, buf);
 }
 
-/* mx[c] over float32 elements [first, first+count) held at p, whose channels
- * come in runs of `run` elements (channel_run > 1). */
-static void float_runs_maxima(const Linear *l, const uint8_t *p, size_t first, size_t count,
-                              size_t run, const double *k, double *mx)
+enum { READ_BLOCK = 1 << 20 }; /* bytes of a weight read at a time */
+
+int weight_reader_open(WeightReader *r, const Model *m, const Tensor *w)
 {
+    size_t size = dtype_size(w->dtype), n = (size_t)tensor_numel(w);
+    *r = (WeightReader){m, w, *w, 0, 0, NULL, NULL, READ_BLOCK / size, w->dtype == DT_FLOAT};
+    r->block = r->block < n ? r->block : n;
+    r->view.gen = NULL;
+    r->buf = malloc(size * (r->block ? r->block : 1));
+    return r->buf ? 0 : -1;
+}
+
+void weight_reader_fill(WeightReader *r, size_t i)
+{
+    size_t n = (size_t)tensor_numel(r->w);
+    r->first = i / r->block * r->block;
+    r->count = n - r->first < r->block ? n - r->first : r->block;
+    r->p = weight_block(r->m, r->w, r->first, r->count, r->buf);
+    r->view.data = (void *)r->p;
+}
+
+void weight_reader_close(WeightReader *r)
+{
+    free(r->buf);
+    r->buf = NULL;
+}
+
+/* mx[c] over weight elements [first, first+count), which `in` holds from its
+ * element 0 on, whose channels come in runs of `run` elements. */
+static void runs_maxima(const Linear *l, const Tensor *in, size_t first, size_t count,
+                        size_t run, const double *k, double *mx)
+{
+    const uint8_t *p = in->data;
+    bool f32 = in->dtype == DT_FLOAT;
     for (size_t i = first, end = first + count; i < end;) {
         size_t stop = (i / run + 1) * run < end ? (i / run + 1) * run : end;
         int64_t c = weight_channel(l, i);
-        double r = fabs(k[c]) > 1 ? float_run_max(p + 4 * (i - first), stop - i) : 0;
+        double r = fabs(k[c]) <= 1 ? 0
+                   : f32          ? float_run_max(p + 4 * (i - first), stop - i)
+                                  : run_max(in, i - first, stop - i);
         mx[c] = r > mx[c] ? r : mx[c];
         i = stop;
     }
@@ -243,42 +255,37 @@ static void float_lanes_max(const uint8_t *p, float *lane, size_t count)
     }
 }
 
-enum { READ_BLOCK = 1 << 20 }; /* bytes of a float32 weight read at a time */
-
 /* mx[c]: the largest finite |w| of output channel c, for the channels whose
- * factor can make a weight grow (|k_c| > 1; others may stay 0), in one pass.
- * A float32 weight is read in blocks with pread (model_read_bytes): touching
- * the mapping would fault its pages in once here and again when the folded
- * weight is written. -1 when out of memory. */
+ * factor can make a weight grow (|k_c| > 1; others may stay 0), in one pass
+ * over the weight a block at a time (weight_block). -1 when out of memory. */
 static int channel_maxima(const Linear *l, const double *k, double *mx, const Model *m)
 {
     const Tensor *w = l->w;
-    if (w->dtype != DT_FLOAT || !w->data) {
-        channel_maxima_any(l, k, mx, m);
-        return 0;
-    }
-    size_t n = (size_t)tensor_numel(w), run = channel_run(l, false);
+    size_t n = (size_t)tensor_numel(w), run = channel_run(l, false), size = dtype_size(w->dtype);
     /* Gemm columns; tested on the kind, as in fill_scaled (a run of 1 is
      * also a Conv with 1-element kernels, whose channel is the row) */
-    bool columns = l->kind == LIN_GEMM && !l->trans_b;
+    bool columns = l->kind == LIN_GEMM && !l->trans_b && w->dtype == DT_FLOAT;
     size_t n_cols = columns ? (size_t)w->dims[1] : 1;
-    size_t rows = READ_BLOCK / 4 / n_cols ? READ_BLOCK / 4 / n_cols : 1;
+    size_t rows = READ_BLOCK / size / n_cols ? READ_BLOCK / size / n_cols : 1;
     size_t block = rows * n_cols; /* elements, whole rows for columns */
-    uint8_t *buf = malloc(4 * (block < n ? block : n));
+    uint8_t *buf = malloc(size * (block < n ? block : n));
     float *lane = columns ? calloc(n_cols, sizeof *lane) : NULL;
     if (!buf || (columns && !lane)) {
         free(buf);
         free(lane);
         return -1;
     }
+    Tensor in = *w;
+    in.gen = NULL;
     for (size_t i = 0; i < n; i += block) {
         size_t count = n - i < block ? n - i : block;
-        const uint8_t *p = model_read_bytes(m, (const uint8_t *)w->data + 4 * i, 4 * count, buf);
+        const uint8_t *p = weight_block(m, w, i, count, buf);
+        in.data = (void *)p;
         if (columns)
             for (size_t r = 0; r < count / n_cols; r++) /* a row: channel = column */
                 float_lanes_max(p + 4 * r * n_cols, lane, n_cols);
         else
-            float_runs_maxima(l, p, i, count, run, k, mx);
+            runs_maxima(l, &in, i, count, run, k, mx);
     }
     for (size_t c = 0; columns && c < n_cols; c++)
         mx[c] = lane[c];

@@ -16,7 +16,7 @@
  * input. The weight keeps its type; a fold whose weight or bias would
  * overflow it, or a weight holding inf or NaN (whose product with a shift
  * the bias would turn into NaN), keeps the BN with a warning. The bias is
- * summed in double reading the weight once (pages let go behind); the scaled
+ * summed in double reading the weight once, a block at a time; the scaled
  * weight is computed while written (conv_scale_inputs, fuse_bn.c). The pass
  * runs after fuse-bn, which folds a BN backward into the Conv before it,
  * and before bn-to-conv, which would turn this BN into a Conv. */
@@ -52,43 +52,37 @@ static bool all_zero(const double *t, int64_t n)
     return true;
 }
 
-/* Element i of w: float32 read in place (the common case), else converted. */
-static inline double weight_at(const Tensor *w, bool f32, size_t i)
-{
-    if (!f32)
-        return tensor_get_f64(w, i);
-    float x;
-    memcpy(&x, (const uint8_t *)w->data + 4 * i, 4); /* raw_data need not be aligned */
-    return x;
-}
-
 /* Reads the weight once, in element order: bias[o] += sum W[o,j,k] * t_c and
- * mx[c] = the largest |W| reading input channel c = group(o) * Cg + j. False
- * when an element is not finite. */
-static bool forward_sums(const Linear *l, const double *t, double *bias, double *mx)
+ * mx[c] = the largest |W| reading input channel c = group(o) * Cg + j. 1
+ * when an element is not finite, -1 when out of memory. */
+static int forward_sums(const Linear *l, const double *t, double *bias, double *mx)
 {
     const Tensor *w = l->w;
     size_t outs = (size_t)w->dims[0], cg = (size_t)w->dims[1], per_group = outs / (size_t)l->group;
-    size_t kernel = (size_t)tensor_numel(w) / outs / cg, i = 0, forgotten = 0;
-    bool f32 = w->dtype == DT_FLOAT && w->data;
+    size_t kernel = (size_t)tensor_numel(w) / outs / cg, i = 0;
+    WeightReader r;
+    if (weight_reader_open(&r, l->op->graph->model, w))
+        return -1;
     for (size_t o = 0; o < outs; o++) {
         const double *tg = t + o / per_group * cg;
         double *mg = mx + o / per_group * cg, acc = 0;
         for (size_t j = 0; j < cg; j++) {
             double sum = 0;
             for (size_t end = i + kernel; i < end; i++) {
-                double x = weight_at(w, f32, i);
-                if (!isfinite(x))
-                    return false;
+                double x = weight_reader_get(&r, i);
+                if (!isfinite(x)) {
+                    weight_reader_close(&r);
+                    return 1;
+                }
                 sum += x;
                 mg[j] = fabs(x) > mg[j] ? fabs(x) : mg[j];
             }
             acc += sum * tg[j];
         }
         bias[o] += acc;
-        weight_forget(l->op->graph->model, w, &forgotten, i, o + 1 == outs);
     }
-    return true;
+    weight_reader_close(&r);
+    return 0;
 }
 
 /* Why the folded weight or bias would not hold in the weight's type, or NULL. */
@@ -139,10 +133,10 @@ static int forward_plan(const Linear *l, const Op *bn, double **s, double **bias
     }
     for (int64_t o = 0; o < l->channels; o++)
         (*bias)[o] = linear_bias(l, o);
-    if (!forward_sums(l, t, *bias, mx))
-        *why = "the Conv's weight holds inf or NaN";
-    else
-        *why = forward_overflow(l, *s, *bias, mx, cin);
+    int rc = forward_sums(l, t, *bias, mx);
+    if (rc < 0)
+        return -1;
+    *why = rc ? "the Conv's weight holds inf or NaN" : forward_overflow(l, *s, *bias, mx, cin);
     return *why ? 1 : 0;
 }
 

@@ -266,13 +266,18 @@ bool linear_producer(const Op *op, Linear *out)
     out->bias = bias ? param_numeric(bias) : NULL;
     if (bias && (!out->bias || out->bias->dtype != w->dtype))
         return false; /* a computed or foreign bias: nothing to fold into */
+    if (out->kind == LIN_GEMM)
+        out->beta = op_attr_float(op, "beta", 1.0f);
+    /* With beta 0 Gemm does not read C (onnxruntime skips it), which may
+     * then hold inf or NaN: multiplied in, 0 * inf would make the folded
+     * bias NaN. A fold treats C as absent; a new bias replaces it. */
+    if (out->kind == LIN_GEMM && out->beta == 0.0f)
+        out->bias = NULL;
     /* Conv's bias is a [C] vector by definition; Gemm's C broadcasts. */
     if (out->bias && (out->kind == LIN_GEMM ? !per_channel_shape(out->bias, out->channels, 2)
                                             : out->bias->ndims != 1 ||
                                                   out->bias->dims[0] != out->channels))
         return false;
-    if (out->kind == LIN_GEMM)
-        out->beta = op_attr_float(op, "beta", 1.0f);
     return out->channels > 0;
 }
 

@@ -5,6 +5,7 @@
 #define PPQ_PARAMS_H
 
 #include <stdbool.h>
+#include <string.h>
 
 #include "../core/facts.h"
 #include "../core/graph.h"
@@ -86,7 +87,7 @@ typedef struct Linear {
     Op *op;
     LinearKind kind;
     const Tensor *w;
-    const Tensor *bias; /* Conv bias or Gemm C; NULL when absent */
+    const Tensor *bias; /* Conv bias or Gemm C; NULL when absent or unread (beta 0) */
     int64_t channels;   /* output channels */
     size_t rank;        /* output rank */
     int64_t group;
@@ -107,10 +108,41 @@ int linear_fold(const Linear *l, const double *k, const double *s, Arena *a);
 int conv_scale_inputs(const Linear *l, const double *k, Arena *a);
 /* The input channel that Conv weight element i multiplies. */
 int64_t conv_input_channel(const Linear *l, size_t i);
-/* Reading weight w in element order up to element upto: lets the input pages
- * of elements [*forgotten, upto) go once they make 1 MiB (or at the last
- * call), so memory stays flat; *forgotten moves on. */
-void weight_forget(const Model *m, const Tensor *w, size_t *forgotten, size_t upto, bool last);
+/* The bytes of weight elements [first, first+count): read from the input
+ * file into buf with pread when w is mapped (touching the mapping would
+ * fault its pages in once here and again when the folded weight is written),
+ * computed into buf when w is itself a fold's lazy result (tensor_get_f64
+ * would run the fill, a pread, per element), else w's own bytes. buf holds
+ * count elements. */
+const uint8_t *weight_block(const Model *m, const Tensor *w, size_t first, size_t count,
+                            uint8_t *buf);
+/* Reads a weight element by element through weight_block, a block at a time. */
+typedef struct WeightReader {
+    const Model *m;
+    const Tensor *w;
+    Tensor view; /* the block's elements, for tensor_get_f64 */
+    size_t first, count; /* the block held */
+    const uint8_t *p;    /* its bytes */
+    uint8_t *buf;
+    size_t block;
+    bool f32;
+} WeightReader;
+/* -1 when out of memory. */
+int weight_reader_open(WeightReader *r, const Model *m, const Tensor *w);
+/* Makes the block holding element i the one held. */
+void weight_reader_fill(WeightReader *r, size_t i);
+void weight_reader_close(WeightReader *r);
+/* Element i of the weight; cheapest with i increasing. */
+static inline double weight_reader_get(WeightReader *r, size_t i)
+{
+    if (i - r->first >= r->count)
+        weight_reader_fill(r, i);
+    if (!r->f32)
+        return tensor_get_f64(&r->view, i - r->first);
+    float x;
+    memcpy(&x, r->p + 4 * (i - r->first), 4); /* raw_data need not be aligned */
+    return x;
+}
 /* The first channel whose folded weight or bias (linear_fold) would overflow
  * the weight's type, or -1 when the fold fits; -2 when out of memory. */
 int64_t linear_fold_overflow(const Linear *l, const double *k, const double *s, const Model *m,

@@ -12,7 +12,8 @@ build/bench/):
             copies each data file beside its output).
 
 Usage: scripts/bench.py [--quick] [--runs N]
-                       [--only inline|external|files|nodes|inference|fold|fusions] [--models DIR]
+                       [--only inline|external|files|nodes|inference|fold|fusions|maxvit]
+                       [--models DIR]
                        [--sizes 10k,100k,1M] [--timeout S] [-- PPQFMT-ARG...]
 
 (arguments after `--` are added to every ppqfmt command, e.g.
@@ -68,6 +69,12 @@ FUSION_MODELS below opset 17 (make test-models, or scripts/export_torchvision.py
 pass, onnxruntime's max error against the original (scripts/ortcheck.py's inputs, the
 export record's sizes) and the fusion passes' milliseconds against all passes and the wall
 time of the run.
+
+fuse-bn-forward on MaxViT (issue 30, `--only maxvit`, part of every run): torchvision maxvit_t
+exported once into build/bench/maxvit_t/ (as scripts/export_torchvision.py exports its networks:
+PRESERVE, no constant folding, opset 17; needs torch, make deps-models), the default run against
+--no-fuse-bn-forward (medians of alternating runs), the fuse-bn-forward pass's and the other
+passes' milliseconds (--report=json) and python3-onnx load+infer_shapes+save for reference.
 
 --quick uses ~60 MB / ~300 MB models (a smoke run; the targets are for the
 full sizes).  Exit status: 0 when every ppqfmt run succeeded and its output is
@@ -595,6 +602,83 @@ def bench_fold():
         print('  (no models in %s: run make test-models, or pass --models DIR)' % MODELS)
 
 
+# ---------------------------------------------------------------- fuse-bn-forward on MaxViT
+
+# issue 30 item 10: torchvision maxvit_t, exported as scripts/export_torchvision.py exports its
+# MODELS (random weights after torch.manual_seed(0), its BatchNorm statistics, eval(),
+# TrainingMode.PRESERVE, no constant folding, opset 17; input [1, 3, 224, 224]), 125 MB and
+# 4,272 nodes. Its MBConv blocks read a BatchNormalization into a 1x1 Conv that another one
+# follows: fuse-bn-forward folds forward into a weight fuse-bn already scales.
+MAXVIT = os.path.join(BENCH, 'maxvit_t', 'model.onnx')
+PY_EXPORT_MAXVIT = r'''
+import os, sys, warnings
+sys.path.insert(0, sys.argv[2])
+import torch, torchvision.models as tvm
+from export_torchvision import randomize_bn
+torch.manual_seed(0)
+model = tvm.maxvit_t(weights=None)
+randomize_bn(model, 0)
+model.eval()
+x = torch.randn(1, 3, 224, 224, generator=torch.Generator().manual_seed(1))
+tmp = sys.argv[1] + '.tmp'
+with warnings.catch_warnings():
+    warnings.simplefilter('ignore')
+    torch.onnx.export(model, x, tmp, opset_version=17, training=torch.onnx.TrainingMode.PRESERVE,
+                      do_constant_folding=False, input_names=['input'], output_names=['output'])
+os.replace(tmp, sys.argv[1])
+'''
+
+
+def maxvit_model():
+    """MAXVIT, exported once (cached) when torch and torchvision are installed; None otherwise."""
+    if not os.path.isfile(MAXVIT):
+        os.makedirs(os.path.dirname(MAXVIT), exist_ok=True)
+        r = subprocess.run([sys.executable, '-c', PY_EXPORT_MAXVIT, MAXVIT, SCRIPTS],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        if r.returncode:
+            log('  maxvit_t export failed (make deps-models installs torch): %s'
+                % r.stderr.decode(errors='replace').strip()[-200:])
+            return None
+    return MAXVIT
+
+
+def bench_maxvit():
+    """The default run against --no-fuse-bn-forward on MAXVIT (medians of alternating runs), the
+    passes' milliseconds from --report=json, and python3-onnx's load + infer_shapes + save."""
+    import json
+    src = maxvit_model()
+    print('\nfuse-bn-forward on torchvision maxvit_t (%s, opset 17, PRESERVE\n'
+          'export): default passes against --no-fuse-bn-forward, median wall of %d alternating\n'
+          'runs; pass ms: the least of the runs with --report=json; python: load+infer_shapes+save,\n'
+          'one run.\n'
+          'Target: default < 0.5 s, fuse-bn-forward a few ms (it reads each weight once).\n'
+          % (os.path.relpath(MAXVIT, ROOT), PAIRED_RUNS))
+    if not src:
+        print('  (no model: torch and torchvision are needed to export it, make deps-models)')
+        return
+    d = fresh('maxvit')
+    out = os.path.join(d, 'out.onnx')
+    base, ours = timed_alternating([[PPQFMT, '-q', '--no-fuse-bn-forward', src, '-o', out],
+                                    [PPQFMT, '-q', src, '-o', out]])
+    ms = {}
+    for _ in range(PAIRED_RUNS):
+        _, _, rc, err, _ = timed([PPQFMT, '--report=json', src, '-o', out])
+        if rc:
+            break
+        ms = {k: min(v, ms.get(k, v)) for k, v in json.loads(err)['timings'].items()}
+    theirs = timed([sys.executable, '-c', PY_INFER, src, os.path.join(d, 'onnx.onnx')])
+    shutil.rmtree(d, ignore_errors=True)
+    if ours[2] or base[2]:
+        log('  ppqfmt exited %d: %s' % (ours[2] or base[2], (ours[3] or base[3]).strip()[-200:]))
+        return
+    fwd = ms.get('fuse-bn-forward', 0)
+    table([('no-fuse-bn-forward s', 'default s', 'ratio', 'fuse-bn-forward ms', 'other passes ms',
+            'python s', 'RSS MiB'),
+           ('%.3f' % base[0], '%.3f' % ours[0], '%.2fx' % (ours[0] / base[0]), '%.1f' % fwd,
+            '%.1f' % (sum(ms.values()) - fwd),
+            '%.2f' % theirs[0] if theirs[2] == 0 else 'failed', '%.0f' % (ours[1] / MiB))])
+
+
 # ---------------------------------------------------------------- table
 
 def table(rows):
@@ -815,7 +899,7 @@ def main():
     ap.add_argument('--quick', action='store_true', help='~60 MB / ~300 MB models (smoke run)')
     ap.add_argument('--runs', type=int, default=5, help='runs of cp and of ppqfmt per model (default 5)')
     ap.add_argument('--only', choices=['inline', 'external', 'files', 'nodes', 'inference', 'fold',
-                                       'fusions'])
+                                       'fusions', 'maxvit'])
     ap.add_argument('--models', help='real-network exports for the inference, fold and fusions '
                     'tables (default build/models, where make test-models puts them)')
     ap.add_argument('--sizes', help='node-scaling sizes (default 10k,100k,1M; --quick: 10k,100k)')
@@ -838,7 +922,7 @@ def main():
     sha = make_bench_models.generator_hash()
     names = [n for n in make_bench_models.names_for(a.quick)
              if not a.only or make_bench_models.SPECS[n]['kind'] == a.only]
-    if a.only in ('nodes', 'inference', 'fold', 'fusions') or a.sizes:
+    if a.only in ('nodes', 'inference', 'fold', 'fusions', 'maxvit') or a.sizes:
         names = []
     t0 = time.perf_counter()
     mans = []
@@ -875,7 +959,7 @@ def main():
         finally:
             shutil.rmtree(RUN, ignore_errors=True)
     for kind, bench_table in (('inference', bench_inference), ('fold', bench_fold),
-                              ('fusions', bench_fusions)):
+                              ('fusions', bench_fusions), ('maxvit', bench_maxvit)):
         if not a.only or a.only == kind:
             try:
                 bench_table()

@@ -6,8 +6,8 @@ Usage: scripts/gen_random_model.py SEED [-o OUT.onnx]   (default OUT: random_SEE
 generate(seed) -> Generated(model, nonssa): the same seed always gives the same
 bytes. A small grammar picks productions around the ops ppqfmt's passes touch:
 Conv/ConvTranspose (groups, dilations, strides, auto_pad, output_shape,
-1-D/2-D/3-D) and Gemm/MatMul
-followed by BatchNormalization/Add/Mul, standalone BatchNormalization, Constant
+1-D/2-D/3-D) and Gemm/MatMul (a Gemm with beta 0 may have inf and NaN in the C it does
+not read) followed by BatchNormalization/Add/Mul, standalone BatchNormalization, Constant
 and Identity chains, shared initializers, Clip/Pad/Slice/Resize/Upsample in the
 form the model's opset (7-17) wants, Reshape/Transpose/Concat/Split/Gather,
 shape subgraphs (Shape -> Gather -> (Mul) -> Unsqueeze -> Concat -> Reshape, of
@@ -125,6 +125,11 @@ class ModelGen:
 
     def rand(self, shape, lo=-1.0, hi=1.0, dtype=None):
         return self.rng.uniform(lo, hi, size=shape).astype(dtype or self.np)
+
+    def non_finite(self, arr):
+        """arr with about half its elements replaced by inf, -inf or NaN."""
+        bad = np.array([np.inf, -np.inf, np.nan], arr.dtype)[self.rng.integers(3, size=arr.shape)]
+        return np.where(self.rng.random(arr.shape) < 0.5, bad, arr).astype(arr.dtype)
 
     # -- building blocks -----------------------------------------------------
     def node(self, op, inputs, n_out=1, **attrs):
@@ -410,7 +415,13 @@ class ModelGen:
                 attrs['beta'] = float(self.pick([0.5, 2.0, 0.0]))
             ins = [x.name, w]
             if self.opset < 11 or self.chance(0.6):
-                ins.append(self.const(self.rand(self.pick([[n], [1, n], [m, n], []]), -0.5, 0.5)))
+                c = self.rand(self.pick([[n], [1, n], [m, n], []]), -0.5, 0.5)
+                if attrs.get('beta') == 0.0 and self.chance(0.5):
+                    # beta 0: Gemm does not read C (onnxruntime skips it), which may then hold
+                    # inf and NaN; a fold into the Gemm must not multiply them in (0 * inf)
+                    ins.append(self.exact_const(self.non_finite(c)))
+                else:
+                    ins.append(self.const(c))
             y = self.node('Gemm', ins, **attrs)
             v = self.value(y, [m, n])
         self.follow_channels(v)

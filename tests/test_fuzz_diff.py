@@ -6,7 +6,8 @@ Usage: tests/test_fuzz_diff.py [--count N] [--jobs J]
 0. The runner's parts: ppqfmt through build/tools/fork_server gives what the binary
    gives; the value_info check passes right declarations and flags a wrong dim; over
    GEN_SEEDS the generator makes every no-op form, layer norms at opset 17, constant
-   expressions of every op of FOLD_EXPR_OPS, LSTM/GRU/RNN, TopK and NonZero (over
+   expressions of every op of FOLD_EXPR_OPS, LSTM/GRU/RNN, TopK and NonZero, a Gemm with
+   beta 0 and inf/NaN in its unread C before an Add/Mul/BatchNormalization (over
    FOLD_SEEDS) and no
    unk__N symbol, and the random configurations draw --target-opset, --input-shape
    (with the sizes fed) and --enable; a refused --target-opset is a skip.
@@ -23,6 +24,7 @@ Run with Debian's /usr/bin/python3 (python3-onnx, numpy; onnxruntime via node).
 """
 import argparse
 import functools
+import math
 import os
 import shutil
 import subprocess
@@ -122,6 +124,20 @@ FOLD_EXPR_OPS = {"Softmax", "LogSoftmax", "CumSum", "Trilu", "Tile", "ScatterND"
                  "Sign", "Softsign", "Max", "Min", "Mean", "Sum"}
 
 
+def _beta0_fold(g, consts):
+    """A Gemm with beta 0 whose C (not read) holds inf or NaN, its output read by an Add, Mul
+    or BatchNormalization a fusion may fold into it."""
+    readers = {}
+    for n in g.node:
+        for i in n.input:
+            readers.setdefault(i, set()).add(n.op_type)
+    return any(n.op_type == "Gemm" and len(n.input) > 2 and n.input[2] in consts and
+               any(a.name == "beta" and a.f == 0 for a in n.attribute) and
+               not all(math.isfinite(x) for x in consts[n.input[2]].flat) and
+               readers.get(n.output[0], set()) & {"Add", "Mul", "BatchNormalization"}
+               for n in g.node)
+
+
 def generator_checks():
     """The generator makes every no-op form, fusable layer norms at opset 17, and no
     symbol of onnx's making (unk__N) in the declarations."""
@@ -142,9 +158,13 @@ def generator_checks():
              "never made: %s" % missing if missing else None)
     T.report("generator: layer norms at opset 17", None if ln17 >= 5 else
              "only %d of %d models" % (ln17, len(GEN_SEEDS)))
+    beta0 = 0
     for seed in FOLD_SEEDS:   # generating is cheap; some ops are rare draws
         got = generated(seed)
         fold_ops |= {n.op_type for n in got.model.graph.node} if got else set()
+        beta0 += bool(got) and _beta0_fold(got.model.graph, _constants(got.model.graph))
+    T.report("generator: Gemm with beta 0 and inf/NaN in C, then a fold candidate",
+             None if beta0 else "never made in %d seeds" % len(FOLD_SEEDS))
     for what, ops in (("constant expressions of the ops fold evaluates", FOLD_EXPR_OPS),
                       ("recurrent ops", {"LSTM", "GRU", "RNN"}),
                       ("sizes from the data", {"TopK", "NonZero", "Range"})):

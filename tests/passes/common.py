@@ -452,7 +452,8 @@ def affine(m, name):
     if n.op_type == "Gemm":
         Wk = (W.T if attr(n, "transB", 0) else W).astype(np.float64) * attr(n, "alpha", 1.0)
         N = Wk.shape[1]
-        b = np.zeros(N) if B is None else \
+        # beta 0: Gemm does not read C (onnxruntime skips it; it may hold inf or NaN)
+        b = np.zeros(N) if B is None or attr(n, "beta", 1.0) == 0 else \
             attr(n, "beta", 1.0) * np.broadcast_to(B.astype(np.float64), (1, N)).reshape(N)
         return dict(op="Gemm", node=n, W=Wk, b=b, wdtype=W.dtype,
                     bdtype=None if B is None else B.dtype, group=1)
@@ -481,6 +482,11 @@ def bn_affine(m, name):
 
 def scale_channels(a, W, s):
     """W (canonical, see affine) with output channel c scaled by s[c]."""
+    with np.errstate(invalid="ignore"):  # inf * 0 is NaN, as in the model
+        return _scale_channels(a, W, s)
+
+
+def _scale_channels(a, W, s):
     if a["op"] == "Gemm":
         return W * s[None, :]
     if a["op"] == "Conv":
@@ -513,8 +519,12 @@ def close(what, got, exp, dtype):
     if got.shape != exp.shape:
         return "%s shape %s, expected %s" % (what, got.shape, exp.shape)
     rtol = 1e-3 if np.dtype(dtype).itemsize <= 2 else 1e-5
-    big = np.abs(exp).max() if exp.size else 0.0
-    bad = np.abs(got - exp) > rtol * (np.abs(exp) + big) + 1e-12
+    fin = np.isfinite(exp)
+    big = np.abs(exp[fin]).max() if fin.any() else 0.0
+    with np.errstate(invalid="ignore"):
+        # finite values within the tolerance; NaN must meet NaN, inf the same inf
+        bad = np.where(fin, ~(np.abs(got - exp) <= rtol * (np.abs(exp) + big) + 1e-12),
+                       np.where(np.isnan(exp), ~np.isnan(got), got != exp))
     if bad.any():
         i = np.unravel_index(np.argmax(bad), bad.shape)
         return "%s: %d of %d values off, e.g. at %s %r, expected %r" % (

@@ -173,6 +173,19 @@ def _(r):
         opset=14)
 
 
+@model("gemm_beta0_inf")
+def _(r):
+    """Gemm of constants (alpha 1.5, beta 0, C [2] = inf, NaN: not read)
+    added to X. Expect: gemm0 gone; add0 reads 1.5 * GA @ GB, never
+    0 * inf = NaN."""
+    return finish(graph(
+        [node("Gemm", ["GA", "GB", "GC"], ["gm"], "gemm0", alpha=1.5, beta=0.0),
+         node("Add", ["X", "gm"], ["Y"], "add0")],
+        "fold_gemm_beta0_inf", [fvi("X", [3, 2])], [fvi("Y", [3, 2])],
+        inits=[raw_tensor("GA", rand(r, 3, 4)), raw_tensor("GB", rand(r, 4, 2)),
+               raw_tensor("GC", np.array([np.inf, np.nan], np.float32))]))
+
+
 @model("reduce_matmul")
 def _(r):
     """ReduceSum, ReduceMean (keepdims 0), ReduceMax, CumSum and MatMul of
@@ -913,6 +926,11 @@ SPECS = {
         removed("range0", "unsq0", "less0", "not0", "where0", "cos0", "trilu0"),
         kept("add0", "mul1"), folded_input("add0", 1, _mask),
         folded_input("mul1", 1, lambda I: np.tril(np.full((4, 4), 2.0, np.float32)))]),
+    # beta 0: C is not read; it holds inf/NaN, which 0 * C would make NaN
+    "gemm_beta0_inf": dict(both=[
+        op_count("Gemm", 0), kept("add0"),
+        folded_input("add0", 1, lambda I: (1.5 * I("GA").astype(np.float64)
+                                           @ I("GB").astype(np.float64)).astype(np.float32))]),
     "reduce_matmul": dict(both=[
         op_count("Add", 1), op_count("MatMul", 0), kept("add0"),
         folded_input("add0", 1, _reduce_matmul)]),

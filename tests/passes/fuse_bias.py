@@ -143,6 +143,36 @@ def _(r):
         "fusebias_gemm_scalar", [fvi("X", [2, 5])], [fvi("Y", [2, 4])], inits=[w, c, a]))
 
 
+NONFINITE = np.array([np.inf, np.nan, 0.5, -np.inf], np.float32)
+
+
+@model("gemm_beta0_inf")
+def _(r):
+    """Gemm (transB 1, beta 0, C [4] = inf, NaN, 0.5, -inf) -> Add(A [4]):
+    beta 0, so the Gemm does not read C. Expect: no Add; gemm0's new C is A
+    (beta 1), never 0 * inf = NaN."""
+    w = raw_tensor("W", rand(r, 4, 5))
+    c = raw_tensor("C", NONFINITE)
+    a = raw_tensor("A", rand(r, 4))
+    return finish(graph(
+        [node("Gemm", ["X", "W", "C"], ["g"], "gemm0", transB=1, beta=0.0),
+         node("Add", ["g", "A"], ["Y"], "add0")],
+        "fusebias_gemm_beta0_inf", [fvi("X", [2, 5])], [fvi("Y", [2, 4])], inits=[w, c, a]))
+
+
+@model("gemm_beta0_c2d")
+def _(r):
+    """Gemm (beta 0, C [2,4] holding NaN: not one value per column, but not
+    read) -> Add(A [1,4]). Expect: no Add; gemm0's C is A (beta 1)."""
+    w = raw_tensor("W", rand(r, 5, 4))
+    c = raw_tensor("C", np.full((2, 4), np.nan, np.float32))
+    a = raw_tensor("A", rand(r, 1, 4))
+    return finish(graph(
+        [node("Gemm", ["X", "W", "C"], ["g"], "gemm0", beta=0.0),
+         node("Add", ["g", "A"], ["Y"], "add0")],
+        "fusebias_gemm_beta0_c2d", [fvi("X", [2, 5])], [fvi("Y", [2, 4])], inits=[w, c, a]))
+
+
 @model("gemm_c_value_info")
 def _(r):
     """Gemm (transB 1, C [1,4] with value_info C [1,4]) -> Add(A [4]).
@@ -344,6 +374,11 @@ SPECS = {
         default=[init_count(2)]),
     "gemm_c_value_info": dict(
         both=[NADD, folded("gemm0", add="add0"), vi_removed("C")]),
+    # beta 0: C is not read; it holds inf/NaN, which 0 * C would make NaN
+    "gemm_beta0_inf": dict(
+        both=[NADD, node_output("gemm0", 0, "Y"), folded("gemm0", add="add0")]),
+    "gemm_beta0_c2d": dict(
+        both=[NADD, node_output("gemm0", 0, "Y"), folded("gemm0", add="add0")]),
     "conv_vector": dict(both=[op_count("Add", 1), unchanged("conv0", "add0")]),
     "spatial": dict(both=[op_count("Add", 1), unchanged("conv0", "add0")]),
     "rank_raising": dict(both=[op_count("Add", 1), unchanged("conv0", "add0")]),

@@ -264,6 +264,35 @@ def _(r):
         inits=[w, c] + bn_inits(r, "bn0", 4)))
 
 
+@model("gemm_beta0_inf")
+def _(r):
+    """Gemm (beta 0, C [4] = inf, NaN, 0.5, -inf: not read) -> BN.
+    Expect: no BN; gemm0's new C is the BN's shift (beta 1), never NaN."""
+    w = raw_tensor("W", rand(r, 5, 4))
+    c = raw_tensor("C", np.array([np.inf, np.nan, 0.5, -np.inf], np.float32))
+    return finish(graph(
+        [node("Gemm", ["X", "W", "C"], ["g"], "gemm0", beta=0.0),
+         bn("g", "Y", "bn0", "bn0")],
+        "fusebn_gemm_beta0_inf", [fvi("X", [2, 5])], [fvi("Y", [2, 4])],
+        inits=[w, c] + bn_inits(r, "bn0", 4)))
+
+
+@model("conv_inf_weight_zero_scale")
+def _(r):
+    """Conv 1x1 whose weight holds inf for output channel 1 -> BN whose scale
+    is 0 for channel 1: the BN makes that channel NaN (0 * inf), and so does
+    the folded weight (inf * 0). Expect: no BN; folded, the same outputs."""
+    w = rand(r, 3, 2, 1, 1)
+    w[1, 0, 0, 0] = np.inf
+    stats = bn_inits(r, "bn0", 3)
+    stats[0] = raw_tensor("bn0_scale", np.array([0.8, 0.0, 1.2], np.float32))
+    return finish(graph(
+        [node("Conv", ["X", "W"], ["c"], "conv0", kernel_shape=[1, 1]),
+         bn("c", "Y", "bn0", "bn0")],
+        "fusebn_conv_inf_weight_zero_scale", [fvi("X", [1, 2, 3, 3])], [fvi("Y", [1, 3, 3, 3])],
+        inits=[raw_tensor("W", w)] + stats))
+
+
 @model("gemm_c_value_info")
 def _(r):
     """Gemm (C [1,4] with value_info C [1,4]) -> BN.
@@ -619,6 +648,11 @@ SPECS = {
         both=[NBN, node_output("convt0", 0, "b"), node_input("relu0", 0, "b"),
               folded("convt0", bn="bn0")],
         default=[init_count(2)]),
+    # beta 0: C is not read; it holds inf/NaN, which 0 * C would make NaN
+    "gemm_beta0_inf": dict(
+        both=[NBN, node_output("gemm0", 0, "Y"), folded("gemm0", bn="bn0")]),
+    # a non-finite weight times a zero factor: NaN before and after the fold
+    "conv_inf_weight_zero_scale": dict(both=[NBN, folded("conv0", bn="bn0")]),
     "gemm_transb1": dict(
         both=[NBN, node_output("gemm0", 0, "Y"), folded("gemm0", bn="bn0")],
         default=[init_count(2)]),

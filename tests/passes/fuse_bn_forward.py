@@ -170,6 +170,53 @@ def _(r):
                               "bn0_mean")
 
 
+def bn_conv_bn(name, w, b, xshape, dtype=np.float32):
+    """X -> BN (bn0) -> Conv (conv0, W, B, no pads) -> BN (bn1) -> Y: fuse-bn
+    folds bn1 back into conv0 first (its weight then computed while written),
+    and fuse-bn-forward folds bn0 into that weight."""
+    r = rng(name)
+    cin, cout = xshape[1], w.shape[0]
+    et = TP.FLOAT16 if dtype == np.float16 else TP.FLOAT
+    inits = [raw_tensor("W", w.astype(dtype)), raw_tensor("B", b.astype(dtype))]
+    inits += bn_inits(r, "bn0", cin, dtype) + bn_inits(r, "bn1", cout, dtype)
+    nodes = [bn("X", "y", "bn0", "bn0"),
+             node("Conv", ["y", "W", "B"], ["z"], "conv0", kernel_shape=list(w.shape[2:])),
+             bn("z", "Y", "bn1", "bn1")]
+    return finish(graph(nodes, name, [vi("X", et, list(xshape))], [vi("Y", et, None)],
+                        inits=inits))
+
+
+@model("between_bns")
+def _(r):
+    """BN -> Conv 3x3 (W [6,4,3,3], bias) -> BN. Expect: both BNs removed
+    (default); conv0 reads X; fuse-bn-forward alone: bn0 folded, bn1 kept."""
+    return bn_conv_bn("fusebnfwd_between_bns", rand(r, 6, 4, 3, 3), rand(r, 6), (1, 4, 5, 5))
+
+
+@model("between_bns_pointwise")
+def _(r):
+    """As between_bns with a 1x1 Conv (W [5,3,1,1]): the forward factor
+    changes with every element of the weight being scaled."""
+    return bn_conv_bn("fusebnfwd_between_bns_pointwise", rand(r, 5, 3, 1, 1), rand(r, 5),
+                      (1, 3, 4, 4))
+
+
+@model("between_bns_float16")
+def _(r):
+    """As between_bns in float16 (W [4,3,3,3]): the weights are converted
+    element by element."""
+    return bn_conv_bn("fusebnfwd_between_bns_float16", rand(r, 4, 3, 3, 3), rand(r, 4),
+                      (1, 3, 5, 5), np.float16)
+
+
+@model("between_bns_large")
+def _(r):
+    """As between_bns with W [200,160,3,3] (1.15 MB, more than the 1 MiB
+    ppqfmt reads of a weight at a time) on X [1,160,3,3]."""
+    return bn_conv_bn("fusebnfwd_between_bns_large", rand(r, 200, 160, 3, 3), rand(r, 200),
+                      (1, 160, 3, 3))
+
+
 # ---------------------------------------------------------------------------
 # what each model must look like after formatting (see tests/test_passes.py)
 # ---------------------------------------------------------------------------
@@ -222,6 +269,12 @@ SPECS = {
     "float16": dict(both=[NBN, op_count("Conv", 1), bn_forward("bn0", "conv0")]),
     "in_if": dict(both=[NBN, bn_forward("then_bn", "then_conv"),
                                   unchanged("else_conv")]),
+    # BN -> Conv -> BN: the default run folds both, bn1 first (fuse-bn)
+    **{case: dict(single=[op_count("BatchNormalization", 1), unchanged("bn1"),
+                          bn_forward("bn0", "conv0")],
+                  default=[NBN, op_count("Conv", 1)])
+       for case in ("between_bns", "between_bns_pointwise", "between_bns_float16",
+                    "between_bns_large")},
     # not exact (padding, ConvTranspose) or not the BN's only reader: kept;
     # the default run turns the BN into a depthwise Conv (bn-to-conv)
     "padded": dict(single=[unchanged("bn0", "conv0")],

@@ -77,6 +77,16 @@ def _(r):
                     op="Gemm", xshape=(2, 3), transB=1, beta=0.5)
 
 
+@model("gemm_beta0_inf")
+def _(r):
+    """Gemm transB=1 beta=0 (C [5] holding inf and NaN: not read) -> Mul(K
+    [5]). Expect: mul0 removed; alpha*B scaled by k, C still unread (beta
+    0), never 0 * inf = NaN."""
+    c = np.array([np.inf, np.nan, 0.5, -np.inf, 1.0], np.float32)
+    return conv_mul("fusescale_gemm_beta0_inf", None, rand(r, 5, 3), c, rand(r, 5),
+                    op="Gemm", xshape=(2, 3), transB=1, beta=0.0)
+
+
 @model("conv_vector")
 def _(r):
     """Conv -> Mul(K [4]): broadcasts over the last spatial axis (width 4),
@@ -155,6 +165,9 @@ SPECS = {
     "scalar": dict(both=[NMUL, folded("conv0", mul="mul0")]),
     "convtranspose": dict(both=[NMUL, folded("conv0", mul="mul0")]),
     "gemm": dict(both=[NMUL, node_output("conv0", 0, "Y"), folded("conv0", mul="mul0")]),
+    # beta 0: C is not read; it holds inf/NaN, which 0 * C would make NaN
+    "gemm_beta0_inf": dict(both=[NMUL, node_output("conv0", 0, "Y"),
+                                 folded("conv0", mul="mul0")]),
     "conv_vector": dict(both=[unchanged("conv0", "mul0")]),
     "two_consumers": dict(both=[unchanged("conv0", "mul0", "relu0")]),
     "float16_overflow": dict(both=[unchanged("conv0", "mul0")], warns=["mul0"]),

@@ -747,11 +747,21 @@ int graph_set_value_type(Var *v, TypeInfo t)
     return graph_add_value_info(g, v, (Bytes){0});
 }
 
+static void retype_entry(Graph *g, ValueInfo *e, TypeInfo t)
+{
+    e->var->type = t;
+    e->retyped = true;
+    g->changed = true;
+}
+
 void graph_retype_input(Graph *g, size_t index, TypeInfo t)
 {
-    g->inputs[index].var->type = t;
-    g->inputs[index].retyped = true;
-    g->changed = true;
+    retype_entry(g, &g->inputs[index], t);
+}
+
+void graph_retype_output(Graph *g, size_t index, TypeInfo t)
+{
+    retype_entry(g, &g->outputs[index], t);
 }
 
 /* Does the declared type ty say exactly t's dtype and dims? */

@@ -495,6 +495,8 @@ int graph_inline_subgraph(Graph *sub, const char **why);
 int graph_set_value_type(Var *v, TypeInfo t);
 /* Declares graph input `index` to have type t (fixing dynamic dims). */
 void graph_retype_input(Graph *g, size_t index, TypeInfo t);
+/* The same for graph output `index`. */
+void graph_retype_output(Graph *g, size_t index, TypeInfo t);
 /* Removes parameter v, which nothing reads and which is neither a graph
  * input nor a graph output, in O(1): its name leaves its graph's map at
  * once (a rule replacing each of a million parameters by new ones,

@@ -7,7 +7,8 @@
  * An entry that already says the same is left byte for byte, so formatting
  * twice changes nothing; one that says less or is stale is rewritten, its
  * other fields kept. Graph inputs and outputs keep their declared types:
- * they are the model's interface. Values inference knows nothing about
+ * they are the model's interface (once --input-shape changed the inputs, an
+ * output dim inference proves a number is declared as that number). Values inference knows nothing about
  * (the outputs of an op with no rule) keep whatever entry they have. A
  * declaration inference contradicts, and each op type with no rule, is a
  * warning. Runs last, on facts of the final graph (FACTS_FRESH). */
@@ -108,6 +109,61 @@ static int declare_value(Graph *g, Var *v)
     return 0;
 }
 
+/* Does the declared type t leave open a dim that fact f knows, without
+ * contradicting f anywhere? */
+static bool fact_refines(const InferFact *f, const TypeInfo *t)
+{
+    if (f->rank < 0 || t->rank != f->rank || !t->elem_type || t->elem_type != f->dtype)
+        return false;
+    bool more = false;
+    for (int i = 0; i < t->rank; i++) {
+        bool known = dim_known(f->dims[i]);
+        if (t->dims[i] >= 0 && known && t->dims[i] != dim_value(f->dims[i]))
+            return false;
+        more |= t->dims[i] < 0 && known;
+    }
+    return more;
+}
+
+/* Graph output k declared with the numbers inference proved for its open
+ * dims; its other dims (and their names) as they were. */
+static int refine_output(Graph *g, size_t k)
+{
+    Var *v = g->outputs[k].var;
+    const InferFact *f = v && !g->outputs[k].removed ? value_fact(v) : NULL;
+    if (!f || !fact_refines(f, &v->type))
+        return 0;
+    size_t n = (size_t)f->rank;
+    TypeInfo t = v->type;
+    Arena *a = &g->model->arena;
+    if (!(t.dims = arena_array(a, n, sizeof *t.dims)) ||
+        (t.dim_params && !(t.dim_params = arena_array(a, n, sizeof *t.dim_params))))
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        bool fill = v->type.dims[i] < 0 && dim_known(f->dims[i]);
+        t.dims[i] = fill ? dim_value(f->dims[i]) : v->type.dims[i];
+        if (t.dim_params)
+            t.dim_params[i] = fill ? NULL : v->type.dim_params[i];
+    }
+    graph_retype_output(g, k, t);
+    model_note_var(g->model, "typed", v);
+    return 0;
+}
+
+/* --input-shape changed the model's interface: its outputs then say what
+ * inference proves of them (a dim the export named, now a known number);
+ * otherwise the outputs are the model's interface and stay as declared. */
+static int refine_outputs(Graph *g)
+{
+    bool inputs_fixed = false;
+    for (size_t i = 0; i < g->n_inputs; i++)
+        inputs_fixed |= g->inputs[i].retyped;
+    for (size_t k = 0; inputs_fixed && k < g->n_outputs; k++)
+        if (refine_output(g, k))
+            return -1;
+    return 0;
+}
+
 /* Conflicts and ops with no rule, once for the model (from the main graph,
  * which the driver visits last). */
 static void warn_model(Model *m)
@@ -133,6 +189,8 @@ int pass_infer_shapes(Graph *g, Diag *d)
             if (declare_value(g, op->outputs[k]))
                 return diag_set(d, PPQ_EINTERNAL, "out of memory");
     }
+    if (!g->parent && refine_outputs(g))
+        return diag_set(d, PPQ_EINTERNAL, "out of memory");
     if (!g->parent)
         warn_model(m);
     return 0;

@@ -2,11 +2,10 @@
  * all-or-nothing driver (for --target-opset and for the legacy-form passes),
  * and the adaptations up to opset 11 that are not a pass's own.
  *
- * Every default-domain operator whose version changes between opset 7 and 17
+ * Every default-domain operator whose version changes between opset 1 and 17
  * was checked against the ONNX operator changelog. Those without a rule only
  * gained types, negative axes or indices, or new attributes whose defaults
- * keep the old behaviour, so their nodes stay as they are. Opset 6 models are
- * upgraded too (legacy broadcast, is_test); older ones are not. */
+ * keep the old behaviour, so their nodes stay as they are. */
 #include "opset.h"
 
 #include <stdio.h>
@@ -221,7 +220,9 @@ static const Upgrade *const RULES[] = {
     &SCATTER,           &SCAN,            &GEMM,                &PRELU,
     &RNN,               &GRU,             &LSTM,                &UPGRADE_SPLIT,
     &UPGRADE_SQUEEZE,   &UPGRADE_UNSQUEEZE, &UPGRADE_REDUCE_SUM, &UPGRADE_SOFTMAX,
-    &UPGRADE_LOG_SOFTMAX, &UPGRADE_HARDMAX, &UPGRADE_ROI_ALIGN,
+    &UPGRADE_LOG_SOFTMAX, &UPGRADE_HARDMAX, &UPGRADE_ROI_ALIGN, &UPGRADE_RESHAPE,
+    &UPGRADE_CONCAT,    &UPGRADE_CAST,    &UPGRADE_LP_POOL,     &UPGRADE_GLOBAL_LP_POOL,
+    &UPGRADE_TILE,
 };
 
 /* Binary operators whose broadcast/axis attributes went away in opset 7. */
@@ -255,7 +256,10 @@ static const Upgrade *rule_for_type(const char *type)
 
 static const Upgrade *rule_for(const Op *op)
 {
-    return *op->domain && strcmp(op->domain, "ai.onnx") != 0 ? NULL : rule_for_type(op->type);
+    if (*op->domain && strcmp(op->domain, "ai.onnx") != 0)
+        return NULL;
+    const Upgrade *u = rule_for_type(op->type);
+    return u || !op_attr(op, "consumed_inputs") ? u : &UPGRADE_CONSUMED_INPUTS;
 }
 
 /* --- model-local functions --- */
@@ -403,6 +407,8 @@ static int raise_and_adapt(Model *m, Walk *w, Diag *d)
         size_t edits = model_op_edits(m);
         if (u->apply(op, w->from, w->to))
             return diag_set(d, PPQ_EINTERNAL, "out of memory upgrading node '%s'", label);
+        if (upgrade_crosses(w->from, w->to, 6)) /* whatever the operator's own rule did */
+            op_remove_attr(op, "consumed_inputs");
         if (model_op_edits(m) != edits || op->removed)
             model_note(m, "upgraded", label);
     }
@@ -427,11 +433,6 @@ static int opset_upgrade_for(Graph *g, const char *type, int64_t to, Diag *d)
         return diag_set(d, PPQ_EINTERNAL, "out of memory upgrading to opset %lld", (long long)to);
     if (!w.found)
         return 0;
-    if (from < 6) {
-        model_warn(m, type, "legacy form kept: opset %lld is older than 6, which ppqfmt "
-                   "does not upgrade", (long long)from);
-        return 0;
-    }
     if (w.blocker) {
         model_warn(m, op_label(w.blocker), "legacy forms kept at opset %lld: %s cannot be "
                    "adapted to opset %lld", (long long)from, w.why, (long long)to);
@@ -463,9 +464,6 @@ int opset_raise_to(Model *m, int64_t target, Diag *d)
     else if (from > target)
         model_warn(m, "opset_import", "opset %lld kept: it is above --target-opset=%lld "
                    "(ppqfmt never lowers an opset)", (long long)from, (long long)target);
-    else if (from < 6 && from < target)
-        rc = diag_set(d, PPQ_EINPUT, "cannot raise opset %lld to %lld: ppqfmt does not "
-                      "upgrade models older than opset 6", (long long)from, (long long)target);
     if (rc || from == 0 || from >= target) {
         m->log.pass = stage;
         return rc;

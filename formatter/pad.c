@@ -7,6 +7,8 @@
 
 static const char *pad_check(const Op *op, int64_t from, int64_t to)
 {
+    if (upgrade_crosses(from, to, 2) && op_attr(op, "paddings"))
+        return "Pad-1 (paddings attribute)";
     if (!upgrade_crosses(from, to, 11))
         return NULL;
     Attr *pads = op_attr(op, "pads");
@@ -40,4 +42,4 @@ static int pad_to_inputs(Op *op, int64_t from, int64_t to)
     return 0;
 }
 
-const Upgrade UPGRADE_PAD = {"Pad", pad_check, pad_to_inputs, NULL, {11}};
+const Upgrade UPGRADE_PAD = {"Pad", pad_check, pad_to_inputs, NULL, {2, 11}};

@@ -1,4 +1,4 @@
-/* upgrade.h - raising a model's default-domain opset (6..16 -> up to 17).
+/* upgrade.h - raising a model's default-domain opset (1..16 -> up to 17).
  *
  * Raising the opset changes the definition every node is read by, so every
  * node whose operator changed between the model's opset `from` and the new
@@ -13,8 +13,8 @@
  *    the others 11) when the model holds their legacy operator; a node that
  *    cannot be adapted leaves the model as it is, with a warning.
  * The rules for the legacy operators live in clip.c, pad.c, slice.c and
- * resize.c, those up to opset 11 in opset.c, the later ones in
- * upgrade_late.c. */
+ * resize.c, those of opsets 1 to 6 in upgrade_early.c, those up to opset 11
+ * in opset.c, the later ones in upgrade_late.c. */
 #ifndef PPQ_UPGRADE_H
 #define PPQ_UPGRADE_H
 
@@ -61,6 +61,14 @@ extern const Upgrade UPGRADE_CLIP, UPGRADE_PAD, UPGRADE_SLICE, UPGRADE_RESIZE,
     UPGRADE_UPSAMPLE;
 extern const Upgrade UPGRADE_SPLIT, UPGRADE_SQUEEZE, UPGRADE_UNSQUEEZE, UPGRADE_REDUCE_SUM,
     UPGRADE_SOFTMAX, UPGRADE_LOG_SOFTMAX, UPGRADE_HARDMAX, UPGRADE_ROI_ALIGN;
+/* The opset 1..6 rules (upgrade_early.c); UPGRADE_CONSUMED_INPUTS is that of
+ * every other operator carrying consumed_inputs. */
+extern const Upgrade UPGRADE_RESHAPE, UPGRADE_CONCAT, UPGRADE_CAST, UPGRADE_LP_POOL,
+    UPGRADE_GLOBAL_LP_POOL, UPGRADE_TILE, UPGRADE_CONSUMED_INPUTS;
+/* The ints attribute `name` of op as a new int64 input after its others (an
+ * absent attribute stays an absent input: the same meaning for Split,
+ * Squeeze, ReduceSum and Reshape); -1 when out of memory. */
+int upgrade_ints_attr_to_input(Op *op, const char *name, const char *suffix);
 /* Dropout-12 takes ratio as an input (upgrade_late.c). */
 int upgrade_dropout_ratio(Op *op, int64_t from, int64_t to);
 /* BatchNormalization-14 chose training mode with an attribute instead of

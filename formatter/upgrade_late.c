@@ -9,10 +9,7 @@
 
 /* --- attributes that became int64 inputs in opset 13 --- */
 
-/* The attribute `name` of op as its second input. An op whose old form has
- * one input; an absent attribute stays an absent input (same meaning for
- * Split, Squeeze and ReduceSum). */
-static int ints_attr_to_input(Op *op, const char *name, const char *suffix)
+int upgrade_ints_attr_to_input(Op *op, const char *name, const char *suffix)
 {
     Attr *a = op_attr(op, name);
     if (!a)
@@ -36,12 +33,14 @@ static const char *one_input_check(const Op *op, const char *name, bool required
 
 static const char *split_check(const Op *op, int64_t from, int64_t to)
 {
+    if (upgrade_crosses(from, to, 2) && op->n_inputs > 1)
+        return "Split-1 with its split as an input (Split-2 takes an attribute)";
     return upgrade_crosses(from, to, 13) ? one_input_check(op, "split", false) : NULL;
 }
 
 static int split_to_input(Op *op, int64_t from, int64_t to)
 {
-    return upgrade_crosses(from, to, 13) ? ints_attr_to_input(op, "split", "_split") : 0;
+    return upgrade_crosses(from, to, 13) ? upgrade_ints_attr_to_input(op, "split", "_split") : 0;
 }
 
 static const char *axes_check(const Op *op, int64_t from, int64_t to)
@@ -56,10 +55,10 @@ static const char *unsqueeze_check(const Op *op, int64_t from, int64_t to)
 
 static int axes_to_input(Op *op, int64_t from, int64_t to)
 {
-    return upgrade_crosses(from, to, 13) ? ints_attr_to_input(op, "axes", "_axes") : 0;
+    return upgrade_crosses(from, to, 13) ? upgrade_ints_attr_to_input(op, "axes", "_axes") : 0;
 }
 
-const Upgrade UPGRADE_SPLIT = {"Split", split_check, split_to_input, NULL, {13}};
+const Upgrade UPGRADE_SPLIT = {"Split", split_check, split_to_input, NULL, {2, 13}};
 const Upgrade UPGRADE_SQUEEZE = {"Squeeze", axes_check, axes_to_input, NULL, {13}};
 const Upgrade UPGRADE_UNSQUEEZE = {"Unsqueeze", unsqueeze_check, axes_to_input, NULL, {13}};
 const Upgrade UPGRADE_REDUCE_SUM = {"ReduceSum", axes_check, axes_to_input, NULL, {13}};

@@ -3,7 +3,7 @@
 
 For every case (scripts/suite.py): ppqfmt --target-opset=N (default 17, with the default passes)
 writes the case's model raised to opset N. Then:
-  - exit 2 (a node that cannot be adapted, or a model older than opset 6): skipped, with the
+  - exit 2 (a node that cannot be adapted): skipped, with the
     reason ppqfmt gave, counted per operator;
   - any other non-zero exit: failed;
   - the output must declare the default-domain opset N (or the model's own when it was above N)
@@ -58,8 +58,6 @@ def cannot_reason(err):
     m = re.search(r"node '[^']*' \((\w+)\)", err)
     if m:
         return 'ppqfmt exit 2: cannot adapt %s' % m.group(1)
-    if 'older than opset 6' in err:
-        return 'ppqfmt exit 2: model older than opset 6'
     return 'ppqfmt exit 2: ' + err[-120:]
 
 

@@ -11,7 +11,7 @@ release. Below them, what tests/test_target_opset.py checks: the structure check
 adapted nodes and the tables of runs (CASES, CANNOT, LEGACY_RUNS).
 """
 import numpy as np
-from onnx import helper, numpy_helper
+from onnx import helper, numpy_helper, TensorProto
 
 from passes.build import fvi, INT64, IR_OF_OPSET, Models, rng
 from passes.common import attr, sval
@@ -259,10 +259,38 @@ def _(name):
                     "Resize-13 wants scales absent", [roi, scales, sizes])
 
 
-@model("cannot_opset5")
+@model("opset5_relu")
 def _(name):
     return at_opset(name, 5, [helper.make_node("Relu", ["x"], ["y"], "relu")],
-                    [fvi("x", [2])], [fvi("y", [2])], "opset 5: older than ppqfmt upgrades")
+                    [fvi("x", [2])], [fvi("y", [2])], "opset 5: Relu unchanged since opset 6")
+
+
+@model("opset1_mix")
+def _(name):
+    """x [2,3] -> Relu-1 (consumed_inputs) -> Concat-1 (no axis: 1) with x -> Reshape-1
+    (shape attribute) [3,4] -> Cast-1 (to="DOUBLE") -> y."""
+    nodes = [helper.make_node("Relu", ["x"], ["r"], "relu", consumed_inputs=[0]),
+             helper.make_node("Concat", ["r", "x"], ["c"], "concat"),
+             helper.make_node("Reshape", ["c"], ["s"], "reshape", shape=[3, 4]),
+             helper.make_node("Cast", ["s"], ["y"], "cast", to="DOUBLE")]
+    return at_opset(name, 1, nodes, [fvi("x", [2, 3])],
+                    [helper.make_tensor_value_info("y", TensorProto.DOUBLE, [3, 4])],
+                    "opset 1: consumed_inputs, Concat-1's default axis, Reshape-1's shape "
+                    "attribute, Cast-1's string 'to'")
+
+
+def opset1_mix_reference(feeds):
+    x = feeds["x"]
+    return {"y": np.concatenate([np.maximum(x, 0), x], axis=1).reshape(3, 4).astype(np.float64)}
+
+
+@model("cannot_tile1")
+def _(name):
+    nodes = [helper.make_node("Tile", ["x", "tiles", "axis"], ["y"], "tile")]
+    inits = [numpy_helper.from_array(np.array(2, np.float32), "tiles"),
+             numpy_helper.from_array(np.array(1, np.float32), "axis")]
+    return at_opset(name, 1, nodes, [fvi("x", [2, 3])], [fvi("y", [2, 6])],
+                    "Tile-1 (tiles and axis inputs): no rule", inits=inits)
 
 
 @model("above13")
@@ -415,6 +443,15 @@ def scatter_renamed(inp, out):
     expect(attr(new, "axis") == attr(node(inp, "Scatter"), "axis"), "axis changed")
 
 
+def opset1_adapted(inp, out):
+    expect(not any(attr(n, "consumed_inputs") is not None for n in out.graph.node),
+           "consumed_inputs left")
+    expect(attr(node(out, "Concat"), "axis") == 1, "Concat axis %r" % attr(node(out, "Concat"), "axis"))
+    expect(attr(node(out, "Cast"), "to") == TensorProto.DOUBLE, "Cast to %r" % attr(node(out, "Cast"), "to"))
+    reshape = node(out, "Reshape")
+    expect(len(reshape.input) == 2 and attr(reshape, "shape") is None, "Reshape %s" % reshape)
+
+
 def functions_at(target):
     def check(inp, out):
         got = [[o.version for o in f.opset_import if o.domain in ("", "ai.onnx")]
@@ -453,7 +490,11 @@ CASES = [
     ("resize12_sizes", 13, resize_no_scales),
     ("mix_slice_clip_pad9", 17, None),
     ("function15_leakyrelu", 17, functions_at(17)),
+    ("opset5_relu", 17, None),
+    ("opset1_mix", 17, opset1_adapted),
 ]
+# onnxruntime runs no model below opset 7: these raised outputs are compared with numpy
+REFERENCES = {"opset1_mix": opset1_mix_reference, "opset5_relu": lambda f: {"y": np.maximum(f["x"], 0)}}
 # (model, target, operator the message must name)
 CANNOT = [
     ("cannot_bn9_outputs_used", 14, "BatchNormalization"),
@@ -462,7 +503,7 @@ CANNOT = [
     ("cannot_resize11_tf_nn", 13, "Resize"),
     ("dropout10_mask", 12, "Dropout"),
     ("dropout10_mask", 17, "Dropout"),
-    ("cannot_opset5", 7, "opset 6"),
+    ("cannot_tile1", 17, "Tile"),
     ("function9_clip", 11, "function 'f', node 'fclip' (Clip)"),
 ]
 # (model, extra args, expected opset, Clip keeps min/max attributes): the legacy passes

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../formatter/cut.h"
 #include "../formatter/opset.h"
 #include "../formatter/pass.h"
 #include "../onnx/load.h"
@@ -60,6 +61,9 @@ static int run_passes(Model *m, const Options *o, RunStats *st, Diag *d)
     m->fold_limit = o->fold_limit;
     m->fold_growth = o->fold_growth;
     int rc = input_shape_apply(m, o->input_shapes, o->n_input_shapes, d);
+    if (!rc && (o->cut_inputs.n || o->cut_outputs.n))
+        rc = model_cut(m, o->cut_inputs.names, o->cut_inputs.n, o->cut_outputs.names,
+                       o->cut_outputs.n, d);
     /* The passes then see the raised model: the legacy-form passes find
      * nothing left to raise, and opset-gated passes see the new opset. */
     if (!rc && o->target_opset)
@@ -95,7 +99,8 @@ static bool copy_unchanged(const Options *o)
         if (o->enabled[i])
             return false;
     return !o->print && !o->rewrite && !o->verify_ir && !o->external_data &&
-           !o->n_input_shapes && !o->target_opset && o->report == REPORT_NONE;
+           !o->n_input_shapes && !o->target_opset && o->report == REPORT_NONE &&
+           !o->cut_inputs.n && !o->cut_outputs.n && !o->mark_preprocessed;
 }
 
 /* The model as onnx_load reads it, or, when it is written back unchanged

@@ -21,7 +21,8 @@ enum {
     OPT_PASSES = 256, OPT_ENABLE, OPT_DISABLE, OPT_LIST, OPT_REPORT, OPT_PRINT, OPT_DRY_RUN,
     OPT_VERSION, OPT_VERIFY, OPT_REWRITE, OPT_EXTERNAL, OPT_THRESHOLD, OPT_PAGE_ALIGN, OPT_LINK,
     OPT_TARGET_OPSET,
-    OPT_FOLD_LIMIT, OPT_FOLD_GROWTH, OPT_INPUT_SHAPE, OPT_MARK_PREPROCESSED,
+    OPT_FOLD_LIMIT, OPT_FOLD_GROWTH, OPT_INPUT_SHAPE, OPT_MARK_PREPROCESSED, OPT_CUT_INPUTS,
+    OPT_CUT_OUTPUTS,
     OPT_NO_PASS /* + registry index */
 };
 
@@ -45,8 +46,8 @@ void options_usage(FILE *f)
           "      --input-shape=[IN=]D  fix dynamic input dims: x=1,3,-1,-1 (repeatable)\n"
           "      --verify-ir        check the graph's use lists after every pass\n"
           "      --mark-preprocessed  tag the model as quant_pre_process does (see man)\n"
-          "  -q, --quiet            no warnings, no progress (errors are always shown)\n"
-          "  -v, --verbose          name each pass as it runs\n"
+          "      --inputs=V,.. --outputs=V,..  keep the graph between these values\n"
+          "  -q, --quiet / -v, --verbose  no warnings or progress / name each pass\n"
           "  -h, --help, --version  print this help or the version, and exit\n\n"
           "Exit codes: 0 ok, 1 usage, 2 bad input model, 3 cannot write, 4 internal error.\n"
           "Colour unless NO_COLOR is set. Manual: man ppqfmt, or man -l ppqfmt.1\n",
@@ -71,30 +72,6 @@ static void list_passes(void)
         printf("%-*s %-3s %s\n", width, p[i].name, p[i].on_by_default ? "on" : "off", p[i].help);
 }
 
-/* Edit distance between a and b, ignoring case, for suggesting a pass name:
- * one row of the Levenshtein table at a time. */
-static size_t edit_distance(const char *a, const char *b)
-{
-    enum { LONGEST = 64 };
-    size_t la = strlen(a), lb = strlen(b), row[LONGEST + 1];
-    if (la > LONGEST || lb > LONGEST)
-        return SIZE_MAX;
-    for (size_t j = 0; j <= lb; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        size_t diag = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t up = row[j];
-            size_t cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
-            size_t best = diag + cost < up + 1 ? diag + cost : up + 1;
-            row[j] = best < row[j - 1] + 1 ? best : row[j - 1] + 1;
-            diag = up;
-        }
-    }
-    return row[lb];
-}
-
 /* The registered pass nearest to name, or NULL when none is near enough to
  * be what was meant. */
 static const char *nearest_pass(const char *name)
@@ -103,7 +80,7 @@ static const char *nearest_pass(const char *name)
     const Pass *p = pass_list(&n);
     const char *found = NULL;
     for (size_t i = 0; i < n; i++) {
-        size_t dist = edit_distance(name, p[i].name);
+        size_t dist = diag_edit_distance(name, p[i].name);
         if (dist < best) {
             best = dist;
             found = p[i].name;
@@ -227,6 +204,26 @@ static int check_preprocess_passes(const Options *o, Diag *d)
     return 0;
 }
 
+/* A comma list of value names for --inputs/--outputs: split into the
+ * list's own copy (the names point into it). */
+static int set_cut(CutList *c, const char *option, const char *arg, Diag *d)
+{
+    size_t len = strlen(arg);
+    if (!len || len >= sizeof c->buf)
+        return diag_set(d, PPQ_EUSAGE, "%s takes a comma list of value names", option);
+    memcpy(c->buf, arg, len + 1);
+    c->n = 0;
+    for (char *tok = c->buf; tok; tok = strchr(tok, ',') ? strchr(tok, ',') + 1 : NULL) {
+        if (c->n == MAX_CUT_NAMES || *tok == ',' || !*tok)
+            return diag_set(d, PPQ_EUSAGE, "%s: an empty name, or more than %d names", option,
+                            MAX_CUT_NAMES);
+        c->names[c->n++] = tok;
+    }
+    for (char *p = c->buf; (p = strchr(p, ',')); p++)
+        *p = '\0';
+    return 0;
+}
+
 /* The opset bounds live in formatter/opset.h, with why they are what they are. */
 static int set_target_opset(Options *o, const char *arg, Diag *d)
 {
@@ -280,6 +277,8 @@ static struct option *long_options(char (*names)[40], size_t n)
         {"fold-growth", required_argument, NULL, OPT_FOLD_GROWTH},
         {"input-shape", required_argument, NULL, OPT_INPUT_SHAPE},
         {"mark-preprocessed", no_argument, NULL, OPT_MARK_PREPROCESSED},
+        {"inputs", required_argument, NULL, OPT_CUT_INPUTS},
+        {"outputs", required_argument, NULL, OPT_CUT_OUTPUTS},
     };
     size_t nf = sizeof fixed / sizeof *fixed;
     struct option *opts = calloc(nf + n + 1, sizeof *opts);
@@ -360,6 +359,8 @@ static int handle(Options *o, int c, char **argv, const struct option *opts, Dia
     case OPT_TARGET_OPSET: return set_target_opset(o, optarg, d);
     case OPT_INPUT_SHAPE: return add_input_shape(o, optarg, d);
     case OPT_MARK_PREPROCESSED: o->mark_preprocessed = true; return 0;
+    case OPT_CUT_INPUTS: return set_cut(&o->cut_inputs, "--inputs", optarg, d);
+    case OPT_CUT_OUTPUTS: return set_cut(&o->cut_outputs, "--outputs", optarg, d);
     case 'q': o->verbosity = -1; return 0;
     case 'v': o->verbosity = 1; return 0;
     case OPT_VERSION: printf("ppqfmt %s\n", PPQFMT_VERSION); o->exit_now = true; return 0;

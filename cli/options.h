@@ -9,7 +9,13 @@
 #include "../core/diag.h"
 #include "input_shape.h"
 
-enum { MAX_PASSES = 32, MAX_INPUT_SHAPES = 32 };
+enum { MAX_PASSES = 32, MAX_INPUT_SHAPES = 32, MAX_CUT_NAMES = 64 };
+/* --inputs or --outputs: names pointing into buf. */
+typedef struct CutList {
+    char buf[4096];
+    const char *names[MAX_CUT_NAMES];
+    size_t n;
+} CutList;
 typedef enum { REPORT_NONE, REPORT_TEXT, REPORT_JSON } ReportFormat;
 /* An option given where it has no effect: "OPTION MESSAGE" is the warning. */
 typedef struct OptionWarning {
@@ -32,6 +38,7 @@ typedef struct Options {
     size_t fold_limit;         /* --fold-limit=BYTES; 0: pass fold's default */
     size_t fold_growth; /* hidden --fold-growth=N (tests the kernels); 0: the default 2 */
     bool mark_preprocessed;    /* --mark-preprocessed */
+    CutList cut_inputs, cut_outputs; /* --inputs, --outputs */
     InputShape input_shapes[MAX_INPUT_SHAPES]; /* --input-shape, in order */
     size_t n_input_shapes;
     bool rewrite; /* hidden: re-encode every node and graph (tests the writer) */

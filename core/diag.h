@@ -6,6 +6,8 @@
 #ifndef PPQ_DIAG_H
 #define PPQ_DIAG_H
 
+#include <stddef.h>
+
 enum {
     PPQ_OK = 0,
     PPQ_EUSAGE = 1,    /* bad command line */
@@ -21,5 +23,8 @@ typedef struct Diag {
 
 /* Records the first error only (later ones are consequences); returns code. */
 int diag_set(Diag *d, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Edit distance between a and b, ignoring case, for a message suggesting
+ * the nearest name ("did you mean"); SIZE_MAX past 64 characters. */
+size_t diag_edit_distance(const char *a, const char *b);
 
 #endif

@@ -764,6 +764,23 @@ void graph_retype_output(Graph *g, size_t index, TypeInfo t)
     retype_entry(g, &g->outputs[index], t);
 }
 
+void graph_remove_input(Graph *g, size_t index)
+{
+    g->inputs[index].removed = true;
+    g->inputs[index].var->is_input = false;
+    g->changed = true;
+}
+
+void graph_remove_output(Graph *g, size_t index)
+{
+    ValueInfo *e = &g->outputs[index];
+    if (e->removed)
+        return;
+    e->removed = true;
+    e->var->n_output_lists--;
+    g->changed = true;
+}
+
 /* Does the declared type ty say exactly t's dtype and dims? */
 static bool type_is_tensor(const TypeInfo *ty, const Tensor *t)
 {

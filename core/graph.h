@@ -497,6 +497,10 @@ int graph_set_value_type(Var *v, TypeInfo t);
 void graph_retype_input(Graph *g, size_t index, TypeInfo t);
 /* The same for graph output `index`. */
 void graph_retype_output(Graph *g, size_t index, TypeInfo t);
+/* Drops graph input `index` from the interface (its value must be read by
+ * nothing by then), or graph output `index` (the value stays). */
+void graph_remove_input(Graph *g, size_t index);
+void graph_remove_output(Graph *g, size_t index);
 /* Removes parameter v, which nothing reads and which is neither a graph
  * input nor a graph output, in O(1): its name leaves its graph's map at
  * once (a rule replacing each of a million parameters by new ones,

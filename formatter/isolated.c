@@ -67,7 +67,8 @@ static int mark_live(Graph *g, size_t *dead)
         present += !g->ops[i]->removed;
     }
     for (size_t i = 0; i < g->n_outputs; i++)
-        mark(&L, g->outputs[i].var->producer);
+        if (!g->outputs[i].removed)
+            mark(&L, g->outputs[i].var->producer);
     for (size_t i = g->n_ops; i-- > 0;) {
         Op *op = g->ops[i];
         op->scratch |= SWEPT;

@@ -158,6 +158,14 @@ const InferFact *value_fact(const Var *v);
 int32_t value_dtype(const Var *v);
 int value_rank(const Var *v);
 int64_t value_dim(const Var *v, int axis);
+/* A number, known (not symbolic, not negative). */
+bool dim_known(Dim d);
+/* The dim_param for a symbolic dim: a model symbol's own name, else the
+ * expression written into buf. */
+const char *dim_param_text(const DimTable *dt, Dim d, char *buf, size_t size);
+/* The declared type fact f stands for (symbolic dims named by
+ * dim_param_text), in arena a; -1 when out of memory. */
+int value_type_from_fact(Arena *a, const DimTable *dt, const InferFact *f, TypeInfo *t);
 /* A new scalar or 1-D parameter for op's graph. */
 Var *new_float_param(Op *op, const char *suffix, int32_t dtype, const double *v, size_t n,
                      bool scalar);

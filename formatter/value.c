@@ -38,3 +38,41 @@ int64_t value_dim(const Var *v, int axis)
         return (size_t)axis < v->param->ndims ? v->param->dims[axis] : -1;
     return axis < v->type.rank ? v->type.dims[axis] : -1;
 }
+
+/* The dim_param for a symbolic dim: a model symbol's own name, else the
+ * expression as dim_str writes it into buf. */
+const char *dim_param_text(const DimTable *dt, Dim d, char *buf, size_t size)
+{
+    const char *name = dim_sym_name(dt, d);
+    return name ? name : dim_str(dt, d, buf, size);
+}
+
+/* The same in the arena; NULL when out of memory. */
+static const char *dim_param(Arena *a, const DimTable *dt, Dim d)
+{
+    char buf[256];
+    return arena_strdup(a, dim_param_text(dt, d, buf, sizeof buf));
+}
+
+bool dim_known(Dim d) { return dim_is_const(d) && dim_value(d) >= 0; }
+
+int value_type_from_fact(Arena *a, const DimTable *dt, const InferFact *f, TypeInfo *t)
+{
+    *t = (TypeInfo){f->dtype, f->rank, NULL, NULL};
+    if (f->rank <= 0)
+        return 0;
+    size_t n = (size_t)f->rank;
+    if (!(t->dims = arena_array(a, n, sizeof *t->dims)))
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        bool known = dim_known(f->dims[i]);
+        t->dims[i] = known ? dim_value(f->dims[i]) : -1;
+        if (known)
+            continue;
+        if (!t->dim_params && !(t->dim_params = arena_array(a, n, sizeof *t->dim_params)))
+            return -1;
+        if (!(t->dim_params[i] = dim_param(a, dt, f->dims[i])))
+            return -1;
+    }
+    return 0;
+}

@@ -772,6 +772,66 @@ def t_mark_preprocessed():
     return None
 
 
+def _with_outputs(src, names, dst):
+    """src with the values `names` made graph outputs too (types from onnx's inference)."""
+    import onnx
+    from onnx import shape_inference
+    m = shape_inference.infer_shapes(onnx.load(src))
+    known = {v.name: v for v in m.graph.value_info}
+    m.graph.output.extend(known[n] for n in names if n in known)
+    onnx.save(m, dst)
+
+
+def t_cut():
+    """--inputs/--outputs keep the graph between values: cut inputs become typed graph
+    inputs, cut outputs the outputs, the rest goes; onnxruntime on the cut model gives what
+    the whole model computes there. An unknown name is a usage error naming the nearest
+    value; an initializer as a cut input too; a graph input the cut needs but --inputs does
+    not name is exit 2."""
+    import onnx
+    ort = testlib.ortcheck()
+    full = tmp("cut_full.onnx")
+    _with_outputs(SAMPLE, ["conv_out", "dead_out"], full)
+    feeds = ort.random_inputs(SAMPLE)
+    ref = ort.run_models([{"model": full, "inputs": feeds}])[0]
+    if isinstance(ref, str):
+        return "onnxruntime on the original: " + ref
+    cases = ((["--inputs=conv_out"], {"conv_out": ref["conv_out"]}, ["Y"]),
+             (["--outputs=conv_out,dead_out"], feeds, ["conv_out", "dead_out"]),
+             (["--inputs=id_out", "--outputs=Y", "--passes=none"], {"id_out": ref["conv_out"]},
+              ["Y"]))
+    for args, cut_feeds, outs in cases:
+        out = tmp("cut.onnx")
+        code, _, err = run(args + [SAMPLE, "-o", out])
+        if code != 0:
+            return "%s: exit %d %s" % (args, code, err)
+        m = onnx.load(out)
+        onnx.checker.check_model(m, full_check=True)
+        if [o.name for o in m.graph.output] != outs or \
+                sorted(i.name for i in m.graph.input) != sorted(cut_feeds):
+            return "%s: inputs %s outputs %s" % (args, [i.name for i in m.graph.input],
+                                                 [o.name for o in m.graph.output])
+        got = ort.run_models([{"model": out, "inputs": cut_feeds}])[0]
+        ok, msg = (False, got) if isinstance(got, str) else ort.compare(
+            {n: ref[n] for n in outs}, got)
+        if not ok:
+            return "%s: %s" % (args, msg)
+    for args, want, words in ((["--outputs=conv_ou"], 1, ["conv_ou", "did you mean 'conv_out'"]),
+                              (["--inputs=unused_scale"], 1, ["unused_scale", "initializer"])):
+        err = expect_error(args + [SAMPLE, "-o", tmp("cut_bad.onnx")], want, words)
+        if err:
+            return "%s: %s" % (args, err)
+    from onnx import helper, TensorProto
+    g = helper.make_graph([helper.make_node("Add", ["A", "B"], ["s"], "add0"),
+                           helper.make_node("Relu", ["s"], ["Y"], "relu0")], "g",
+                          [helper.make_tensor_value_info(n, TensorProto.FLOAT, [2]) for n in "AB"],
+                          [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [2])])
+    two = tmp("cut_two.onnx")
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), two)
+    err = expect_error(["--inputs=A", two, "-o", tmp("cut_bad.onnx")], 2, ["'B'", "--inputs"])
+    return "needed input not named: " + err if err else None
+
+
 def t_exit_usage():
     cases = [["--bogus-option", SAMPLE], ["-Z", SAMPLE], ["--passes=bogus", SAMPLE],
              ["--disable=identity,bogus", SAMPLE], ["--no-bogus", SAMPLE], ["--report=xml", SAMPLE],

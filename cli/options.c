@@ -224,6 +224,25 @@ static int set_cut(CutList *c, const char *option, const char *arg, Diag *d)
     return 0;
 }
 
+/* dedup-initializers merges what split-params splits: asked for, it turns
+ * split-params off (on by default), unless an option named split-params. */
+static int settle_dedup(Options *o, Diag *d)
+{
+    size_t n;
+    const Pass *p = pass_list(&n), *dedup = pass_find("dedup-initializers"),
+               *split = pass_find("split-params");
+    size_t k = (size_t)(dedup - p), s = (size_t)(split - p);
+    if (!o->enabled[k] || !o->enabled[s])
+        return 0;
+    if (o->named[s] > 0)
+        return diag_set(d, PPQ_EUSAGE, "dedup-initializers and split-params undo each other: "
+                        "enable one of them");
+    o->enabled[s] = false;
+    o->warnings[o->n_warnings++] =
+        (OptionWarning){"dedup-initializers", "turns split-params off (they undo each other)"};
+    return 0;
+}
+
 /* The opset bounds live in formatter/opset.h, with why they are what they are. */
 static int set_target_opset(Options *o, const char *arg, Diag *d)
 {
@@ -406,6 +425,8 @@ int options_parse(Options *o, int argc, char **argv, Diag *d)
     if (o->conflict[0][0])
         o->warnings[o->n_warnings++] = (OptionWarning){o->conflict[0], o->conflict[1]};
     if (o->mark_preprocessed && check_preprocess_passes(o, d))
+        return d->code;
+    if (settle_dedup(o, d))
         return d->code;
     if (optind != argc - 1)
         return diag_set(d, PPQ_EUSAGE, optind >= argc ? "no input model given (try --help)"

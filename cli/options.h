@@ -44,7 +44,7 @@ typedef struct Options {
     bool rewrite; /* hidden: re-encode every node and graph (tests the writer) */
     int verbosity; /* -1 quiet, 0 normal, 1 verbose */
     bool exit_now; /* --help, --version, --list-passes done */
-    OptionWarning warnings[3];
+    OptionWarning warnings[4];
     size_t n_warnings;
     /* The pass options that named a pass (not through 'all'): +1 enabled,
      * -1 disabled, 0 none; a later one saying the opposite wins, with a

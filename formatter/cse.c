@@ -15,9 +15,9 @@
  * hash of operator, attributes and inputs: linear in the graph's size. A
  * node's readers move before the next node is hashed, so a chain of
  * duplicates (Shape -> Gather -> Unsqueeze repeated) collapses in one walk. */
-#include <stdlib.h>
 #include <string.h>
 
+#include "../core/hashtab.h"
 #include "params.h"
 #include "passes.h"
 
@@ -51,27 +51,14 @@ static const Tensor *cse_small_const(const Var *v)
     return t && t == v->param && t->data && t->nbytes <= CSE_MAX_CONST_BYTES ? t : NULL;
 }
 
-static uint64_t mix(uint64_t h, uint64_t v)
-{
-    return (h ^ v) * 0x100000001b3ull;
-}
-
-static uint64_t mix_bytes(uint64_t h, const void *p, size_t n)
-{
-    const unsigned char *b = p;
-    for (size_t i = 0; i < n; i++)
-        h = mix(h, b[i]);
-    return h;
-}
-
 static uint64_t hash_input(uint64_t h, const Var *v)
 {
     const Tensor *t = cse_small_const(v);
     if (!t)
-        return mix(h, (uint64_t)(uintptr_t)v);
-    h = mix(mix(h, (uint64_t)t->dtype), t->ndims);
-    h = mix_bytes(h, t->dims, t->ndims * sizeof *t->dims);
-    return mix_bytes(h, t->data, t->nbytes);
+        return hash_word(h, (uint64_t)(uintptr_t)v);
+    h = hash_word(hash_word(h, (uint64_t)t->dtype), t->ndims);
+    h = hash_bytes(h, t->dims, t->ndims * sizeof *t->dims);
+    return hash_bytes(h, t->data, t->nbytes);
 }
 
 /* Attributes hash by name, type and scalar value (order-free: summed); lists
@@ -81,20 +68,20 @@ static uint64_t hash_attrs(const Op *op)
     uint64_t sum = 0;
     for (size_t k = 0; k < op->n_attrs; k++) {
         const Attr *a = &op->attrs[k];
-        uint64_t h = mix_bytes(mix(0xcbf29ce484222325ull, (uint64_t)a->type), a->name,
+        uint64_t h = hash_bytes(hash_word(HASH_START, (uint64_t)a->type), a->name,
                                strlen(a->name));
-        sum += mix(mix(h, (uint64_t)a->i), a->n);
+        sum += hash_word(hash_word(h, (uint64_t)a->i), a->n);
     }
     return sum;
 }
 
 static uint64_t cse_hash(const Op *op)
 {
-    uint64_t h = mix_bytes(0xcbf29ce484222325ull, op->type, strlen(op->type));
-    h = mix(mix(h, op->n_inputs), op->n_outputs);
+    uint64_t h = hash_bytes(HASH_START, op->type, strlen(op->type));
+    h = hash_word(hash_word(h, op->n_inputs), op->n_outputs);
     for (size_t s = 0; s < op->n_inputs; s++)
         h = hash_input(h, op->inputs[s]);
-    h = mix(h, hash_attrs(op));
+    h = hash_word(h, hash_attrs(op));
     return h ? h : 1;
 }
 
@@ -168,47 +155,25 @@ static bool cse_merge(Op *keep, Op *dup)
     return graph_remove_op(dup, NULL) == 0;
 }
 
-/* Open addressing over the graph's nodes: hash and node per slot. */
-typedef struct CseTable {
-    uint64_t *hash;
-    Op **op;
-    size_t mask;
-} CseTable;
-
-static Op *cse_find_or_add(CseTable *t, Op *op, uint64_t h)
+static bool cse_same(const void *stored, const void *op)
 {
-    for (size_t i = h & t->mask;; i = (i + 1) & t->mask) {
-        if (!t->hash[i]) {
-            t->hash[i] = h;
-            t->op[i] = op;
-            return NULL;
-        }
-        if (t->hash[i] == h && cse_equal(t->op[i], op))
-            return t->op[i];
-    }
+    return cse_equal(stored, op);
 }
 
 int pass_cse(Graph *g, Diag *d)
 {
-    size_t cap = 16;
-    while (cap < 2 * g->n_ops)
-        cap *= 2;
-    CseTable t = {calloc(cap, sizeof *t.hash), calloc(cap, sizeof *t.op), cap - 1};
-    if (!t.hash || !t.op) {
-        free(t.hash);
-        free(t.op);
+    HashTab t;
+    if (hashtab_init(&t, g->n_ops))
         return diag_set(d, PPQ_EINTERNAL, "out of memory (cse)");
-    }
     for (size_t i = 0; i < g->n_ops; i++) {
         Op *op = g->ops[i];
         if (!cse_candidate(op))
             continue;
-        Op *keep = cse_find_or_add(&t, op, cse_hash(op));
+        Op *keep = hashtab_find_or_add(&t, cse_hash(op), op, cse_same);
         const char *label = keep ? op_label(op) : NULL;
         if (keep && cse_merge(keep, op))
             model_note(g->model, "merged into an equal node", label);
     }
-    free(t.hash);
-    free(t.op);
+    hashtab_free(&t);
     return 0;
 }

@@ -31,6 +31,8 @@ static const Pass PASSES[] = {
      FACTS_NONE, NULL},
     {"split-params", "give every use of a shared initializer its own copy", true,
      pass_split_params, FACTS_NONE, NULL},
+    {"dedup-initializers", "merge equal initializers (turns split-params off)", false,
+     pass_dedup_initializers, FACTS_NONE, NULL},
     {"fuse-bias", "fold Add(constant) after Conv/ConvTranspose/Gemm into the bias", true,
      pass_fuse_bias, FACTS_NONE, ON_LINEAR},
     {"fuse-bn", "fold BatchNormalization into the Conv/ConvTranspose/Gemm before it", true,

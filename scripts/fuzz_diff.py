@@ -264,6 +264,8 @@ def config_subset(rng, model):
     often with a --target-opset and an --input-shape drawn for the model."""
     names = pass_names()
     keep = [p for p in names if rng.random() < 0.5]
+    if 'dedup-initializers' in keep and 'split-params' in keep:  # naming both is refused
+        keep.remove(rng.choice(['dedup-initializers', 'split-params']))
     if rng.random() < 0.5:
         args = ['--passes=' + (','.join(keep) or 'none')]
     else:

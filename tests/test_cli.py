@@ -698,8 +698,8 @@ def output_of(args, model):
 def t_pass_spellings(model):
     passes = list_passes()
     bad = []
-    for p in passes:
-        rest = ",".join(q for q in passes if q != p)
+    for p in passes:  # --no-P: the passes on by default but P
+        rest = ",".join(q for q in default_passes() if q != p)
         a = output_of(["--no-" + p], model)
         b = output_of(["--disable=" + p], model)
         c = output_of(["--passes=" + rest], model)
@@ -727,7 +727,8 @@ def t_pass_contradiction_warns():
             return "%s: exit %d, stderr %r" % (args, code, err)
         if output_of(same, SAMPLE) != read(tmp("contradiction.onnx")):
             return "%s: the last option did not win" % args
-    for args in (["--passes=all", "--no-fold"], ["--disable=all", "--enable=fold"],
+    for args in (["--passes=all", "--no-dedup-initializers", "--no-fold"],
+                 ["--disable=all", "--enable=fold"],
                  ["--no-fold", "--no-fold"]):
         err = expect_quiet(args + [SAMPLE, "-o", tmp("contradiction.onnx")])
         if err:
@@ -830,6 +831,20 @@ def t_cut():
     onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), two)
     err = expect_error(["--inputs=A", two, "-o", tmp("cut_bad.onnx")], 2, ["'B'", "--inputs"])
     return "needed input not named: " + err if err else None
+
+
+def t_dedup_turns_split_off():
+    """--enable=dedup-initializers turns split-params off, with a warning (they undo each
+    other: the same output as with --no-split-params); naming split-params too is exit 1."""
+    code, _, err = run(["--enable=dedup-initializers", MIXED, "-o", tmp("dedup.onnx")])
+    if code != 0 or "split-params" not in err or "warning" not in err:
+        return "exit %d, stderr %r" % (code, err)
+    if read(tmp("dedup.onnx")) != output_of(["--enable=dedup-initializers",
+                                             "--no-split-params"], MIXED):
+        return "not the output of --no-split-params"
+    err = expect_error(["--enable=dedup-initializers,split-params", MIXED], 1,
+                       ["dedup-initializers", "split-params"])
+    return err
 
 
 def t_exit_usage():

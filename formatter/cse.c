@@ -23,17 +23,18 @@
 
 enum { CSE_MAX_CONST_BYTES = 4096 }; /* initializers compared by value up to this */
 
-static const char *const RANDOM_OR_QDQ[] = {
+static const char *const RANDOM[] = {
     "RandomNormal", "RandomNormalLike", "RandomUniform", "RandomUniformLike", "Multinomial",
-    "Bernoulli", "Dropout", "QuantizeLinear", "DequantizeLinear", "DynamicQuantizeLinear",
+    "Bernoulli", "Dropout",
 };
 
 static bool cse_candidate(const Op *op)
 {
-    if (op->removed || !op->n_outputs || (*op->domain && strcmp(op->domain, "ai.onnx") != 0))
+    if (op->removed || !op->n_outputs || (*op->domain && strcmp(op->domain, "ai.onnx") != 0) ||
+        op_is_quantized(op))
         return false;
-    for (size_t i = 0; i < sizeof RANDOM_OR_QDQ / sizeof *RANDOM_OR_QDQ; i++)
-        if (strcmp(op->type, RANDOM_OR_QDQ[i]) == 0)
+    for (size_t i = 0; i < sizeof RANDOM / sizeof *RANDOM; i++)
+        if (strcmp(op->type, RANDOM[i]) == 0)
             return false;
     for (size_t k = 0; k < op->n_attrs; k++)
         if (op->attrs[k].type == ATTR_GRAPH || op->attrs[k].type == ATTR_GRAPHS)

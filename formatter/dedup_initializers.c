@@ -9,7 +9,8 @@
  * calibrates per consumer wants split-params instead. Never merged: an
  * initializer that is also a graph input (a default a caller may override)
  * or output, a sparse one, one whose bytes are computed only while written,
- * one written again later (not SSA). Each initializer's bytes are read once
+ * one written again later (not SSA), a quantized model's scales and zero
+ * points (each Q/DQ pair keeps its own). Each initializer's bytes are read once
  * (hashed), and a candidate pair compared byte for byte. */
 #include <string.h>
 
@@ -21,7 +22,8 @@ static bool dedup_candidate(const Var *v)
 {
     const Tensor *t = v->param;
     return !v->removed && t && t->data && !t->sparse && !v->is_input && !v->n_output_lists &&
-           !v->shadowed && dtype_is_known(t->dtype) && t->dtype != DT_STRING;
+           !v->shadowed && dtype_is_known(t->dtype) && t->dtype != DT_STRING &&
+           !param_read_by_quantized(v);
 }
 
 static uint64_t tensor_hash(const Tensor *t)

@@ -109,6 +109,24 @@ bool operand_default_blocks(Op *lin, Op *next)
     return default_input_blocks(next, 0, "not folded");
 }
 
+bool op_is_quantized(const Op *op)
+{
+    static const char *const TYPES[] = {"QuantizeLinear", "DequantizeLinear", "ConvInteger",
+                                        "MatMulInteger", "MatMulNBits", "DynamicQuantizeLinear"};
+    for (size_t i = 0; i < sizeof TYPES / sizeof *TYPES; i++)
+        if (strcmp(op->type, TYPES[i]) == 0)
+            return true;
+    return strncmp(op->type, "QLinear", 7) == 0;
+}
+
+bool param_read_by_quantized(const Var *v)
+{
+    for (size_t i = 0; i < v->n_uses; i++)
+        if (op_is_quantized(v->uses[i].op))
+            return true;
+    return false;
+}
+
 bool op_is_linear(const Op *op)
 {
     return op_is(op, "Conv") || op_is(op, "ConvTranspose") || op_is(op, "Gemm");

@@ -44,6 +44,13 @@ Var *match_other(const Op *op, const Var *x);
  * where next's other operand is no initializer (a residual Add): there was
  * nothing to fold. */
 bool operand_default_blocks(Op *lin, Op *next);
+/* An operator of a quantized graph (QuantizeLinear, DequantizeLinear,
+ * QLinear*, ConvInteger, MatMulInteger, MatMulNBits, any domain): the
+ * initializers it reads (scales, zero points, quantized weights) stay as the
+ * quantizer wrote them, never split, merged or folded. */
+bool op_is_quantized(const Op *op);
+/* Is v read by such an operator? */
+bool param_read_by_quantized(const Var *v);
 /* Conv, ConvTranspose or Gemm: the operators fusions fold into. */
 bool op_is_linear(const Op *op);
 /* The one operation reading v, when v has one use and is no graph output. */

@@ -6,7 +6,9 @@
  * node) gets a copy named w_1, w_2, ... The copies share the tensor in
  * memory and the writer emits each. An initializer that is also a graph input is a
  * default value a user may override: copies would not see the override, so
- * it stays shared and the report says so. */
+ * it stays shared and the report says so. A quantized model's scales and zero
+ * points (what Q/DQ and QLinear nodes read) stay shared as the quantizer wrote
+ * them: a Q/DQ pair reads one scale on purpose. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,7 +59,7 @@ int pass_split_params(Graph *g, Diag *d)
     size_t n = g->n_params; /* copies are appended: do not visit them */
     for (size_t i = 0; i < n; i++) {
         Var *v = g->params[i];
-        if (v->n_uses < 2)
+        if (v->n_uses < 2 || param_read_by_quantized(v))
             continue;
         if (v->is_input) {
             model_warn(g->model, v->name,

@@ -49,6 +49,7 @@ if [ -n "$SANITIZED" ]; then
     run "$PYTHON" tests/infer_oracle.py --no-ort
     run "$PYTHON" tests/fold_oracle.py
     run .deps/venv/bin/python tests/onnx_node_suite.py
+    run .deps/venv/bin/python tests/qdq_suite.py
 else
     run "$PYTHON" tests/test_fuzz_diff.py
     run "$PYTHON" tests/fidelity.py
@@ -60,6 +61,7 @@ else
     run "$PYTHON" tests/infer_oracle.py
     run "$PYTHON" tests/fold_oracle.py
     run .deps/venv/bin/python tests/onnx_node_suite.py
+    run .deps/venv/bin/python tests/qdq_suite.py
 fi
 rm -f "$LOG"
 echo "total: $passed passed, $failed failed"

@@ -213,7 +213,21 @@ def split_copies(name, keeper=None):
     return ("each use of %s has its own copy" % name, fn)
 
 
+@model("qdq_shared_scale")
+def _(r):
+    """X -> QuantizeLinear(s, z) -> DequantizeLinear(s, z) -> Relu -> Y: the pair reads one
+    scale and one zero point on purpose. Expect: both kept shared (2 initializers)."""
+    inits = [raw_tensor("s", np.array(0.05, np.float32)), raw_tensor("z", np.array(0, np.uint8))]
+    return finish(graph(
+        [node("QuantizeLinear", ["X", "s", "z"], ["q"], "q0"),
+         node("DequantizeLinear", ["q", "s", "z"], ["d"], "dq0"),
+         node("Relu", ["d"], ["Y"], "relu0")],
+        "split_qdq_shared_scale", [fvi("X", [2, 3])], [fvi("Y", [2, 3])], inits=inits))
+
+
 SPECS = {
+    "qdq_shared_scale": dict(both=[init_count(2), init_kept("s"), init_kept("z")],
+                             quiet="a Q/DQ pair's scale is shared on purpose"),
     # -- split-params ------------------------------------------------------
     "two_convs": dict(both=[
         op_count("Conv", 2), split_copies("W", ("conv0", 1)), split_copies("B", ("conv0", 2)),

@@ -238,6 +238,94 @@ static int sigmoid_input_deep(EvalCtx *c, const Tensor *x)
     return x->dtype == DT_DOUBLE ? 0 : any_element(c, x, below_minus_17);
 }
 
+/* The largest finite value of float type dt (IsInf's step). */
+static double elem_float_max(int32_t dt)
+{
+    switch (dt) {
+    case DT_FLOAT16: return 65504.0;
+    case DT_BFLOAT16: return 0x1.fep127;
+    case DT_DOUBLE: return 0x1.fffffffffffffp1023;
+    default: return 0x1.fffffep127;
+    }
+}
+
+/* Is the element near a step of the plan's operation (eval.h, Exactness)?
+ * The output is bool: one per element, for elem_near_step to scan. */
+static EvalNum elem_near(const EvalPlan *p, const EvalNum *in)
+{
+    int32_t dt = p->in[0]->dtype, to = p->attr;
+    double a = in[0].f, b = p->n_in > 1 ? in[1].f : 0, n;
+    switch (p->code) {
+    case E_FLOOR: case E_CEIL: return (EvalNum){.i = eval_near_step(dt, a, nearbyint(a))};
+    case E_ROUND: return (EvalNum){.i = eval_near_step(dt, a, floor(a) + 0.5)};
+    case E_SIGN: return (EvalNum){.i = eval_near_step(dt, a, 0)};
+    case E_CAST: /* truncation jumps at every integer but 0 */
+        n = nearbyint(a);
+        return (EvalNum){.i = to == DT_BOOL ? eval_near_step(dt, a, 0)
+                                            : n != 0 && eval_near_step(dt, a, n)};
+    case E_MOD: /* fmod jumps where a is a multiple of b */
+        n = fmod(a, b);
+        return (EvalNum){.i = eval_near_step(dt, a, a - n) ||
+                              eval_near_step(dt, a, a - n + copysign(fabs(b), a))};
+    case E_ISINF: return (EvalNum){.i = isinf(a) || eval_near_step(dt, fabs(a), elem_float_max(dt))};
+    case E_POW: /* an integer base to an inexact float power, truncated */
+        dt = p->in[1]->dtype;
+        n = pow((double)in[0].i, b);
+        return (EvalNum){.i = nearbyint(n) != 0 && eval_near_step(dt, n, nearbyint(n))};
+    default: return (EvalNum){.i = eval_near_step(dt, a, b)}; /* comparisons */
+    }
+}
+
+/* Do the operation's inputs, when one is inexact, lie near its steps? 1
+ * yes, 0 no, <0 when the scan failed (c->why set, or out of memory). The
+ * flags are computed in memory whatever their size (the scan reads them at
+ * once), as output 0, which is then cleared. */
+static int elem_near_step(EvalCtx *c, const EvalPlan *p)
+{
+    EvalPlan q = *p;
+    q.dtype = DT_BOOL;
+    q.fn = elem_near;
+    q.attr = p->dtype; /* Cast's target */
+    size_t lazy_from = c->lazy_from;
+    c->lazy_from = SIZE_MAX;
+    int rc = eval_plan_run(c, &q);
+    c->lazy_from = lazy_from;
+    const Tensor *flags = c->out[0];
+    c->out[0] = NULL;
+    if (rc)
+        return rc == EVAL_OOM ? -1 : -2;
+    const uint8_t *f = flags->data;
+    for (size_t i = 0; i < flags->nbytes; i++)
+        if (f[i])
+            return 1;
+    return 0;
+}
+
+/* Which kernel results are exact (eval.h, Exactness): the operations with a
+ * step check their inputs; +, -, *, /, Sqrt, Reciprocal are correctly
+ * rounded on both sides, as are Sum and Mean of two; the float functions,
+ * Pow and longer sums round otherwise. */
+static int elem_exactness(int code, const EvalPlan *p)
+{
+    bool float_in = p->float0 || (p->n_in > 1 && dtype_is_float(p->in[1]->dtype));
+    switch (code) {
+    case E_FLOOR: case E_CEIL: case E_ROUND: case E_SIGN: case E_EQ: case E_LT: case E_GT:
+    case E_LE: case E_GE: case E_ISINF:
+        return EVAL_CHECKED;
+    case E_CAST: case E_MOD:
+        return float_in && (code == E_MOD || !dtype_is_float(p->dtype)) ? EVAL_CHECKED
+                                                                        : EVAL_KEEPS;
+    case E_POW:
+        return dtype_is_float(p->dtype) ? EVAL_ROUNDS : EVAL_CHECKED;
+    case E_SUM: case E_MEAN:
+        return p->n_in > 2 ? EVAL_ROUNDS : EVAL_KEEPS;
+    case E_EXP: case E_LOG:
+        return EVAL_ROUNDS;
+    default:
+        return code >= E_SIN && code != E_ISNAN ? EVAL_ROUNDS : EVAL_KEEPS;
+    }
+}
+
 /* The inputs from `first` on, all present and supported, into ins. */
 static int elem_inputs(EvalCtx *c, const Tensor **ins)
 {
@@ -280,6 +368,10 @@ static int elem_run(EvalCtx *c, int code, ElemTakes takes, int32_t out_dt, size_
                                    (op_attr_int(c->op, "detect_positive", 1) != 0) << 1;
     for (size_t k = 0; k < c->n_in; k++)
         eval_plan_broadcast(&p, ins[k]);
+    p.float0 = dtype_is_float(ins[0]->dtype);
+    c->exact = elem_exactness(code, &p);
+    if (c->exact == EVAL_CHECKED && eval_any_inexact(c) && (rc = elem_near_step(c, &p)))
+        return rc == 1 ? eval_decline_step(c) : rc == -1 ? EVAL_OOM : EVAL_DECLINE;
     return eval_plan_run(c, &p);
 }
 

@@ -67,6 +67,47 @@ class FoldExpr:
     def small(self, shape):
         return int(np.prod(shape, dtype=np.int64)) <= MAX_ELEMS
 
+    # -- ops with a step fed by inexact values ------------------------------------
+    STEPS = ['Floor', 'Ceil', 'Round', 'Sign', 'Less', 'Greater', 'Equal', 'LessOrEqual',
+             'GreaterOrEqual', 'cast_int', 'cast_bool', 'Mod', 'ArgMax', 'ArgMin', 'away']
+
+    def step_expr(self, shape):
+        """A float32 value of shape (rank >= 1, opset >= 11) whose op has a step (Floor ...
+        Cast to an integer, ArgMax ties) applied to a value computed inexactly from constants
+        that lies at the step in exact arithmetic: the row sums of a softmax (CumSum's last
+        column), halved for Round, less one for Sign; a row with ties for ArgMax/ArgMin; or
+        Floor of an Exp, mostly away from its steps. fold must keep such a node and its
+        inexact inputs for onnxruntime to compute (core/eval.h, Exactness)."""
+        last = len(shape) - 1
+        c = self.rng.uniform(-2, 2, size=shape).astype(np.float32)
+        if self.chance(0.5):
+            c[..., -1] = c[..., 0]       # ties for ArgMax/ArgMin
+        sm = self.node('Softmax', [self.g.const(c)], axis=last)
+        base = self.node('CumSum', [sm, self.g.const(np.array(last, np.int64), 'init')])
+        one = self.g.const(np.float32(1.0), 'init')
+        op = self.pick([o for o in self.STEPS if o not in ('LessOrEqual', 'GreaterOrEqual')
+                        or self.opset >= 12])
+        if op in ('Floor', 'Ceil'):
+            return self.node(op, [base])
+        if op == 'Round':
+            return self.node('Round', [self.node('Mul', [base, self.half_f32()])])
+        if op == 'Sign':
+            return self.node('Sign', [self.node('Sub', [base, one])])
+        if op == 'Mod':
+            return self.node('Mod', [base, one], fmod=1)
+        if op == 'away':
+            return self.node('Floor', [self.node('Exp', [self.g.const(c)])])
+        if op in ('ArgMax', 'ArgMin'):
+            got = self.node(op, [sm], axis=last, keepdims=1)
+            return self.node('Expand', [self.node('Cast', [got], to=F32), self.ints(shape)])
+        if op.startswith('cast'):
+            got = self.node('Cast', [base], to=self.pick([I64, 6]) if op == 'cast_int' else 9)
+            return self.node('Cast', [got], to=F32)
+        return self.node('Cast', [self.node(op, [base, one])], to=F32)
+
+    def half_f32(self):
+        return self.g.const(np.float32(0.5), 'init')
+
     # -- float expressions -------------------------------------------------------
     def float_expr(self, shape, depth):
         """A float32 value of exactly shape, depth levels of ops over constants."""

@@ -128,6 +128,42 @@ def _(r):
                raw_tensor("S3", np.array([-20, 1], np.float64))]))
 
 
+@model("step_near")
+def _(r):
+    """Ops with a step fed by inexact values (eval.h, Exactness; seed 696359904269):
+    Floor(CumSum(Softmax(W, axis=1))) whose last column is 1 in double and 0.99999994 on
+    some rows in onnxruntime's float32 (floor0); Greater(Exp(Z), ONE) with Exp(0) = 1 (gt3);
+    ArgMax of a Softmax row with a tie (argmax4); each added to an input. Away from a
+    step: Floor(Exp(E)) (floor1); from an initializer: Floor(ONE) at the step (floor2).
+    Expect: floor0, gt3, argmax4 and the inexact nodes feeding them kept, with warnings;
+    floor1 and floor2 folded to their numpy values."""
+    w = np.array([[0.7770999, 0.11666273, -1.64223], [0.8353945, 0.16535194, 0.62590307],
+                  [1.0247554, -0.3445891, 1.4815944], [-1.5909989, -1.174663, -1.0266094],
+                  [0.31955901, -1.5125602, -0.57389605]], np.float32)
+    return finish(graph(
+        [node("Softmax", ["W"], ["sm"], "sm0", axis=1),
+         node("CumSum", ["sm", "ax1"], ["cs"], "cs0"),
+         node("Floor", ["cs"], ["fl"], "floor0"), node("Add", ["X0", "fl"], ["Y0"], "add0"),
+         node("Exp", ["E"], ["e"], "exp1"), node("Floor", ["e"], ["fe"], "floor1"),
+         node("Add", ["X1", "fe"], ["Y1"], "add1"),
+         node("Floor", ["ONE"], ["fo"], "floor2"), node("Add", ["X2", "fo"], ["Y2"], "add2"),
+         node("Exp", ["Z"], ["ez"], "exp3"), node("Greater", ["ez", "ONE"], ["gt"], "gt3"),
+         node("Cast", ["gt"], ["gf"], "cast3", to=TP.FLOAT),
+         node("Add", ["X2", "gf"], ["Y3"], "add3"),
+         node("Softmax", ["T"], ["st"], "sm4", axis=1),
+         node("ArgMax", ["st"], ["am"], "argmax4", axis=1),
+         node("Add", ["X4", "am"], ["Y4"], "add4")],
+        "fold_step_near", [fvi("X0", [5, 3]), fvi("X1", [3]), fvi("X2", [3]),
+                           vi("X4", TP.INT64, [2, 1])],
+        [fvi("Y0", [5, 3]), fvi("Y1", [3]), fvi("Y2", [3]), fvi("Y3", [3]),
+         vi("Y4", TP.INT64, [2, 1])],
+        inits=[raw_tensor("W", w), i64("ax1", 1),
+               raw_tensor("E", np.array([0.5, 1.5, -0.7], np.float32)),
+               raw_tensor("ONE", np.array([1.0, 2.0, 0.99999994], np.float32)),
+               raw_tensor("Z", np.array([0.0, 0.0, 0.0], np.float32)),
+               raw_tensor("T", np.array([[1, 1, 0], [0, 2, 1]], np.float32))]), opset=13)
+
+
 @model("int_arith")
 def _(r):
     """int64 and int32 arithmetic on constants: Div (truncates), Mod (sign
@@ -907,6 +943,13 @@ SPECS = {
         folded_input("add1", 1, lambda I: (1 / (1 + np.exp(-I("S1").astype(np.float64))))
                      .astype(np.float32)),
         folded_input("add3", 1, lambda I: 1 / (1 + np.exp(-I("S3"))))], warns=["sig2"]),
+    "step_near": dict(both=[
+        kept("sm0", "cs0", "floor0", "exp3", "gt3", "sm4", "argmax4"),
+        removed("exp1", "floor1", "floor2"),
+        folded_input("add1", 1, lambda I: np.floor(np.exp(I("E").astype(np.float64)))
+                     .astype(np.float32)),
+        folded_input("add2", 1, lambda I: np.floor(I("ONE")))],
+        warns=["floor0", "sm0", "cs0", "gt3", "exp3", "argmax4", "sm4"]),
     "int_arith": dict(both=[
         op_count("Add", 1), kept("add0"), folded_input("add0", 1, _int_arith)]),
     "mask": dict(both=[

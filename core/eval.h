@@ -18,6 +18,9 @@
  * fixed order reproduces, and the double sum is the closest to the exact one.
  * Integers compute in int64 and wrap to the output type as C++ does;
  * uint64 is read as its bit pattern and only moved, never computed on.
+ * Integer Pow and Mod with fmod=1 go through double as onnxruntime's do;
+ * results C++ leaves undefined (a float out of the integer type's range,
+ * the minimum divided by -1) decline: onnxruntime's depend on the machine.
  *
  * Exactness: a float result is exact when it is bit for bit what
  * onnxruntime computes (correctly rounded +, -, *, /, Sqrt, data movement,

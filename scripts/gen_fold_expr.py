@@ -119,7 +119,7 @@ class FoldExpr:
     def int_edge(self, shape):
         """Pow of int64 or int32 constants (exponents -3..44, as far as the power fits the
         type: 3^39 beyond 2^53) or a float to integer Cast of CAST_VALUES, cast to float32."""
-        if self.chance(0.5):
+        if self.opset >= 12 and self.chance(0.5):      # integer Pow from opset 12
             dt = self.pick([np.int64, np.int32])
             b = self.rng.integers(-9, 10, size=shape)
             # the largest exponent whose power fits the type (beyond: undefined in C++, and

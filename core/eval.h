@@ -17,7 +17,22 @@
  * onnxruntime's float32 summation order follows its vectorisation, which no
  * fixed order reproduces, and the double sum is the closest to the exact one.
  * Integers compute in int64 and wrap to the output type as C++ does;
- * uint64 is read as its bit pattern and only moved, never computed on. */
+ * uint64 is read as its bit pattern and only moved, never computed on.
+ * Integer Pow and Mod with fmod=1 go through double as onnxruntime's do;
+ * results C++ leaves undefined (a float out of the integer type's range,
+ * the minimum divided by -1) decline: onnxruntime's depend on the machine.
+ *
+ * Exactness: a float result is exact when it is bit for bit what
+ * onnxruntime computes (correctly rounded +, -, *, /, Sqrt, data movement,
+ * Max/Min/Relu/Abs/Neg of exact inputs), inexact when its rounding may differ
+ * (exp, log, tanh, softmax, sums in another order, matmul, pow...; a
+ * Tensor's `inexact` flag). An op with a step (Floor, Ceil, Round, Sign,
+ * comparisons, float to integer or bool Cast, float Mod, IsInf, ArgMax/ArgMin
+ * ties) turns a last-bit difference into a whole one: it declines when an
+ * inexact input lies within EVAL_STEP_ULPS units in the last place of the
+ * input's type (measured at max(|x|, 1): cancellation near zero leaves an
+ * error of that size, not of x's own ulp) of a step, and the fold pass then
+ * keeps the inexact chain feeding it for onnxruntime to compute. */
 #ifndef PPQ_EVAL_H
 #define PPQ_EVAL_H
 
@@ -25,6 +40,12 @@
 
 enum { EVAL_OK = 0, EVAL_DECLINE = 1, EVAL_OOM = -1 };
 enum { EVAL_MAX_RANK = 16, EVAL_MAX_IN = 8 };
+/* What a kernel's float results are, given its inputs' exactness (EvalCtx.exact):
+ * exact when all inputs are (the default), inexact whatever they are, or
+ * exact whatever they are (the kernel checked its inputs lie away from its
+ * steps, or it reads only their shapes). */
+enum { EVAL_KEEPS = 0, EVAL_ROUNDS = 1, EVAL_CHECKED = 2 };
+enum { EVAL_STEP_ULPS = 4 };
 
 typedef struct EvalCtx {
     const Op *op;
@@ -38,6 +59,8 @@ typedef struct EvalCtx {
     size_t limit; /* largest result in bytes */
     size_t lazy_from; /* results this large are computed while written, when the kernel can */
     const char *why; /* set by eval_decline */
+    int exact; /* EVAL_KEEPS, EVAL_ROUNDS or EVAL_CHECKED, set by the kernel */
+    bool step; /* the decline: an inexact input lies near a step (eval_decline_step) */
 } EvalCtx;
 
 /* EVAL_OK with every output set, EVAL_DECLINE (c->why says why: a dtype or
@@ -79,6 +102,13 @@ void eval_store(int32_t dt, uint8_t *p, EvalNum v);
  * "not zero". */
 EvalNum eval_convert(EvalNum v, int32_t from, int32_t to);
 int eval_decline(EvalCtx *c, const char *why);
+/* Declines because an inexact input lies near one of the op's steps. */
+int eval_decline_step(EvalCtx *c);
+/* Does some input of c hold an inexact value? */
+bool eval_any_inexact(const EvalCtx *c);
+/* Is x, of float type dt and inexact, within EVAL_STEP_ULPS units in the
+ * last place (of dt, at max(|x|, |step|, 1)) of step? */
+bool eval_near_step(int32_t dt, double x, double step);
 /* Input i, when present with a supported dtype (NULL otherwise). */
 const Tensor *eval_in(const EvalCtx *c, size_t i);
 /* An index tensor: int64 or int32 (Gather, GatherElements, Scatter*). */

@@ -143,6 +143,7 @@ static int conv_run(EvalCtx *c, bool transpose)
     ConvFold g;
     memset(&g, 0, sizeof g);
     g.transpose = transpose;
+    c->exact = EVAL_ROUNDS; /* sums in double, rounded once */
     g.x = eval_in(c, 0);
     g.w = eval_in(c, 1);
     g.b = c->n_in > 2 && c->in[2] ? eval_in(c, 2) : NULL;

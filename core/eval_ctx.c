@@ -128,6 +128,38 @@ int eval_decline(EvalCtx *c, const char *why)
     return EVAL_DECLINE;
 }
 
+int eval_decline_step(EvalCtx *c)
+{
+    c->step = true;
+    return eval_decline(c, "an input computed with roundings onnxruntime may do otherwise "
+                           "lies within 4 ulps of where the result jumps");
+}
+
+bool eval_any_inexact(const EvalCtx *c)
+{
+    for (size_t i = 0; i < c->n_in; i++)
+        if (c->in[i] && c->in[i]->inexact)
+            return true;
+    return false;
+}
+
+/* The spacing of dt's values at 1 (2^-mantissa bits). */
+static double eval_epsilon(int32_t dt)
+{
+    switch (dt) {
+    case DT_FLOAT16: return 0x1p-10;
+    case DT_BFLOAT16: return 0x1p-7;
+    case DT_DOUBLE: return 0x1p-52;
+    default: return 0x1p-23;
+    }
+}
+
+bool eval_near_step(int32_t dt, double x, double step)
+{
+    double scale = fmax(fmax(fabs(x), fabs(step)), 1.0);
+    return fabs(x - step) <= EVAL_STEP_ULPS * eval_epsilon(dt) * scale;
+}
+
 const Tensor *eval_in(const EvalCtx *c, size_t i)
 {
     const Tensor *t = i < c->n_in ? c->in[i] : NULL;

@@ -22,7 +22,8 @@ static int64_t wrap_add(int64_t a, int64_t b) { return (int64_t)((uint64_t)a + (
 static int64_t wrap_sub(int64_t a, int64_t b) { return (int64_t)((uint64_t)a - (uint64_t)b); }
 static int64_t wrap_mul(int64_t a, int64_t b) { return (int64_t)((uint64_t)a * (uint64_t)b); }
 
-/* Truncating division (C++ semantics); the kernel ruled out b == 0. */
+/* Truncating division (C++ semantics); the kernel ruled out b == 0 and
+ * the type's minimum divided by -1 (elem_undefined). */
 static int64_t int_div(int64_t a, int64_t b, bool u64)
 {
     if (u64)
@@ -30,9 +31,15 @@ static int64_t int_div(int64_t a, int64_t b, bool u64)
     return b == -1 ? wrap_sub(0, a) : a / b;
 }
 
-/* fmod = 0: the remainder takes the divisor's sign (Python's %). */
+/* fmod = 0: the remainder takes the divisor's sign (Python's %). fmod = 1:
+ * onnxruntime's std::fmod of the integers converted to double (beyond 2^53
+ * they round first: fmod(2^62 + 1, 3) is 1, not 2). */
 static int64_t int_mod(int64_t a, int64_t b, bool fmod_sign, bool u64)
 {
+    if (fmod_sign && u64)
+        return (int64_t)(uint64_t)fmod((double)(uint64_t)a, (double)(uint64_t)b);
+    if (fmod_sign)
+        return (int64_t)fmod((double)a, (double)b);
     if (u64)
         return (int64_t)((uint64_t)a % (uint64_t)b);
     int64_t r = b == -1 ? 0 : a % b;
@@ -41,15 +48,13 @@ static int64_t int_mod(int64_t a, int64_t b, bool fmod_sign, bool u64)
     return r;
 }
 
-static int64_t int_pow(int64_t a, int64_t e)
+/* onnxruntime's integer Pow: std::pow in double, converted to the type
+ * (3^39 is 4052555153018976256, the double nearest the exact power); the
+ * kernel ruled out results outside the type (elem_undefined). */
+static double int_pow(const EvalPlan *p, const EvalNum *in)
 {
-    if (e < 0) /* onnxruntime: std::pow in double, truncated */
-        return (int64_t)pow((double)a, (double)e);
-    int64_t r = 1;
-    for (; e; e >>= 1, a = wrap_mul(a, a))
-        if (e & 1)
-            r = wrap_mul(r, a);
-    return r;
+    double e = dtype_is_float(p->in[1]->dtype) ? in[1].f : (double)in[1].i;
+    return pow((double)in[0].i, e);
 }
 
 static int cmp_int(int64_t a, int64_t b, bool u64)
@@ -159,10 +164,7 @@ static EvalNum elem_int(const EvalPlan *p, const EvalNum *in)
     case E_SUB: return (EvalNum){.i = wrap_sub(a, b)};
     case E_MUL: return (EvalNum){.i = wrap_mul(a, b)};
     case E_DIV: return (EvalNum){.i = int_div(a, b, u64)};
-    case E_POW:
-        if (dtype_is_float(p->in[1]->dtype)) /* onnxruntime: std::pow, truncated */
-            return eval_convert((EvalNum){.f = pow((double)a, in[1].f)}, DT_DOUBLE, DT_INT64);
-        return (EvalNum){.i = int_pow(a, b)};
+    case E_POW: return (EvalNum){.i = (int64_t)int_pow(p, in)};
     case E_MOD: return (EvalNum){.i = int_mod(a, b, p->attr != 0, u64)};
     case E_NEG: return (EvalNum){.i = wrap_sub(0, a)};
     case E_ABS: return (EvalNum){.i = a < 0 && !u64 ? wrap_sub(0, a) : a};
@@ -238,6 +240,140 @@ static int sigmoid_input_deep(EvalCtx *c, const Tensor *x)
     return x->dtype == DT_DOUBLE ? 0 : any_element(c, x, below_minus_17);
 }
 
+/* The largest finite value of float type dt (IsInf's step). */
+static double elem_float_max(int32_t dt)
+{
+    switch (dt) {
+    case DT_FLOAT16: return 65504.0;
+    case DT_BFLOAT16: return 0x1.fep127;
+    case DT_DOUBLE: return 0x1.fffffffffffffp1023;
+    default: return 0x1.fffffep127;
+    }
+}
+
+/* Does float x truncate to a value of integer type dt? C++ leaves the
+ * conversion undefined otherwise (NaN, inf, out of range): onnxruntime
+ * then gives what the machine's instruction gives (x86: the type's minimum
+ * for int32/int64, low bytes of an int32 conversion for narrower types). */
+static bool elem_fits(int32_t dt, double x)
+{
+    double t = trunc(x);
+    switch (dt) {
+    case DT_INT8: return t >= -128 && t <= 127;
+    case DT_INT16: return t >= -32768 && t <= 32767;
+    case DT_INT32: return t >= -2147483648.0 && t <= 2147483647.0;
+    case DT_INT64: return t >= -0x1p63 && t < 0x1p63;
+    case DT_UINT8: return t >= 0 && t <= 255;
+    case DT_UINT16: return t >= 0 && t <= 65535;
+    case DT_UINT32: return t >= 0 && t <= 4294967295.0;
+    case DT_UINT64: return t >= 0 && t < 0x1p64;
+    default: return true;
+    }
+}
+
+/* Is the element's result one C++ leaves undefined (elem_fits; the type's
+ * minimum divided by -1, where onnxruntime dies of SIGFPE)? fattr holds the
+ * operation's output type (elem_flags). */
+static EvalNum elem_undefined(const EvalPlan *p, const EvalNum *in)
+{
+    int32_t to = (int32_t)p->fattr, dt = p->in[0]->dtype;
+    switch (p->code) {
+    case E_CAST: return (EvalNum){.i = !elem_fits(to, in[0].f)};
+    case E_POW: return (EvalNum){.i = !elem_fits(to, int_pow(p, in))};
+    default: /* Div, Mod with fmod 0 */
+        return (EvalNum){.i = in[1].i == -1 && dt != DT_UINT64 &&
+                              in[0].i == (dt == DT_INT64 ? INT64_MIN : -(1LL << (8 * dtype_size(dt) - 1)))};
+    }
+}
+
+/* Can a signed integer operation hit a result C++ leaves undefined? */
+static bool elem_may_be_undefined(int code, const EvalPlan *p)
+{
+    bool float_in = dtype_is_float(p->in[0]->dtype), int_out = !dtype_is_float(p->dtype);
+    if (code == E_CAST)
+        return float_in && int_out && p->dtype != DT_BOOL;
+    if (code == E_POW)
+        return int_out;
+    return !float_in && (code == E_DIV || (code == E_MOD && !p->attr));
+}
+
+/* Is the element near a step of the plan's operation (eval.h, Exactness)?
+ * The output is bool: one per element, for elem_flags to scan. */
+static EvalNum elem_near(const EvalPlan *p, const EvalNum *in)
+{
+    int32_t dt = p->in[0]->dtype, to = (int32_t)p->fattr;
+    double a = in[0].f, b = p->n_in > 1 ? in[1].f : 0, n;
+    switch (p->code) {
+    case E_FLOOR: case E_CEIL: return (EvalNum){.i = eval_near_step(dt, a, nearbyint(a))};
+    case E_ROUND: return (EvalNum){.i = eval_near_step(dt, a, floor(a) + 0.5)};
+    case E_SIGN: return (EvalNum){.i = eval_near_step(dt, a, 0)};
+    case E_CAST: /* truncation jumps at every integer but 0 */
+        n = nearbyint(a);
+        return (EvalNum){.i = to == DT_BOOL ? eval_near_step(dt, a, 0)
+                                            : n != 0 && eval_near_step(dt, a, n)};
+    case E_MOD: /* fmod jumps where a is a multiple of b */
+        n = fmod(a, b);
+        return (EvalNum){.i = eval_near_step(dt, a, a - n) ||
+                              eval_near_step(dt, a, a - n + copysign(fabs(b), a))};
+    case E_ISINF: return (EvalNum){.i = isinf(a) || eval_near_step(dt, fabs(a), elem_float_max(dt))};
+    case E_POW: /* an integer base to an inexact float power, truncated */
+        dt = p->in[1]->dtype;
+        n = pow((double)in[0].i, b);
+        return (EvalNum){.i = nearbyint(n) != 0 && eval_near_step(dt, n, nearbyint(n))};
+    default: return (EvalNum){.i = eval_near_step(dt, a, b)}; /* comparisons */
+    }
+}
+
+/* Does fn flag some element of the plan's operation (elem_near,
+ * elem_undefined)? 1 yes, 0 no, <0 when the scan failed (-1 out of memory,
+ * else c->why set). The flags are computed in memory whatever their size
+ * (the scan reads them at once), as output 0, which is then cleared. */
+static int elem_flags(EvalCtx *c, const EvalPlan *p, EvalElemFn fn)
+{
+    EvalPlan q = *p;
+    q.dtype = DT_BOOL;
+    q.fn = fn;
+    q.fattr = p->dtype; /* the operation's output type: Cast's target */
+    size_t lazy_from = c->lazy_from;
+    c->lazy_from = SIZE_MAX;
+    int rc = eval_plan_run(c, &q);
+    c->lazy_from = lazy_from;
+    const Tensor *flags = c->out[0];
+    c->out[0] = NULL;
+    if (rc)
+        return rc == EVAL_OOM ? -1 : -2;
+    const uint8_t *f = flags->data;
+    for (size_t i = 0; i < flags->nbytes; i++)
+        if (f[i])
+            return 1;
+    return 0;
+}
+
+/* Which kernel results are exact (eval.h, Exactness): the operations with a
+ * step check their inputs; +, -, *, /, Sqrt, Reciprocal are correctly
+ * rounded on both sides, as are Sum and Mean of two; the float functions,
+ * Pow and longer sums round otherwise. */
+static int elem_exactness(int code, const EvalPlan *p)
+{
+    bool float_in = p->float0 || (p->n_in > 1 && dtype_is_float(p->in[1]->dtype));
+    switch (code) {
+    case E_FLOOR: case E_CEIL: case E_ROUND: case E_SIGN: case E_EQ: case E_LT: case E_GT:
+    case E_LE: case E_GE: case E_ISINF:
+        return EVAL_CHECKED;
+    case E_CAST: case E_MOD:
+        return float_in && (code == E_MOD || !dtype_is_float(p->dtype)) ? EVAL_CHECKED
+                                                                        : EVAL_KEEPS;
+    case E_POW:
+        return dtype_is_float(p->dtype) ? EVAL_ROUNDS : EVAL_CHECKED;
+    case E_SUM: case E_MEAN:
+        return p->n_in > 2 ? EVAL_ROUNDS : EVAL_KEEPS;
+    case E_EXP: case E_LOG:
+        return EVAL_ROUNDS;
+    default:
+        return code >= E_SIN && code != E_ISNAN ? EVAL_ROUNDS : EVAL_KEEPS;
+    }
+}
+
 /* The inputs from `first` on, all present and supported, into ins. */
 static int elem_inputs(EvalCtx *c, const Tensor **ins)
 {
@@ -280,6 +416,14 @@ static int elem_run(EvalCtx *c, int code, ElemTakes takes, int32_t out_dt, size_
                                    (op_attr_int(c->op, "detect_positive", 1) != 0) << 1;
     for (size_t k = 0; k < c->n_in; k++)
         eval_plan_broadcast(&p, ins[k]);
+    p.float0 = dtype_is_float(ins[0]->dtype);
+    c->exact = elem_exactness(code, &p);
+    if (elem_may_be_undefined(code, &p) && (rc = elem_flags(c, &p, elem_undefined)))
+        return rc == 1 ? eval_decline(c, "a result C++ leaves undefined (a float out of the "
+                                         "integer type's range, the minimum divided by -1)")
+               : rc == -1 ? EVAL_OOM : EVAL_DECLINE;
+    if (c->exact == EVAL_CHECKED && eval_any_inexact(c) && (rc = elem_flags(c, &p, elem_near)))
+        return rc == 1 ? eval_decline_step(c) : rc == -1 ? EVAL_OOM : EVAL_DECLINE;
     return eval_plan_run(c, &p);
 }
 

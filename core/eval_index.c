@@ -197,6 +197,8 @@ static int eval_onehot(EvalCtx *c)
     if (!idx || !dep || !val || tensor_numel(dep) != 1 || tensor_numel(val) != 2 ||
         idx->dtype == DT_BOOL || idx->ndims + 1 > EVAL_MAX_RANK)
         return eval_decline(c, "unsupported indices, depth or values");
+    if (idx->inexact || dep->inexact) /* float indices or depth truncated: a step at each integer */
+        return eval_decline_step(c);
     int axis = eval_axis(op_attr_int(c->op, "axis", -1), (int)idx->ndims + 1);
     const uint8_t *ib = eval_bytes(c, idx), *db = ib ? eval_bytes(c, dep) : NULL;
     const uint8_t *vb = db ? eval_bytes(c, val) : NULL;
@@ -229,6 +231,7 @@ static int eval_eyelike(EvalCtx *c)
     int32_t dt = x ? (int32_t)op_attr_int(c->op, "dtype", x->dtype) : 0;
     if (!x || x->ndims != 2 || !eval_dtype_ok(dt))
         return eval_decline(c, "an unsupported input or dtype");
+    c->exact = EVAL_CHECKED; /* reads only the input's shape */
     Tensor *t = eval_out(c, 0, dt, 2, x->dims);
     if (!t)
         return eval_out_failed(c);

@@ -110,6 +110,7 @@ static int softmax_run(EvalCtx *c, bool log_of)
 {
     const Tensor *x = eval_in(c, 0);
     Rows r;
+    c->exact = EVAL_ROUNDS; /* exp and a sum, in onnxruntime's order and approximation */
     bool coerce = c->opset < 13;
     if (!x || !dtype_is_float(x->dtype) || !x->ndims ||
         rows_of(x, op_attr_int(c->op, "axis", coerce ? 1 : -1), coerce, &r) < 0)
@@ -161,6 +162,21 @@ static int64_t arg_pick(const Tensor *x, const uint8_t *b, size_t base, const Ro
     return best;
 }
 
+/* Does another element of an inexact input's row lie within the step
+ * tolerance of its extreme (eval.h)? Then onnxruntime's own rounding may
+ * pick it instead. */
+static bool arg_near_tie(const Tensor *x, const uint8_t *b, size_t base, const Rows *r,
+                         int64_t best)
+{
+    size_t size = dtype_size(x->dtype);
+    double bv = eval_load(x->dtype, b + (base + (size_t)best * r->inner) * size).f;
+    for (size_t j = 0; x->inexact && j < r->d; j++)
+        if ((int64_t)j != best &&
+            eval_near_step(x->dtype, eval_load(x->dtype, b + (base + j * r->inner) * size).f, bv))
+            return true;
+    return false;
+}
+
 static int arg_run(EvalCtx *c, bool max)
 {
     const Tensor *x = eval_in(c, 0);
@@ -180,9 +196,14 @@ static int arg_run(EvalCtx *c, bool max)
     if (!t)
         return eval_out_failed(c);
     int64_t *out = (int64_t *)t->data;
+    c->exact = EVAL_CHECKED;
     for (size_t o = 0; o < r.outer; o++)
-        for (size_t in = 0; in < r.inner; in++)
-            out[o * r.inner + in] = arg_pick(x, b, o * r.d * r.inner + in, &r, max, last);
+        for (size_t in = 0; in < r.inner; in++) {
+            size_t base = o * r.d * r.inner + in;
+            out[o * r.inner + in] = arg_pick(x, b, base, &r, max, last);
+            if (arg_near_tie(x, b, base, &r, out[o * r.inner + in]))
+                return eval_decline_step(c);
+        }
     return EVAL_OK;
 }
 
@@ -251,6 +272,7 @@ static int eval_gemm(EvalCtx *c)
 {
     Gemm g;
     memset(&g, 0, sizeof g);
+    c->exact = EVAL_ROUNDS; /* sums in another order */
     g.a = eval_in(c, 0);
     g.b = eval_in(c, 1);
     g.cc = c->n_in > 2 && c->in[2] ? eval_in(c, 2) : NULL;

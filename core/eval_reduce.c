@@ -112,6 +112,7 @@ static int reduce_run(EvalCtx *c, int kind, int64_t input_since)
 {
     const Tensor *x = eval_in(c, 0);
     bool red[EVAL_MAX_RANK], noop;
+    c->exact = kind == R_MAX || kind == R_MIN ? EVAL_KEEPS : EVAL_ROUNDS; /* sums, products */
     if (!x || x->dtype == DT_BOOL || x->dtype == DT_UINT64 || reduce_axes(c, x, input_since, red, &noop))
         return eval_decline(c, "an unsupported input or axes");
     if (noop) {
@@ -149,6 +150,7 @@ static int eval_cumsum(EvalCtx *c)
 {
     const Tensor *x = eval_in(c, 0);
     int64_t ax;
+    c->exact = EVAL_ROUNDS; /* sums in double, rounded once */
     if (!x || x->dtype == DT_BOOL || x->dtype == DT_UINT64 || eval_ints(c, 1, &ax, 1) != 1 ||
         eval_axis(ax, (int)x->ndims) < 0)
         return eval_decline(c, "an unsupported input or axis");
@@ -277,6 +279,7 @@ static int eval_matmul(EvalCtx *c)
 {
     const Tensor *a = eval_in(c, 0), *b = eval_in(c, 1);
     MatShape s;
+    c->exact = EVAL_ROUNDS; /* sums in double, rounded once */
     if (!a || !b || a->dtype != b->dtype || a->dtype == DT_BOOL || a->dtype == DT_UINT64 ||
         mat_shape(a, b, &s))
         return eval_decline(c, "unsupported or mismatched operands");

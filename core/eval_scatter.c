@@ -61,6 +61,7 @@ static int scatter_begin(EvalCtx *c, Scatter *s, size_t places)
 {
     s->x = eval_in(c, 0), s->idx = eval_in(c, 1), s->upd = eval_in(c, 2);
     s->red = scatter_reduction(c->op);
+    c->exact = s->red == RED_NONE ? EVAL_KEEPS : EVAL_ROUNDS; /* add or mul twice: rounded once */
     if (!s->x || !eval_index_type(s->idx) || !s->upd || s->upd->dtype != s->x->dtype ||
         s->red == RED_BAD || (s->red != RED_NONE && s->x->dtype == DT_BOOL))
         return eval_decline(c, "an unsupported input, index type or reduction");

@@ -35,6 +35,7 @@ static int eval_shape(EvalCtx *c)
     const Tensor *x = dims_in(c);
     if (!x)
         return eval_decline(c, "the input is not a dense constant");
+    c->exact = EVAL_CHECKED; /* reads only the shape */
     int64_t r = (int64_t)x->ndims;
     int64_t start = op_attr_int(c->op, "start", 0), end = op_attr_int(c->op, "end", r);
     start = clamp64(start < 0 ? start + r : start, 0, r);
@@ -47,6 +48,7 @@ static int eval_size(EvalCtx *c)
     const Tensor *x = dims_in(c);
     if (!x)
         return eval_decline(c, "the input is not a dense constant");
+    c->exact = EVAL_CHECKED; /* reads only the shape */
     int64_t n = tensor_numel(x);
     return ints_out(c, 0, &n, 1, true);
 }
@@ -464,6 +466,8 @@ static int eval_range(EvalCtx *c)
     if (!s || !l || !d || tensor_numel(s) != 1 || l->dtype != s->dtype || d->dtype != s->dtype ||
         tensor_numel(l) != 1 || tensor_numel(d) != 1 || s->dtype == DT_BOOL)
         return eval_decline(c, "start, limit and delta are not scalars of one type");
+    if (eval_any_inexact(c)) /* the count is a ceiling: a step at each integer */
+        return eval_decline_step(c);
     const uint8_t *sb = eval_bytes(c, s), *lb = sb ? eval_bytes(c, l) : NULL;
     const uint8_t *db = lb ? eval_bytes(c, d) : NULL;
     if (!db)

@@ -46,6 +46,8 @@ typedef struct Tensor {
     bool sparse;      /* a graph's sparse_initializer: wire is the SparseTensorProto,
                        * dims its dense shape; no element bytes (data, gen NULL) */
     bool changed;     /* dtype, dims or data differ from wire */
+    bool inexact;     /* fold computed it with roundings onnxruntime may do otherwise
+                       * (core/eval.h); only while fold decides, never stored */
     size_t ndims;
     int64_t *dims;
     const void *data; /* little-endian elements; NULL if not in memory */

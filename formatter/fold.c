@@ -25,7 +25,19 @@
  * to make a large tensor from a small one at run time, and folding them
  * would grow the file and the memory a loader needs by that tensor to save
  * a cheap operation. Results of at least one writer chunk
- * are computed while written (core/lazy.h) when their kernel can. */
+ * are computed while written (core/lazy.h) when their kernel can.
+ *
+ * Inexact results (core/eval.h, Exactness: exp, softmax, sums in another
+ * order...) are held back until the end of the sweep (FoldPending): an op
+ * with a step (Floor, a comparison, ArgMax...) that one of them feeds
+ * within a few ulps of that step declines, and then the inexact nodes
+ * feeding it stay too, so that onnxruntime computes the value and its step
+ * from its own roundings, as it would in the input model. Keeping only the
+ * stepping op would not do: it would read fold's rounding, stored. The
+ * others are folded at the end of the sweep (with every result after the
+ * first held back, so that initializers keep the order of their nodes);
+ * a stored value is what
+ * onnxruntime reads, so a folded result is exact in later runs. */
 #include <string.h>
 
 #include "../core/eval.h"
@@ -61,9 +73,35 @@ static bool fold_grows(const Op *op)
     return op_is(op, "Expand") || op_is(op, "Tile") || op_is(op, "ConstantOfShape");
 }
 
-/* v's constant value, or NULL (see the file comment). */
-static const Tensor *fold_constant(const Var *v)
+/* A node with inexact results, not yet replaced by them (file comment). */
+typedef struct FoldPending {
+    Op *op;
+    Tensor **outs;
+    bool keep; /* an op with a step reads it near that step */
+    struct FoldPending *next;
+} FoldPending;
+
+/* One sweep over a graph. */
+typedef struct FoldRun {
+    NameMap rewritten; /* names written by more than one node (fold_outputs_ok) */
+    NameMap pending;   /* output name -> its FoldPending */
+    FoldPending *first, **last;
+    size_t n_pending;
+} FoldRun;
+
+/* v's held-back result, or NULL. */
+static FoldPending *fold_pending_of(const FoldRun *run, const Var *v)
 {
+    FoldPending *p = v->producer ? namemap_get(&run->pending, v->name) : NULL;
+    return p && p->op == v->producer ? p : NULL;
+}
+
+/* v's constant value, or NULL (see the file comment). */
+static const Tensor *fold_constant(const FoldRun *run, const Var *v)
+{
+    FoldPending *p = v ? fold_pending_of(run, v) : NULL;
+    if (p)
+        return p->outs[v->producer_slot];
     if (!v || !v->param || v->param->sparse)
         return NULL;
     if (v->is_input && v->graph->model->ir_version >= 4)
@@ -72,14 +110,14 @@ static const Tensor *fold_constant(const Var *v)
 }
 
 /* Fills ins[] with op's constant inputs; false unless every present input is one. */
-static bool fold_inputs(const Op *op, const Tensor **ins, size_t *bytes)
+static bool fold_inputs(const FoldRun *run, const Op *op, const Tensor **ins, size_t *bytes)
 {
     *bytes = 0;
     for (size_t i = 0; i < op->n_inputs; i++) {
         ins[i] = NULL;
         if (!op->inputs[i])
             continue;
-        if (!(ins[i] = fold_constant(op->inputs[i])))
+        if (!(ins[i] = fold_constant(run, op->inputs[i])))
             return false;
         *bytes += ins[i]->nbytes;
     }
@@ -107,9 +145,31 @@ static size_t fold_limit(const Model *m)
     return m->fold_limit ? m->fold_limit : FOLD_DEFAULT_LIMIT;
 }
 
+/* Marks the float results of a kernel inexact as its exactness says
+ * (eval.h). Integer and bool results are exact: -1 when a kernel made them
+ * from an inexact input without checking its steps (a kernel this policy
+ * forgot declines rather than decides a step); else whether a result is
+ * inexact. */
+static int fold_mark_inexact(EvalCtx *c)
+{
+    bool from_inexact = eval_any_inexact(c), any = false;
+    for (size_t i = 0; i < c->n_out; i++) {
+        Tensor *t = c->out[i];
+        if (t && !dtype_is_float(t->dtype) && from_inexact && c->exact != EVAL_CHECKED)
+            return -1;
+        if (t && dtype_is_float(t->dtype)) {
+            t->inexact = c->exact == EVAL_ROUNDS || (c->exact == EVAL_KEEPS && from_inexact);
+            any |= t->inexact;
+        }
+    }
+    return any;
+}
+
 /* Evaluates op, whose inputs are ins (in_bytes in all), into outs:
- * EVAL_OK, EVAL_DECLINE (op stays) or EVAL_OOM. */
-static int fold_eval(Op *op, OpEvalFn eval, const Tensor **ins, size_t in_bytes, Tensor **outs)
+ * EVAL_OK, EVAL_DECLINE (op stays; *step: an inexact input near a step) or
+ * EVAL_OOM. *inexact: a result is inexact. */
+static int fold_eval(Op *op, OpEvalFn eval, const Tensor **ins, size_t in_bytes, Tensor **outs,
+                     bool *step, bool *inexact)
 {
     Model *m = op->graph->model;
     size_t limit = fold_limit(m), growth = m->fold_growth ? m->fold_growth : FOLD_GROWTH;
@@ -117,8 +177,12 @@ static int fold_eval(Op *op, OpEvalFn eval, const Tensor **ins, size_t in_bytes,
     grown = grown > FOLD_SMALL ? grown : FOLD_SMALL;
     bool grows = fold_grows(op) && grown < limit;
     EvalCtx c = {op, model_domain_opset(m, ""), ins, op->n_inputs, outs, op->n_outputs,
-                 &m->arena, m, grows ? grown : limit, FOLD_LAZY_FROM, NULL};
-    int rc = eval(&c);
+                 &m->arena, m, grows ? grown : limit, FOLD_LAZY_FROM, NULL, EVAL_KEEPS, false};
+    int rc = eval(&c), marked = rc ? 0 : fold_mark_inexact(&c);
+    if (marked < 0)
+        rc = eval_decline_step(&c);
+    *step = rc == EVAL_DECLINE && c.step;
+    *inexact = marked > 0;
     if (rc == EVAL_DECLINE && grows && c.why && strstr(c.why, "fold limit"))
         model_warn(m, op_label(op), "not folded: the result would be more than twice the "
                    "size of its inputs");
@@ -196,22 +260,84 @@ static int fold_known(Op *op, Diag *d)
 }
 
 /* True when every present input of op is a constant. */
-static bool fold_all_constant(const Op *op)
+static bool fold_all_constant(const FoldRun *run, const Op *op)
 {
     for (size_t i = 0; i < op->n_inputs; i++)
-        if (op->inputs[i] && !fold_constant(op->inputs[i]))
+        if (op->inputs[i] && !fold_constant(run, op->inputs[i]))
             return false;
     return true;
 }
 
-static int fold_op(Op *op, const NameMap *rewritten, Diag *d)
+/* op declined near a step: the held-back nodes its inputs come from, and
+ * theirs, stay (file comment). A worklist, not recursion: a chain may be
+ * as long as the graph. */
+static int fold_keep_chain(FoldRun *run, Arena *a, const Op *op)
+{
+    const Op **work = arena_array(a, run->n_pending + 1, sizeof *work);
+    size_t n = 0;
+    if (!work)
+        return -1;
+    work[n++] = op;
+    while (n) {
+        const Op *o = work[--n];
+        for (size_t i = 0; i < o->n_inputs; i++) {
+            const Var *v = o->inputs[i];
+            FoldPending *p = v ? fold_pending_of(run, v) : NULL;
+            if (p && !p->keep && p->outs[v->producer_slot]->inexact) {
+                p->keep = true;
+                work[n++] = p->op;
+            }
+        }
+    }
+    return 0;
+}
+
+/* Holds op's inexact results back until the end of the sweep. */
+static int fold_hold(FoldRun *run, Arena *a, Op *op, Tensor **outs)
+{
+    FoldPending *p = arena_alloc(a, sizeof *p);
+    if (!p)
+        return -1;
+    *p = (FoldPending){op, outs, false, NULL};
+    for (size_t i = 0; i < op->n_outputs; i++)
+        if (op->outputs[i] && namemap_put(&run->pending, op->outputs[i]->name, p))
+            return -1;
+    *run->last = p;
+    run->last = &p->next;
+    run->n_pending++;
+    return 0;
+}
+
+/* The end of a sweep: held-back results replace their nodes, except those
+ * kept for an op with a step. A stored result is what onnxruntime will
+ * read: exact from now on. */
+static int fold_commit(FoldRun *run, Model *m)
+{
+    for (FoldPending *p = run->first; p; p = p->next) {
+        const char *label = op_label(p->op);
+        if (p->keep) {
+            model_warn(m, label, "not folded: an op with a step reads its inexact result "
+                       "near that step (onnxruntime computes both)");
+            continue;
+        }
+        for (size_t i = 0; i < p->op->n_outputs; i++)
+            if (p->outs[i])
+                p->outs[i]->inexact = false;
+        if (op_outputs_to_params(p->op, p->outs))
+            return -1;
+        model_note(m, "folded", label);
+    }
+    return 0;
+}
+
+static int fold_op(FoldRun *run, Op *op, Diag *d)
 {
     Model *m = op->graph->model;
-    if (!fold_outputs_ok(op, rewritten))
+    if (!fold_outputs_ok(op, &run->rewritten))
         return 0;
     if (fold_excluded(op))
         return 0;
-    if (!fold_all_constant(op))
+    if (!fold_all_constant(run, op))
         return fold_known(op, d);
     OpEvalFn eval = ops_kernel("", op->type, model_domain_opset(m, ""), op->n_inputs,
                                op->n_outputs);
@@ -222,28 +348,34 @@ static int fold_op(Op *op, const NameMap *rewritten, Diag *d)
         return 0;
     if (!ins)
         return diag_set(d, PPQ_EINTERNAL, "out of memory in pass fold");
-    fold_inputs(op, ins, &in_bytes);
+    fold_inputs(run, op, ins, &in_bytes);
     Tensor **outs = arena_array(&m->arena, op->n_outputs, sizeof *outs);
     if (!outs)
         return diag_set(d, PPQ_EINTERNAL, "out of memory in pass fold");
     memset(outs, 0, op->n_outputs * sizeof *outs);
-    int rc = fold_eval(op, eval, ins, in_bytes, outs);
-    if (rc == EVAL_DECLINE)
-        return 0;
+    bool step, inexact;
+    int rc = fold_eval(op, eval, ins, in_bytes, outs, &step, &inexact);
     const char *label = op_label(op);
+    if (rc == EVAL_DECLINE)
+        return step && fold_keep_chain(run, &m->arena, op)
+                   ? diag_set(d, PPQ_EINTERNAL, "out of memory in pass fold (node '%s')", label)
+                   : 0;
     if (!rc)
         fold_keep_external(op, outs);
-    if (rc || op_outputs_to_params(op, outs))
+    if (!rc && (inexact || run->first)) /* after one, all: initializers stay in node order */
+        rc = fold_hold(run, &m->arena, op, outs);
+    else if (!rc && !(rc = op_outputs_to_params(op, outs)))
+        model_note(m, "folded", label);
+    if (rc)
         return diag_set(d, PPQ_EINTERNAL, "out of memory in pass fold (node '%s')", label);
-    model_note(m, "folded", label);
     return 0;
 }
 
 /* The branch an If runs when its condition is a one-element bool constant
  * (*then: which one), else NULL. */
-static Graph *fold_if_branch(const Op *op, bool *then)
+static Graph *fold_if_branch(const FoldRun *run, const Op *op, bool *then)
 {
-    const Tensor *c = op->n_inputs == 1 ? fold_constant(op->inputs[0]) : NULL;
+    const Tensor *c = op->n_inputs == 1 ? fold_constant(run, op->inputs[0]) : NULL;
     if (!c || c->dtype != DT_BOOL || tensor_numel(c) != 1 || !tensor_has_bytes(c))
         return NULL;
     *then = tensor_get_f64(c, 0) != 0;
@@ -257,10 +389,10 @@ static Graph *fold_if_branch(const Op *op, bool *then)
  * it changes anything (FACTS_SETTLE), so the inlined nodes whose inputs are
  * constants, or whose shapes inference now sees without the If between
  * them and their readers, fold in the same round. */
-static int fold_if(Op *op, Diag *d)
+static int fold_if(const FoldRun *run, Op *op, Diag *d)
 {
     bool then = false;
-    Graph *branch = fold_if_branch(op, &then);
+    Graph *branch = fold_if_branch(run, op, &then);
     if (!branch)
         return 0;
     Model *m = op->graph->model;
@@ -276,29 +408,33 @@ static int fold_if(Op *op, Diag *d)
 
 /* params: whether g takes new parameters (folded results); an If is
  * inlined either way, as long as its branch brings none. */
-static int fold_graph(Graph *g, const NameMap *rewritten, bool params, Diag *d)
+static int fold_graph(FoldRun *run, Graph *g, bool params, Diag *d)
 {
     for (size_t i = 0; i < g->n_ops; i++) {
         Op *op = g->ops[i];
         if (op->removed)
             continue;
-        if (op_is(op, "If") ? fold_if(op, d) : params && fold_op(op, rewritten, d))
+        if (op_is(op, "If") ? fold_if(run, op, d) : params && fold_op(run, op, d))
             return d->code;
     }
+    if (fold_commit(run, g->model))
+        return diag_set(d, PPQ_EINTERNAL, "out of memory in pass fold");
     return 0;
 }
 
 int pass_fold(Graph *g, Diag *d)
 {
-    NameMap rewritten = {0};
-    for (size_t i = 0; i < g->n_vars; i++) {
+    FoldRun run = {0};
+    run.last = &run.first;
+    int rc = 0;
+    for (size_t i = 0; !rc && i < g->n_vars; i++) {
         Var *v = g->vars[i];
-        if (v->shadowed && !v->removed && namemap_put(&rewritten, v->name, v)) {
-            namemap_free(&rewritten);
-            return diag_set(d, PPQ_EINTERNAL, "out of memory in pass fold");
-        }
+        if (v->shadowed && !v->removed && namemap_put(&run.rewritten, v->name, v))
+            rc = diag_set(d, PPQ_EINTERNAL, "out of memory in pass fold");
     }
-    int rc = fold_graph(g, &rewritten, graph_takes_new_params(g), d);
-    namemap_free(&rewritten);
+    if (!rc)
+        rc = fold_graph(&run, g, graph_takes_new_params(g), d);
+    namemap_free(&run.rewritten);
+    namemap_free(&run.pending);
     return rc;
 }

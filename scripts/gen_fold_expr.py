@@ -67,6 +67,78 @@ class FoldExpr:
     def small(self, shape):
         return int(np.prod(shape, dtype=np.int64)) <= MAX_ELEMS
 
+    # -- ops with a step fed by inexact values ------------------------------------
+    STEPS = ['Floor', 'Ceil', 'Round', 'Sign', 'Less', 'Greater', 'Equal', 'LessOrEqual',
+             'GreaterOrEqual', 'cast_int', 'cast_bool', 'Mod', 'ArgMax', 'ArgMin', 'away']
+    # Float to integer Cast inputs near the ends of each type (int64, int32, int8, uint8).
+    # Not NaN, inf or values outside the type: C++ leaves those undefined, and onnxruntime's
+    # own graph optimisations then change its answer (fold keeps them: tests/passes/fold.py).
+    CAST_VALUES = {7: [3e9, -3e9, 2.7, -2.7, 9.2e18, -9.2e18], 6: [2.7, -2.7, 1e9, -2147483520.0],
+                   3: [-128.9, 127.5, -2.7], 2: [0.5, 255.9, 127.5, 2.7]}
+
+    def step_expr(self, shape):
+        """A float32 value of shape (rank >= 1, opset >= 11) whose op has a step (Floor ...
+        Cast to an integer, ArgMax ties) applied to a value computed inexactly from constants
+        that lies at the step in exact arithmetic: the row sums of a softmax (CumSum's last
+        column), halved for Round, less one for Sign; a row with ties for ArgMax/ArgMin; or
+        Floor of an Exp, mostly away from its steps. fold must keep such a node and its
+        inexact inputs for onnxruntime to compute (core/eval.h, Exactness). Also integer
+        edge cases: int64 Pow (onnxruntime: std::pow in double, 3^39 is not the exact power;
+        beyond the type undefined) and float to integer Cast near the ends of the type."""
+        if self.chance(0.2) and self.g.dtype != F16:    # powers overflow float16
+            return self.int_edge(shape)
+        last = len(shape) - 1
+        c = self.rng.uniform(-2, 2, size=shape).astype(np.float32)
+        if self.chance(0.5):
+            c[..., -1] = c[..., 0]       # ties for ArgMax/ArgMin
+        # Constant nodes, never an initializer a caller may override (gen_random_model's
+        # init_inputs): then the CumSum is computed at run time from fold's Softmax.
+        sm = self.node('Softmax', [self.g.const(c, 'node')], axis=last)
+        base = self.node('CumSum', [sm, self.g.const(np.array(last, np.int64), 'node')])
+        one = self.g.const(np.float32(1.0), 'node')
+        op = self.pick([o for o in self.STEPS if o not in ('LessOrEqual', 'GreaterOrEqual')
+                        or self.opset >= 12])
+        if op in ('Floor', 'Ceil'):
+            return self.node(op, [base])
+        if op == 'Round':
+            return self.node('Round', [self.node('Mul', [base, self.half_f32()])])
+        if op == 'Sign':
+            return self.node('Sign', [self.node('Sub', [base, one])])
+        if op == 'Mod':
+            return self.node('Mod', [base, one], fmod=1)
+        if op == 'away':
+            return self.node('Floor', [self.node('Exp', [self.g.const(c)])])
+        if op in ('ArgMax', 'ArgMin'):
+            got = self.node(op, [sm], axis=last, keepdims=1)
+            return self.node('Expand', [self.node('Cast', [got], to=F32), self.ints(shape)])
+        if op.startswith('cast'):
+            got = self.node('Cast', [base], to=self.pick([I64, 6]) if op == 'cast_int' else 9)
+            return self.node('Cast', [got], to=F32)
+        return self.node('Cast', [self.node(op, [base, one])], to=F32)
+
+    def int_edge(self, shape):
+        """Pow of int64 or int32 constants (exponents -3..44, as far as the power fits the
+        type: 3^39 beyond 2^53) or a float to integer Cast of CAST_VALUES, cast to float32."""
+        if self.opset >= 12 and self.chance(0.5):      # integer Pow from opset 12
+            dt = self.pick([np.int64, np.int32])
+            b = self.rng.integers(-9, 10, size=shape)
+            # the largest exponent whose power fits the type (beyond: undefined in C++, and
+            # onnxruntime's answer then changes with its graph optimisations); 0 to no
+            # negative power (inf)
+            top = np.where(np.abs(b) < 2, 60, np.floor((31 if dt == np.int32 else 63) /
+                                                       np.log2(np.maximum(np.abs(b), 2)) - 1e-9))
+            e = np.minimum(self.rng.integers(-3, 45, size=shape), top.astype(np.int64))
+            e = np.where(b == 0, np.abs(e), e)
+            base = self.g.const(b.astype(dt), 'init')
+            exp = self.g.const(e.astype(dt), 'init')
+            return self.node('Cast', [self.node('Pow', [base, exp])], to=F32)
+        to = self.pick([I64, 6, 3, 2])      # int64, int32, int8, uint8
+        vals = np.array(self.rng.choice(self.CAST_VALUES[to], size=shape), np.float32)
+        return self.node('Cast', [self.node('Cast', [self.g.const(vals, 'init')], to=to)], to=F32)
+
+    def half_f32(self):
+        return self.g.const(np.float32(0.5), 'node')
+
     # -- float expressions -------------------------------------------------------
     def float_expr(self, shape, depth):
         """A float32 value of exactly shape, depth levels of ops over constants."""

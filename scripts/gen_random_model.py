@@ -899,6 +899,22 @@ class ModelGen:
         self.value(self.node(op, [x.name, c] if self.chance(0.7) else [c, x.name]), x.shape)
         return True
 
+    def p_step_expr(self):
+        """An op with a step (Floor, Round, Sign, comparisons, Cast to an integer, ArgMax)
+        over a constant softmax row sum or tie (gen_fold_expr.FoldExpr.step_expr), cast to the
+        model's dtype and added to a value: fold must leave such a node to onnxruntime."""
+        x = self.operand()
+        if x is None or not x.rank or self.opset < 11:
+            return False
+        tail = list(x.shape[int(self.rng.integers(0, x.rank)):])
+        while int(np.prod(tail, dtype=np.int64)) > gen_fold_expr.MAX_ELEMS and len(tail) > 1:
+            tail = tail[1:]
+        c = gen_fold_expr.FoldExpr(self, 0.0, TP.FLOAT).step_expr(tail)
+        if self.dtype != TP.FLOAT:
+            c = self.node('Cast', [c], to=self.dtype)
+        self.value(self.node('Add', [x.name, c]), x.shape)
+        return True
+
     def const_transpose(self, shape):
         perm = [int(p) for p in self.rng.permutation(len(shape))]
         src = [0] * len(shape)
@@ -1237,6 +1253,7 @@ class ModelGen:
         ('p_shape_reshape', 0.6), ('p_const_subgraph', 0.7), ('p_matmul_bias', 0.8),
         ('p_pad_pool', 0.8), ('p_noop', 1.2), ('p_bn_conv', 0.5), ('p_fold_expr', 1.0),
         ('p_rnn', 0.4), ('p_dyn_shape', 0.6),
+        ('p_step_expr', float(os.environ.get('GEN_STEP_WEIGHT', '0.5'))),
     ]
 
     # -- whole model -----------------------------------------------------------

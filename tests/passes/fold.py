@@ -2,6 +2,8 @@
 
 Its test models (builders registered with @model; testdata/fold/<case>.onnx)
 and what each must look like after formatting (SPECS, run by tests/test_passes.py)."""
+import math
+
 import numpy as np
 from onnx import TensorProto as TP
 from onnx import helper
@@ -126,6 +128,138 @@ def _(r):
         inits=[raw_tensor("S1", np.array([-16, -1, 0, 3], np.float32)),
                raw_tensor("S2", np.array([-20, 1], np.float32)),
                raw_tensor("S3", np.array([-20, 1], np.float64))]))
+
+
+@model("step_near")
+def _(r):
+    """Ops with a step fed by inexact values (eval.h, Exactness; seed 696359904269):
+    Floor(CumSum(Softmax(W, axis=1))) whose last column is 1 in double and 0.99999994 on
+    some rows in onnxruntime's float32 (floor0); Greater(Exp(Z), ONE) with Exp(0) = 1 (gt3);
+    ArgMax of a Softmax row with a tie (argmax4); each added to an input. Away from a
+    step: Floor(Exp(E)) (floor1); from an initializer: Floor(ONE) at the step (floor2).
+    Expect: floor0, gt3, argmax4 and the inexact nodes feeding them kept, with warnings;
+    floor1 and floor2 folded to their numpy values."""
+    w = np.array([[0.7770999, 0.11666273, -1.64223], [0.8353945, 0.16535194, 0.62590307],
+                  [1.0247554, -0.3445891, 1.4815944], [-1.5909989, -1.174663, -1.0266094],
+                  [0.31955901, -1.5125602, -0.57389605]], np.float32)
+    return finish(graph(
+        [node("Softmax", ["W"], ["sm"], "sm0", axis=1),
+         node("CumSum", ["sm", "ax1"], ["cs"], "cs0"),
+         node("Floor", ["cs"], ["fl"], "floor0"), node("Add", ["X0", "fl"], ["Y0"], "add0"),
+         node("Exp", ["E"], ["e"], "exp1"), node("Floor", ["e"], ["fe"], "floor1"),
+         node("Add", ["X1", "fe"], ["Y1"], "add1"),
+         node("Floor", ["ONE"], ["fo"], "floor2"), node("Add", ["X2", "fo"], ["Y2"], "add2"),
+         node("Exp", ["Z"], ["ez"], "exp3"), node("Greater", ["ez", "ONE"], ["gt"], "gt3"),
+         node("Cast", ["gt"], ["gf"], "cast3", to=TP.FLOAT),
+         node("Add", ["X2", "gf"], ["Y3"], "add3"),
+         node("Softmax", ["T"], ["st"], "sm4", axis=1),
+         node("ArgMax", ["st"], ["am"], "argmax4", axis=1),
+         node("Add", ["X4", "am"], ["Y4"], "add4")],
+        "fold_step_near", [fvi("X0", [5, 3]), fvi("X1", [3]), fvi("X2", [3]),
+                           vi("X4", TP.INT64, [2, 1])],
+        [fvi("Y0", [5, 3]), fvi("Y1", [3]), fvi("Y2", [3]), fvi("Y3", [3]),
+         vi("Y4", TP.INT64, [2, 1])],
+        inits=[raw_tensor("W", w), i64("ax1", 1),
+               raw_tensor("E", np.array([0.5, 1.5, -0.7], np.float32)),
+               raw_tensor("ONE", np.array([1.0, 2.0, 0.99999994], np.float32)),
+               raw_tensor("Z", np.array([0.0, 0.0, 0.0], np.float32)),
+               raw_tensor("T", np.array([[1, 1, 0], [0, 2, 1]], np.float32))]), opset=13)
+
+
+def _adds(pairs, dtype_of):
+    """An Add(X_i, v) per folded value v: nodes, graph inputs and outputs."""
+    nodes, ins, outs = [], [], []
+    for i, (v, n) in enumerate(pairs):
+        nodes.append(node("Add", ["X%d" % i, v], ["Y%d" % i], "add%d" % i))
+        ins.append(vi("X%d" % i, dtype_of[i], [n]))
+        outs.append(vi("Y%d" % i, dtype_of[i], [n]))
+    return nodes, ins, outs
+
+
+I32 = np.int32
+INT64_MIN, INT32_MIN = -2 ** 63, -2 ** 31
+
+
+@model("int_pow")
+def _(r):
+    """Integer Pow as onnxruntime computes it: std::pow in double, converted to the type
+    (issue 30): int64 3^39 is 4052555153018976256 (not the exact ...267), 7^22, negative
+    exponents (2^-1 = 0, 1^-5 = 1), 0^0 = 1 (pow0); int32 base with an int64 exponent
+    (pow1); an int64 base with a float exponent (pow2). Results outside the type (10^19,
+    0^-1 = inf, int32 3^20) are undefined in C++ (x86 gives the minimum): pow3, pow4 stay.
+    Expect: pow0-pow2 folded to the double values; pow3, pow4 kept with warnings."""
+    pw, ins, outs = _adds([("p0", 9), ("p1", 3), ("p2", 3), ("p3", 2), ("p4", 1)],
+                          [TP.INT64, TP.INT32, TP.INT64, TP.INT64, TP.INT32])
+    return finish(graph(
+        [node("Pow", ["B0", "E0"], ["p0"], "pow0"), node("Pow", ["B1", "E1"], ["p1"], "pow1"),
+         node("Pow", ["B2", "E2"], ["p2"], "pow2"), node("Pow", ["B3", "E3"], ["p3"], "pow3"),
+         node("Pow", ["B4", "E4"], ["p4"], "pow4")] + pw,
+        "fold_int_pow", ins, outs,
+        inits=[i64("B0", [3, 2, -3, 0, 2, -2, 7, 1, -1]), i64("E0", [39, 62, 39, 0, -1, -3, 22, -5, -5]),
+               raw_tensor("B1", np.array([3, 2, -2], I32)), i64("E1", [19, 30, -1]),
+               i64("B2", [2, 4, 3]), raw_tensor("E2", np.array([0.5, -0.5, 39.0], np.float32)),
+               i64("B3", [10, 0]), i64("E3", [19, -1]),
+               raw_tensor("B4", np.array([3], I32)), raw_tensor("E4", np.array([20], I32))]),
+        opset=15)
+
+
+def _pow_as_ort(b, e, dt):
+    """C's pow (math.pow; numpy's np.power rounds 7.0**22 otherwise), truncated."""
+    return np.array([int(math.pow(float(x), float(y))) for x, y in zip(b, e)], dt)
+
+
+@model("int_undefined")
+def _(r):
+    """Div and Mod (fmod 0) of the type's minimum by -1 kill onnxruntime with SIGFPE (div0:
+    int32, mod1: int64): undefined in C++, not for fold to decide. Expect: both kept with
+    warnings (no numbers: onnxruntime cannot run the model)."""
+    tail, ins, outs = _adds([("d", 2), ("m", 1)], [TP.INT32, TP.INT64])
+    return finish(graph(
+        [node("Div", ["D0", "D1"], ["d"], "div0"), node("Mod", ["M0", "M1"], ["m"], "mod1")]
+        + tail, "fold_int_undefined", ins, outs,
+        inits=[raw_tensor("D0", np.array([INT32_MIN, 7], I32)),
+               raw_tensor("D1", np.array([-1, 2], I32)),
+               i64("M0", [INT64_MIN]), i64("M1", [-1])]), opset=13)
+
+
+@model("int_fmod_wrap")
+def _(r):
+    """Mod fmod=1 of int64 is onnxruntime's std::fmod in double (mod0: 2^62+1 fmod 3 = 1,
+    2^53+1 fmod 2 = 0); Abs, Neg and Add of int32 wrap (abs1, neg2, sum3). Expect: all
+    folded to onnxruntime's values."""
+    tail, ins, outs = _adds([("f", 3), ("a", 2), ("n", 2), ("s", 1)],
+                            [TP.INT64, TP.INT32, TP.INT32, TP.INT32])
+    return finish(graph(
+        [node("Mod", ["F0", "F1"], ["f"], "mod0", fmod=1), node("Abs", ["A0"], ["a"], "abs1"),
+         node("Neg", ["A0"], ["n"], "neg2"), node("Add", ["S0", "S1"], ["s"], "sum3")] + tail,
+        "fold_int_fmod_wrap", ins, outs,
+        inits=[i64("F0", [2 ** 62 + 1, 2 ** 53 + 1, -7]), i64("F1", [3, 2, 3]),
+               raw_tensor("A0", np.array([INT32_MIN, -5], I32)),
+               raw_tensor("S0", np.array([2 ** 31 - 1], I32)),
+               raw_tensor("S1", np.array([1], I32))]), opset=13)
+
+
+@model("cast_range")
+def _(r):
+    """Float to integer Cast: truncation where the value fits (cast0: float32 to int32 of
+    2.7, -2.7, 1e9; cast1: to uint8 of 255.9, 0.5); NaN, inf and values outside the type are
+    undefined in C++ and onnxruntime gives what the machine does (x86: int32 minimum; 300 to
+    uint8 is 44): cast2 (int32 of NaN, 3e9), cast3 (uint8 of 300, -1) and cast4 (int64 of
+    -inf) stay. Expect: cast0, cast1 folded; cast2-cast4 kept with warnings."""
+    tail, ins, outs = _adds([("c0", 3), ("c2", 2), ("c4", 1)], [TP.INT32, TP.INT32, TP.INT64])
+    outs += [vi("c1", TP.UINT8, [2]), vi("c3", TP.UINT8, [2])]  # no uint8 Add before opset 14
+    return finish(graph(
+        [node("Cast", ["C0"], ["c0"], "cast0", to=TP.INT32),
+         node("Cast", ["C1"], ["c1"], "cast1", to=TP.UINT8),
+         node("Cast", ["C2"], ["c2"], "cast2", to=TP.INT32),
+         node("Cast", ["C3"], ["c3"], "cast3", to=TP.UINT8),
+         node("Cast", ["C4"], ["c4"], "cast4", to=TP.INT64)] + tail,
+        "fold_cast_range", ins, outs,
+        inits=[raw_tensor("C0", np.array([2.7, -2.7, 1e9], np.float32)),
+               raw_tensor("C1", np.array([255.9, 0.5], np.float32)),
+               raw_tensor("C2", np.array([np.nan, 3e9], np.float32)),
+               raw_tensor("C3", np.array([300, -1], np.float32)),
+               raw_tensor("C4", np.array([-np.inf], np.float32))]), opset=13)
 
 
 @model("int_arith")
@@ -920,6 +1054,32 @@ SPECS = {
         folded_input("add1", 1, lambda I: (1 / (1 + np.exp(-I("S1").astype(np.float64))))
                      .astype(np.float32)),
         folded_input("add3", 1, lambda I: 1 / (1 + np.exp(-I("S3"))))], warns=["sig2"]),
+    "step_near": dict(both=[
+        kept("sm0", "cs0", "floor0", "exp3", "gt3", "sm4", "argmax4"),
+        removed("exp1", "floor1", "floor2"),
+        folded_input("add1", 1, lambda I: np.floor(np.exp(I("E").astype(np.float64)))
+                     .astype(np.float32)),
+        folded_input("add2", 1, lambda I: np.floor(I("ONE")))],
+        warns=["floor0", "sm0", "cs0", "gt3", "exp3", "argmax4", "sm4"]),
+    "int_pow": dict(both=[
+        removed("pow0", "pow1", "pow2"), kept("pow3", "pow4"),
+        folded_input("add0", 1, lambda I: _pow_as_ort(I("B0"), I("E0"), np.int64)),
+        folded_input("add1", 1, lambda I: _pow_as_ort(I("B1"), I("E1"), I32)),
+        folded_input("add2", 1, lambda I: _pow_as_ort(I("B2"), I("E2"), np.int64))],
+        warns=["pow3", "pow4"]),
+    "int_undefined": dict(both=[kept("div0", "mod1")], warns=["div0", "mod1"],
+                          no_numbers="onnxruntime dies of SIGFPE on the minimum divided by -1"),
+    "int_fmod_wrap": dict(both=[
+        removed("mod0", "abs1", "neg2", "sum3"),
+        folded_input("add0", 1, lambda I: np.array([1, 0, -1], np.int64)),
+        folded_input("add1", 1, lambda I: np.array([INT32_MIN, 5], I32)),
+        folded_input("add2", 1, lambda I: np.array([INT32_MIN, 5], I32)),
+        folded_input("add3", 1, lambda I: np.array([INT32_MIN], I32))]),
+    "cast_range": dict(both=[
+        removed("cast0", "cast1"), kept("cast2", "cast3", "cast4"),
+        folded_input("add0", 1, lambda I: np.array([2, -2, 1000000000], I32)),
+        output_param("c1", lambda I: np.array([255, 0], np.uint8))],
+        warns=["cast2", "cast3", "cast4"]),
     "int_arith": dict(both=[
         op_count("Add", 1), kept("add0"), folded_input("add0", 1, _int_arith)]),
     "mask": dict(both=[

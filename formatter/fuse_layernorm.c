@@ -20,10 +20,8 @@
  * constant, stash_type its default (float). Its Scale and B must have the
  * normalized shape: gamma/beta are used as they are when they have it, else
  * broadcast to it (and ones written when there is no gamma), which needs the
- * normalized shape from x's declared shape or, when x has none, from
- * gamma/beta's own dims (all above 1: a 1 could be broadcast; x is then
- * taken to have those dims, as the Mul by gamma implies unless x's were 1
- * and broadcast, which LayerNormalization refuses). gamma/beta keep their type,
+ * normalized shape from x's shape (inferred or declared; gamma's dims do not
+ * tell it: x's may be 1 there and broadcast). gamma/beta keep their type,
  * which must be x's. Every intermediate value must be read by the pattern
  * alone and be no graph output; the output keeps its name. */
 #include <string.h>
@@ -164,25 +162,14 @@ static bool match_variance(LnMatch *lm, Op *square, Op *norm, Var *const *subs, 
 }
 
 /* Can parameter p (gamma or beta) broadcast to the normalized shape without
- * raising the rank of y? Sets the normalized dims from p's when unknown and
- * p tells them (trailing k dims above 1, leading ones 1). */
+ * raising the rank of y? p's dims never stand for x's: where x's are not
+ * known they may be 1, broadcast up by p, and a LayerNormalization over them
+ * computes something else (the node then stays: ln_obstacle). */
 static bool fits_normalized(LnMatch *lm, const Tensor *p)
 {
     size_t max_rank = lm->rank >= 0 ? (size_t)lm->rank : lm->k;
     if (p->ndims > max_rank || !dtype_is_float(p->dtype))
         return false;
-    if (!lm->nd_known && p->ndims >= lm->k) {
-        bool tells = true;
-        for (size_t i = 0; i < p->ndims; i++) {
-            int64_t dim = p->dims[i];
-            tells = tells && (i < p->ndims - lm->k ? dim == 1 : dim > 1);
-        }
-        if (!tells)
-            return false;
-        for (size_t i = 0; i < lm->k; i++)
-            lm->nd[i] = p->dims[p->ndims - lm->k + i];
-        lm->nd_known = true;
-    }
     for (size_t i = 0; lm->nd_known && i < p->ndims; i++) {
         size_t from_end = p->ndims - i; /* 1: last axis */
         int64_t dim = p->dims[i];
@@ -397,7 +384,7 @@ static const char *ln_obstacle(const LnMatch *lm, int32_t *dt)
     if ((gdt && gdt != *dt) || (bdt && bdt != *dt))
         return "gamma or beta is not of its input's type";
     if (!lm->nd_known)
-        return "the normalized shape is not known (no declared shape, no gamma telling it)";
+        return "the normalized shape is not known (x's trailing dims are not static)";
     bool fresh = !lm->gamma || !has_normalized_shape(lm, lm->gamma) ||
                  (lm->beta && !has_normalized_shape(lm, lm->beta));
     if (fresh && !graph_takes_new_params(lm->last->graph))

@@ -188,6 +188,14 @@ def _(r):
     return ln_model("fuseln_symbolic_no_gamma", ("B", "T", "C"), [-1])
 
 
+@model("symbolic_gamma_broadcasts")
+def _(r):
+    """X [3, 'C'] with gamma and beta [2]: C may be 1 at run time, and the Mul by gamma
+    broadcasts it to 2, where a LayerNormalization over C would compute another thing
+    (random-model seed 37205928). Expect: kept, with a warning."""
+    return ln_model("fuseln_symbolic_gamma_broadcasts", (3, "C"), [-1], gshape=(2,), bshape=(2,))
+
+
 @model("float16")
 def _(r):
     """The torch pattern on a float16 X [2,5,8] with float16 constants (eps
@@ -303,6 +311,8 @@ SPECS = {
                                                               ("beta", 1), (8,))]),
     "symbolic_no_gamma": dict(both=[op_count("ReduceMean", 2), no_op("LayerNormalization")],
                                      warns=["mean"]),
+    "symbolic_gamma_broadcasts": dict(both=[op_count("ReduceMean", 2),
+                                            no_op("LayerNormalization")], warns=["mean"]),
     "float16": dict(both=[NRM, LN1, layernorm("mean", "Y", 1, ("gamma", 1), ("beta", 1),
                                                      (8,))]),
     "not_trailing": dict(both=[op_count("ReduceMean", 2), no_op("LayerNormalization")]),

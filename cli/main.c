@@ -60,6 +60,7 @@ static int run_passes(Model *m, const Options *o, RunStats *st, Diag *d)
     PipelineOptions po = {o->enabled, o->verify_ir, &hooks};
     m->fold_limit = o->fold_limit;
     m->fold_growth = o->fold_growth;
+    m->fold_growth_limit = o->fold_growth_limit;
     int rc = input_shape_apply(m, o->input_shapes, o->n_input_shapes, d);
     if (!rc && (o->cut_inputs.n || o->cut_outputs.n))
         rc = model_cut(m, o->cut_inputs.names, o->cut_inputs.n, o->cut_outputs.names,

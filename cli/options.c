@@ -21,7 +21,7 @@ enum {
     OPT_PASSES = 256, OPT_ENABLE, OPT_DISABLE, OPT_LIST, OPT_REPORT, OPT_PRINT, OPT_DRY_RUN,
     OPT_VERSION, OPT_VERIFY, OPT_REWRITE, OPT_EXTERNAL, OPT_THRESHOLD, OPT_PAGE_ALIGN, OPT_LINK,
     OPT_TARGET_OPSET,
-    OPT_FOLD_LIMIT, OPT_FOLD_GROWTH, OPT_INPUT_SHAPE, OPT_MARK_PREPROCESSED, OPT_CUT_INPUTS,
+    OPT_FOLD_LIMIT, OPT_FOLD_GROWTH, OPT_FOLD_GROWTH_LIMIT, OPT_INPUT_SHAPE, OPT_MARK_PREPROCESSED, OPT_CUT_INPUTS,
     OPT_CUT_OUTPUTS,
     OPT_NO_PASS /* + registry index */
 };
@@ -35,20 +35,21 @@ void options_usage(FILE *f)
           "      --passes=LIST      run exactly these passes (comma list, 'all' or 'none')\n"
           "      --enable=P[,P]     add passes to the default set\n"
           "      --disable=P[,P]    remove passes from the set (--no-P, --no-all: the same)\n"
-          "      --list-passes      list passes with their default and help, then exit\n"
+
           "      --target-opset=N   raise the default-domain opset to N (7..17) first\n"
           "      --report[=FMT]     say what each pass changed, on stderr (text or json)\n"
           "      --print, --dry-run print the graph as a table / format but write no model\n"
           "      --external-data=F  put initializers >= --size-threshold=BYTES (1024) in\n"
           "                         F beside the output, 64-byte aligned (--page-align: 4K)\n"
           "      --link-external    hard-link the input's data files instead of copying\n"
-          "      --fold-limit=BYTES largest result pass fold computes (default 64 MiB)\n"
+          "      --fold-limit=B     largest result fold computes (64 MiB; a grown one, as\n"
+          "                         of Expand, Tile: --fold-growth-limit=B, 1 MiB)\n"
           "      --input-shape=[IN=]D  fix dynamic input dims: x=1,3,-1,-1 (repeatable)\n"
           "      --verify-ir        check the graph's use lists after every pass\n"
           "      --mark-preprocessed  tag the model as quant_pre_process does (see man)\n"
           "      --inputs=V,.. --outputs=V,..  keep the graph between these values\n"
           "  -q, --quiet / -v, --verbose  no warnings or progress / name each pass\n"
-          "  -h, --help, --version  print this help or the version, and exit\n\n"
+          "  -h, --help, --version, --list-passes  this help, the version, the passes\n\n"
           "Exit codes: 0 ok, 1 usage, 2 bad input model, 3 cannot write, 4 internal error.\n"
           "Colour unless NO_COLOR is set. Manual: man ppqfmt, or man -l ppqfmt.1\n",
           f);
@@ -294,6 +295,7 @@ static struct option *long_options(char (*names)[40], size_t n)
         {"target-opset", required_argument, NULL, OPT_TARGET_OPSET},
         {"fold-limit", required_argument, NULL, OPT_FOLD_LIMIT},
         {"fold-growth", required_argument, NULL, OPT_FOLD_GROWTH},
+        {"fold-growth-limit", required_argument, NULL, OPT_FOLD_GROWTH_LIMIT},
         {"input-shape", required_argument, NULL, OPT_INPUT_SHAPE},
         {"mark-preprocessed", no_argument, NULL, OPT_MARK_PREPROCESSED},
         {"inputs", required_argument, NULL, OPT_CUT_INPUTS},
@@ -373,6 +375,8 @@ static int handle(Options *o, int c, char **argv, const struct option *opts, Dia
     case OPT_THRESHOLD: return set_bytes(&o->size_threshold, "--size-threshold", optarg, d);
     case OPT_FOLD_LIMIT: return set_fold_bound(&o->fold_limit, "--fold-limit", optarg, d);
     case OPT_FOLD_GROWTH: return set_fold_bound(&o->fold_growth, "--fold-growth", optarg, d);
+    case OPT_FOLD_GROWTH_LIMIT:
+        return set_fold_bound(&o->fold_growth_limit, "--fold-growth-limit", optarg, d);
     case OPT_PAGE_ALIGN: o->page_align = true; return 0;
     case OPT_LINK: o->link_external = true; return 0;
     case OPT_TARGET_OPSET: return set_target_opset(o, optarg, d);

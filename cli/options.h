@@ -37,6 +37,7 @@ typedef struct Options {
     int target_opset;          /* --target-opset=N; 0: keep the model's opset */
     size_t fold_limit;         /* --fold-limit=BYTES; 0: pass fold's default */
     size_t fold_growth; /* hidden --fold-growth=N (tests the kernels); 0: the default 2 */
+    size_t fold_growth_limit;  /* --fold-growth-limit=BYTES; 0: pass fold's default */
     bool mark_preprocessed;    /* --mark-preprocessed */
     CutList cut_inputs, cut_outputs; /* --inputs, --outputs */
     InputShape input_shapes[MAX_INPUT_SHAPES]; /* --input-shape, in order */

@@ -241,6 +241,7 @@ typedef struct Model {
     size_t fold_limit; /* largest result pass fold computes, in bytes; 0: the default */
     size_t fold_growth; /* how many times its inputs' size an Expand/Tile/ConstantOfShape
                          * result may be; 0: the default (formatter/fold.c) */
+    size_t fold_growth_limit; /* such a result folds anyway up to this; 0: the default */
     /* What shape inference knows about the values, while the pass pipeline
      * runs (formatter/pass.c owns it; core/facts.h reads it); else NULL. */
     struct InferRun *facts;

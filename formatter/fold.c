@@ -21,10 +21,11 @@
  * Never folded: random operations (their outputs differ from run to run),
  * QuantizeLinear/DequantizeLinear (quantizers look for them), results over
  * --fold-limit, and an Expand, Tile or ConstantOfShape whose result is more
- * than twice the size of its inputs (and more than 1 KiB): those ops exist
- * to make a large tensor from a small one at run time, and folding them
- * would grow the file and the memory a loader needs by that tensor to save
- * a cheap operation. Results of at least one writer chunk
+ * than twice the size of its inputs and more than --fold-growth-limit (1 MiB):
+ * those ops exist to make a large tensor from a small one at run time, and
+ * folding a large one would grow the file and the memory a loader needs by
+ * that tensor to save a cheap operation; a small one (an attention mask, an
+ * anchor grid) lets the chain after it fold. Results of at least one writer chunk
  * are computed while written (core/lazy.h) when their kernel can.
  *
  * Inexact results (core/eval.h, Exactness: exp, softmax, sums in another
@@ -50,7 +51,7 @@ enum {
     FOLD_LAZY_FROM = 1 << 20, /* a writer chunk */
     FOLD_MAX_OUT = 64,
     FOLD_GROWTH = 2,      /* see the file comment */
-    FOLD_SMALL = 1 << 10, /* results this small fold whatever their growth */
+    FOLD_GROWN_LIMIT = 1 << 20, /* results this small fold whatever their growth */
     FOLD_EXTERNAL_FROM = 1 << 10, /* --size-threshold's default */
 };
 
@@ -174,7 +175,8 @@ static int fold_eval(Op *op, OpEvalFn eval, const Tensor **ins, size_t in_bytes,
     Model *m = op->graph->model;
     size_t limit = fold_limit(m), growth = m->fold_growth ? m->fold_growth : FOLD_GROWTH;
     size_t grown = in_bytes > SIZE_MAX / growth ? SIZE_MAX : in_bytes * growth;
-    grown = grown > FOLD_SMALL ? grown : FOLD_SMALL;
+    size_t small = m->fold_growth_limit ? m->fold_growth_limit : FOLD_GROWN_LIMIT;
+    grown = grown > small ? grown : small;
     bool grows = fold_grows(op) && grown < limit;
     EvalCtx c = {op, model_domain_opset(m, ""), ins, op->n_inputs, outs, op->n_outputs,
                  &m->arena, m, grows ? grown : limit, FOLD_LAZY_FROM, NULL, EVAL_KEEPS, false};
@@ -184,8 +186,8 @@ static int fold_eval(Op *op, OpEvalFn eval, const Tensor **ins, size_t in_bytes,
     *step = rc == EVAL_DECLINE && c.step;
     *inexact = marked > 0;
     if (rc == EVAL_DECLINE && grows && c.why && strstr(c.why, "fold limit"))
-        model_warn(m, op_label(op), "not folded: the result would be more than twice the "
-                   "size of its inputs");
+        model_warn(m, op_label(op), "not folded: the result would be larger than "
+                   "--fold-growth-limit (%zu bytes) and twice the size of its inputs", small);
     else if (rc == EVAL_DECLINE && c.why && strstr(c.why, "fold limit"))
         model_warn(m, op_label(op), "not folded: the result is larger than --fold-limit "
                    "(%zu bytes)", limit);

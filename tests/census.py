@@ -4,7 +4,7 @@ foldable_left(model) lists the nodes whose inputs are all constants, except the 
 fold pass never folds (README, pass "fold"): random operations, QuantizeLinear and
 DequantizeLinear, operations of other domains, results over the fold limit, and
 Expand/Tile/ConstantOfShape whose result is more than twice the size of its inputs (and more
-than 1 KiB). Result sizes come from onnx's own shape inference, not from the value_info ppqfmt
+than 1 MiB, --fold-growth-limit). Result sizes come from onnx's own shape inference, not from the value_info ppqfmt
 wrote. static_shapes_left(model) lists the Shape/Size nodes whose input onnx's inference gives a
 static shape (the dims the node reads, for Shape with start/end): those must have become
 constants.
@@ -18,7 +18,7 @@ FOLD_LIMIT = 64 << 20
 NEVER = {'RandomNormal', 'RandomUniform', 'RandomNormalLike', 'RandomUniformLike', 'Multinomial',
          'Bernoulli', 'QuantizeLinear', 'DequantizeLinear', 'DynamicQuantizeLinear', 'Constant'}
 GROWS = {'Expand', 'Tile', 'ConstantOfShape'}
-GROWTH, SMALL = 2, 1 << 10
+GROWTH, SMALL = 2, 1 << 20  # --fold-growth-limit's default
 
 
 def _subgraphs(node):

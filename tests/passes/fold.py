@@ -487,7 +487,7 @@ def _(r):
 @model("kept")
 def _(r):
     """Nodes with constant inputs that must stay: Expand of one value to
-    [64, 64] (more than twice its inputs, above 1 KiB), DequantizeLinear,
+    [1024, 512] (more than twice its inputs, above 1 MiB), DequantizeLinear,
     RandomNormal, an integer Div by zero, and Transpose of an initializer
     that is also a graph input (a default the caller may override).
     Expect: expand0, dq0, rnd0, div0 and tr0 kept; warnings for expand0
@@ -500,12 +500,32 @@ def _(r):
          node("Add", ["dq", "rn"], ["Y2"], "add1"),
          node("Div", ["a", "zero"], ["Y3"], "div0"),
          node("Transpose", ["D"], ["Y4"], "tr0")],
-        "fold_kept", [fvi("X", [64, 64]), fvi("D", [2, 3])],
-        [fvi("Y", [64, 64]), fvi("Y2", [2]), vi("Y3", TP.INT64, [2]), fvi("Y4", [3, 2])],
-        inits=[raw_tensor("one", np.array([1.5], np.float32)), i64("big", [64, 64]),
+        "fold_kept", [fvi("X", [1024, 512]), fvi("D", [2, 3])],
+        [fvi("Y", [1024, 512]), fvi("Y2", [2]), vi("Y3", TP.INT64, [2]), fvi("Y4", [3, 2])],
+        inits=[raw_tensor("one", np.array([1.5], np.float32)), i64("big", [1024, 512]),
                raw_tensor("q", np.array([3, 200], np.uint8)),
                raw_tensor("qs", np.array(0.5, np.float32)), i64("a", [4, 5]),
                i64("zero", [2, 0]), raw_tensor("D", rand(r, 2, 3))]))
+
+
+@model("grown_mask")
+def _(r):
+    """An attention-mask chain of constants: ConstantOfShape [64, 64] (16 KiB from an
+    8-byte shape) -> Trilu -> Where(mask, 0, -inf) -> Add to X. The result grows far
+    beyond twice its inputs but stays under --fold-growth-limit (1 MiB). Expect: the
+    ConstantOfShape, Trilu and Where folded; add0 reads the mask as an initializer."""
+    from onnx import helper
+    return finish(graph(
+        [node("ConstantOfShape", ["shape"], ["ones"], "cos0",
+              value=helper.make_tensor("v", TP.BOOL, [1], [True])),
+         node("Cast", ["ones"], ["onesi"], "cast0", to=TP.INT64),
+         node("Trilu", ["onesi"], ["tri"], "trilu0", upper=0),
+         node("Cast", ["tri"], ["keep"], "cast1", to=TP.BOOL),
+         node("Where", ["keep", "zero", "ninf"], ["mask"], "where0"),
+         node("Add", ["X", "mask"], ["Y"], "add0")],
+        "fold_grown_mask", [fvi("X", [64, 64])], [fvi("Y", [64, 64])],
+        inits=[i64("shape", [64, 64]), raw_tensor("zero", np.array(0, np.float32)),
+               raw_tensor("ninf", np.array(-np.inf, np.float32))]), opset=14)
 
 
 @model("static_shape")
@@ -1036,6 +1056,7 @@ NO_IF, VI_DEFINED = no_op("If"), vi_defined()
 
 
 SPECS = {
+    "grown_mask": dict(both=[removed("cos0", "trilu0", "where0"), kept("add0")]),
     # the folded target [2,-1] keeps X's shape [2,12]: eliminate-noops then
     # removes reshape0 in the default run
     "shape_chain": dict(both=[

@@ -1075,7 +1075,7 @@ class ModelGen:
             return False
         # onnxruntime's float16 fallback (InsertCastTransformer) retypes a float16 ->
         # float16 Cast next to ops without a float16 kernel and then refuses the model.
-        forms = ['reshape', 'transpose', 'add0', 'mul1', 'concat1', 'slice_all', 'pad0']
+        forms = ['reshape', 'transpose', 'add0', 'sub0', 'mul1', 'concat1', 'slice_all', 'pad0']
         forms += ['cast'] if self.dtype != TP.FLOAT16 else []
         forms += ['transpose2'] if x.rank >= 2 else []
         forms += ['expand'] if self.opset >= 8 else []
@@ -1107,6 +1107,24 @@ class ModelGen:
     def noop_add0(self, x):
         zero = self.const(np.zeros(self.pick([[], [1], list(x.shape[-1:])]), self.np))
         return self.node('Add', [x.name, zero] if self.chance(0.7) else [zero, x.name])
+
+    def noop_sub0(self, x):
+        """x - 0, the zero sometimes -0.0 (x - (-0) is x + 0: not a no-op for x = -0)."""
+        zero = self.const(np.zeros(self.pick([[], [1], list(x.shape[-1:])]), self.np) *
+                          self.pick([1, -1]))
+        return self.node('Sub', [x.name, zero])
+
+    def p_twin(self):
+        """The same operator on the same input twice, then both combined (what cse merges:
+        exporters repeat size lookups and whole projections)."""
+        x = self.operand()
+        if x is None:
+            return False
+        op = self.pick(['Relu', 'Sigmoid', 'Neg', 'Abs'])
+        a, b = self.node(op, [x.name]), self.node(op, [x.name])
+        y = self.node(self.pick(['Add', 'Mul', 'Sub']), [a, b])
+        self.value(y, x.shape)
+        return True
 
     def noop_mul1(self, x):
         one = self.const(np.ones(self.pick([[], [1], list(x.shape[-1:])]), self.np))
@@ -1252,7 +1270,7 @@ class ModelGen:
         ('p_gelu', 0.8), ('p_dropout', 0.5), ('p_if', 0.5), ('p_loop', 0.4),
         ('p_shape_reshape', 0.6), ('p_const_subgraph', 0.7), ('p_matmul_bias', 0.8),
         ('p_pad_pool', 0.8), ('p_noop', 1.2), ('p_bn_conv', 0.5), ('p_fold_expr', 1.0),
-        ('p_rnn', 0.4), ('p_dyn_shape', 0.6),
+        ('p_rnn', 0.4), ('p_dyn_shape', 0.6), ('p_twin', 0.5),
         ('p_step_expr', float(os.environ.get('GEN_STEP_WEIGHT', '0.5'))),
     ]
 

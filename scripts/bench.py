@@ -780,7 +780,7 @@ def count_uses(man):
 
 
 # default and python run in turn this many times per node-scaling model (D P D P ...) and their medians
-# are shown: one run of a large model varies with what the machine did just before (README, "Speed and
+# are shown: one run of a large model varies with what the machine did just before (docs/BENCHMARKS.md, "Speed and
 # memory": free page reporting), and alternating gives both commands the same conditions.
 NODES_PAIRS = 3
 

@@ -1,7 +1,7 @@
 """What constant folding left in a formatted model, counted independently of ppqfmt.
 
 foldable_left(model) lists the nodes whose inputs are all constants, except the kinds the
-fold pass never folds (README, pass "fold"): random operations, QuantizeLinear and
+fold pass never folds (docs/PASSES.md, pass "fold"): random operations, QuantizeLinear and
 DequantizeLinear, operations of other domains, results over the fold limit, and
 Expand/Tile/ConstantOfShape whose result is more than twice the size of its inputs (and more
 than 1 MiB, --fold-growth-limit). Result sizes come from onnx's own shape inference, not from the value_info ppqfmt

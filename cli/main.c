@@ -71,6 +71,8 @@ static int run_passes(Model *m, const Options *o, RunStats *st, Diag *d)
         rc = opset_raise_to(m, o->target_opset, d);
     if (!rc)
         rc = pass_pipeline(m, &po, NULL, d);
+    if (!rc && (o->cut_inputs.n || o->cut_outputs.n))
+        model_cut_finish(m, o->cut_inputs.names, o->cut_inputs.n);
     if (!rc && o->mark_preprocessed)
         mark_preprocessed(m);
     if (!rc && o->rewrite)

@@ -432,6 +432,8 @@ int options_parse(Options *o, int argc, char **argv, Diag *d)
         return d->code;
     if (settle_dedup(o, d))
         return d->code;
+    if (o->cut_inputs.n || o->cut_outputs.n) /* what the cut leaves dead goes, then and after */
+        o->enabled[pass_find("isolated") - pass_list(&(size_t){0})] = true;
     if (optind != argc - 1)
         return diag_set(d, PPQ_EUSAGE, optind >= argc ? "no input model given (try --help)"
                                                       : "more than one input given");

@@ -147,3 +147,9 @@ int model_cut(Model *m, const char *const *inputs, size_t n_inputs,
         model_note(m, "cut", "main graph");
     return rc ? d->code : 0;
 }
+
+void model_cut_finish(Model *m, const char *const *inputs, size_t n_inputs)
+{
+    Diag ignored = {0}; /* nothing unread is refused: only unread inputs go */
+    prune_inputs(m, inputs, n_inputs, &ignored);
+}

@@ -14,5 +14,8 @@
  * not among `inputs`, is an input error; nothing is changed then. */
 int model_cut(Model *m, const char *const *inputs, size_t n_inputs,
               const char *const *outputs, size_t n_outputs, Diag *d);
+/* After the passes: the graph inputs they left unread go too (not those
+ * `inputs` names), so that cutting the output again changes nothing. */
+void model_cut_finish(Model *m, const char *const *inputs, size_t n_inputs);
 
 #endif

@@ -20,6 +20,8 @@ both external data, run only when asked).
 For each model, --runs times (default 3, --quick 1), every tool in turn (the order rotates from
 one round to the next), each into a fresh folder under build/peers/run/, as
   /usr/bin/time -v TOOL...   under RLIMIT_AS = --cap GiB (default 12) and a --timeout (s)
+(ppqfmt and cp: the cap plus the input's size, since ppqfmt maps its input files read-only
+and RLIMIT_AS counts those file pages as if they were allocations)
 wall time (the parent's clock), CPU (user + system of the reaped process tree, os.wait4) and
 peak RSS (time's "Maximum resident set size"); medians are shown. A tool that fails is shown
 with the reason (out of memory under the cap, protobuf's 2 GB limit, its own error, timeout).
@@ -237,6 +239,12 @@ def last_line(tail):
     return (lines[-1] if lines else '(no message)')[:200]
 
 
+def input_bytes(m):
+    d = os.path.dirname(m['path'])
+    return os.path.getsize(m['path']) + (sum(os.path.getsize(os.path.join(d, f)) for f in os.listdir(d)
+                                             if f.endswith('.bin')) if m['external'] else 0)
+
+
 def run_model(name, m, tools, runs, cap, limit):
     """Times every tool on one model; returns {tool: record} and the last output paths."""
     recs = {t: dict(wall=[], cpu=[], rss=[], fail=None) for t in tools}
@@ -250,7 +258,10 @@ def run_model(name, m, tools, runs, cap, limit):
             shutil.rmtree(d, ignore_errors=True)
             os.makedirs(d)
             out = os.path.join(d, 'copy' if t == 'cp' else 'model.onnx')
-            wall, cpu, rss, rc, tail, to = measure(command(t, m['path'], out), cap, limit)
+            # ppqfmt maps its input files read-only (file pages, not allocations), which
+            # RLIMIT_AS counts: its cap is the same 12 GiB plus the input's bytes
+            tcap = cap + input_bytes(m) if t in ('ppqfmt', 'cp') and cap else cap
+            wall, cpu, rss, rc, tail, to = measure(command(t, m['path'], out), tcap, limit)
             ok = rc == 0 and not to and (t == 'cp' or os.path.exists(out))
             log('  %-14s %-13s run %d: %7.2f s wall %7.2f s cpu %8.1f MiB%s' % (
                 name, t, r + 1, wall, cpu, rss / MiB, '' if ok else '  FAILED ' + reason(rc, tail, to, cap, limit)))
@@ -313,9 +324,7 @@ def model_table(name, m, recs, checks):
                  ref.get('nodes'), ref.get('const_identity'), ref.get('foldable'), ref.get('shape'),
                  ' (static inputs)' if ref.get('static') else '', ref.get('bn'),
                  100 * ref.get('vi_cov', 0), ref.get('fused'), ref.get('opset'),
-                 (os.path.getsize(m['path']) + sum(os.path.getsize(os.path.join(os.path.dirname(m['path']), f))
-                                                   for f in os.listdir(os.path.dirname(m['path']))
-                                                   if f.endswith('.bin')) * m['external']) / 1e6)
+                 input_bytes(m) / 1e6)
              if ref else 'original: not judged', '', HEAD,
              '|' + '---|' * 14]
     for t, r in recs.items():
@@ -338,6 +347,18 @@ def model_table(name, m, recs, checks):
                       str(c['shape']) + (' (static)' if c.get('static') else ''), fused,
                       '%.0f%%' % (100 * c['vi_cov']), str(c['bn'])]
         lines.append('| ' + ' | '.join(cells) + ' |')
+    base = checks.get('ppqfmt', {}).get('ops')
+    diffs = []
+    for t in recs:
+        ops = checks.get(t, {}).get('ops')
+        if t == 'ppqfmt' or not base or ops is None:
+            continue
+        d = {k: ops.get(k, 0) - base.get(k, 0) for k in set(ops) | set(base)}
+        d = sorted((k, v) for k, v in d.items() if v)
+        if d:
+            diffs.append('- %s: %s' % (t, ', '.join('%s %+d' % kv for kv in d)))
+    if diffs:
+        lines += ['', 'Nodes by type against ppqfmt\'s output (negative: the tool left fewer):', ''] + diffs
     return '\n'.join(lines) + '\n'
 
 

@@ -13,7 +13,7 @@ protos and counts what the peers table shows), over the main graph and every sub
   nodes), fused (LayerNormalization, RMSNormalization and onnxruntime's SimplifiedLayerNorm /
   SkipLayerNorm forms, Gelu, FastGelu, BiasGelu, QuickGelu), bn (BatchNormalization),
   vi_cov (share of node outputs with a declared element type and shape: value_info or graph
-  outputs), opset.
+  outputs), opset, ops (node count per op type).
 checker: onnx.checker.check_model(path, full_check=True) ("ok" or the message's first line).
 equiv: onnxruntime on the original and the output with the same random inputs
 (scripts/ortcheck.py random_inputs/compare: symbolic dims from "sizes", tolerance
@@ -56,7 +56,7 @@ def declared(vi):
 def census(path):
     m = onnx.load(path, load_external_data=False)
     c = dict(nodes=0, const_identity=0, foldable=0, shape=0, fused=0, bn=0, outputs=0, typed=0,
-             fused_ops={})
+             fused_ops={}, ops={})
     typed = set()
     for g in graphs(m.graph):
         typed |= {v.name for v in list(g.value_info) + list(g.output) if declared(v)}
@@ -67,6 +67,7 @@ def census(path):
     for g in graphs(m.graph):
         for n in g.node:
             c['nodes'] += 1
+            c['ops'][n.op_type] = c['ops'].get(n.op_type, 0) + 1
             c['const_identity'] += n.op_type in ('Constant', 'Identity')
             ins = [i for i in n.input if i]
             if (ins and all(i in consts for i in ins) and n.op_type not in RANDOM

@@ -182,7 +182,7 @@ def command(tool, src, out):
     return [PEERS_PY, os.path.join(SCRIPTS, 'peer_run.py'), tool, src, out]
 
 
-def measure(cmd, cap, limit):
+def measure(cmd, cap, limit, cwd=None):
     """(wall s, cpu s, peak RSS bytes, rc, stderr tail, timed out) of cmd under /usr/bin/time -v,
     RLIMIT_AS = cap bytes (time and the tool), killed after limit seconds."""
     os.sync()
@@ -194,7 +194,7 @@ def measure(cmd, cap, limit):
     with tempfile.NamedTemporaryFile(suffix='.time') as tf, tempfile.TemporaryFile() as err:
         t0 = time.perf_counter()
         p = subprocess.Popen([TIME, '-v', '-o', tf.name] + cmd, stdout=subprocess.DEVNULL,
-                             stderr=err, preexec_fn=pre)
+                             stderr=err, preexec_fn=pre, cwd=cwd)
         killed = []
 
         def kill():
@@ -220,10 +220,13 @@ def measure(cmd, cap, limit):
         return wall, ru.ru_utime + ru.ru_stime, rss, p.returncode, tail, bool(killed)
 
 
-def reason(rc, tail, timed_out, cap, limit):
+def reason(rc, tail, timed_out, cap, limit, rss=0):
     low = tail.lower()
     if timed_out:
         return 'timeout (%d s)' % limit
+    if cap and rss >= 0.9 * cap:
+        # an allocation refused under RLIMIT_AS often ends in SIGSEGV or an abort, not a message
+        return 'out of memory (%d GiB cap, peak RSS %.1f GiB): %s' % (cap // GiB, rss / GiB, last_line(tail))
     if ('memoryerror' in low or 'bad_alloc' in low or 'cannot allocate memory' in low
             or 'out of memory' in low or 'failed to allocate' in low):
         return 'out of memory (%d GiB cap)' % (cap // GiB)
@@ -264,12 +267,14 @@ def run_model(name, m, tools, runs, cap, limit, big=False):
             # ppqfmt maps its input files read-only (file pages, not allocations), which
             # RLIMIT_AS counts: its cap is the same 12 GiB plus the input's bytes
             tcap = cap + input_bytes(m) if t in ('ppqfmt', 'cp') and cap else cap
-            wall, cpu, rss, rc, tail, to = measure(command(t, m['path'], out), tcap, limit)
+            # in the run's own folder: quant_pre_process leaves its temporary files
+            # (sym_shape_infer_temp.onnx, UUID.data) in the working directory when it fails
+            wall, cpu, rss, rc, tail, to = measure(command(t, m['path'], out), tcap, limit, cwd=d)
             ok = rc == 0 and not to and (t == 'cp' or os.path.exists(out))
             log('  %-14s %-13s run %d: %7.2f s wall %7.2f s cpu %8.1f MiB%s' % (
-                name, t, r + 1, wall, cpu, rss / MiB, '' if ok else '  FAILED ' + reason(rc, tail, to, cap, limit)))
+                name, t, r + 1, wall, cpu, rss / MiB, '' if ok else '  FAILED ' + reason(rc, tail, to, cap, limit, rss)))
             if not ok:
-                recs[t]['fail'] = reason(rc, tail, to, cap, limit)
+                recs[t]['fail'] = reason(rc, tail, to, cap, limit, rss)
                 recs[t].update(wall=[wall], cpu=[cpu], rss=[rss])
                 shutil.rmtree(d, ignore_errors=True)
                 continue

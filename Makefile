@@ -20,7 +20,8 @@ CLI_OBJ := $(patsubst %.c,$(B)/obj/%.o,$(wildcard cli/*.c))
 TESTS_C := $(wildcard tests/*.c)
 
 .PHONY: all deps deps-models run test test-unit test-passes test-fidelity test-conformance \
-        test-models test-models-quick test-cli test-bad-inputs bench bench-quick fuzz fuzz-diff \
+        test-models test-models-quick test-cli test-bad-inputs bench bench-quick bench-peers \
+        deps-peers fuzz fuzz-diff \
         check-layers check-asan check-valgrind install uninstall clean
 
 SAN     := -O1 -g -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer \
@@ -155,6 +156,20 @@ bench: all
 
 bench-quick: all
 	$(PYTHON) scripts/bench.py --quick
+
+# ppqfmt side by side with onnxsim, onnxslim, onnxoptimizer, onnxruntime's quant_pre_process
+# and polygraphy (pinned in scripts/requirements-peers.txt, installed once into .deps/peers
+# with PYPI_PYTHON) on torchvision and user-style exports, an If/Loop model and a ~2 GB
+# LLaMA-shaped decoder: time, CPU, peak RSS under a 12 GiB cap, validity, onnxruntime
+# equivalence and what is left in each output (scripts/bench_peers.py; docs/PEERS.md).
+# QUICK=1: a subset, one run each, no LLM (under 10 minutes). LLM=16g: the ~16 GB decoder
+# alone, against cp -r (needs ~35 GB of free disk). Prints tables, never fails on figures.
+deps-peers: deps
+	@PYPI_PYTHON=$(PYPI_PYTHON) scripts/install_peers.sh
+
+PEERS_ARGS := $(if $(QUICK),--quick,$(if $(LLM),--llm $(LLM) --no-torch,--llm 2g))
+bench-peers: all deps-models deps-peers
+	$(PYTHON) scripts/bench_peers.py $(PEERS_ARGS)
 
 # libFuzzer (clang ASan+UBSan) over load -> passes -> write -> reload; every
 # crash becomes a reproducer in tests/regress (see its README).

@@ -1,0 +1,23 @@
+#!/bin/sh
+# install_peers.sh - install the tools make bench-peers compares ppqfmt with, at the versions
+# pinned in scripts/requirements-peers.txt, into their own venv .deps/peers (never .deps/venv,
+# the test oracles'), made with $PYPI_PYTHON (the Makefile's, python3 by default; Debian's
+# with python3-venv as the fallback). Quiet when the venv already holds this file's pins; a
+# changed file remakes it. ppq is not installed: see scripts/bench_peers.py (PPQ_SKIP).
+set -e
+cd "$(dirname "$0")/.."
+
+. scripts/apt_ensure.sh
+VENV=.deps/peers
+REQ=scripts/requirements-peers.txt
+if ! cmp -s "$REQ" "$VENV/requirements-peers.txt"; then
+    echo "installing the peers into $VENV ($REQ)"
+    rm -rf "$VENV"
+    if ! "${PYPI_PYTHON:-python3}" -m venv "$VENV" 2>/dev/null; then
+        rm -rf "$VENV"
+        apt_ensure python3-venv
+        /usr/bin/python3 -m venv "$VENV"
+    fi
+    "$VENV/bin/pip" install -q --disable-pip-version-check -r "$REQ"
+    cp "$REQ" "$VENV/requirements-peers.txt"
+fi

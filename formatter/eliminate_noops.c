@@ -105,20 +105,30 @@ static bool noop_any(const int64_t *v, long n, int64_t want)
     return false;
 }
 
-/* Dropout in inference form whose mask nobody reads. Before opset 7 only an
- * explicit is_test=1 says so; from 12 on a training_mode input must be
- * absent or a constant false. */
+/* Is v a one-element constant equal to 0? */
+static bool noop_const_zero(const Var *v)
+{
+    const Tensor *t = noop_constant(v);
+    return t && tensor_numel(t) == 1 && tensor_get_f64(t, 0) == 0;
+}
+
+/* Dropout whose mask nobody reads, in inference form or dropping nothing.
+ * Before opset 7 only an explicit is_test=1 says so; from 12 on a
+ * training_mode input must be absent or a constant false, unless the ratio
+ * input is a constant 0 (torch exports Dropout(p=0) in training mode: it
+ * keeps every element, scaled by 1/(1-0)). */
 static bool noop_dropout(const Op *op)
 {
     const Var *mask = op->n_outputs > 1 ? op->outputs[1] : NULL;
+    int64_t opset = model_domain_opset(op->graph->model, "");
     if (mask && (mask->n_uses || mask->n_output_lists))
         return false;
-    if (model_domain_opset(op->graph->model, "") < 7)
+    if (opset < 7)
         return op_attr_int(op, "is_test", 0) == 1;
     if (op->n_inputs < 3 || !op->inputs[2])
         return true;
-    const Tensor *t = noop_constant(op->inputs[2]);
-    return t && tensor_numel(t) == 1 && tensor_get_f64(t, 0) == 0;
+    return noop_const_zero(op->inputs[2]) ||
+           (opset >= 12 && op->n_inputs >= 2 && op->inputs[1] && noop_const_zero(op->inputs[1]));
 }
 
 static bool noop_cast(const Op *op)

@@ -85,10 +85,18 @@ def _(r):
 
 @model("dropout_training_true")
 def _(r):
-    """Dropout(r, ratio 0, training_mode true): training form (with ratio 0
-    its output equals its input, so onnxruntime can compare). Expect: kept."""
+    """Dropout(r, ratio 0, training_mode true), as torch exports Dropout(p=0): it keeps
+    every element, scaled by 1/(1-0). Expect: removed (it was kept)."""
     return chain("noops_dropout_training_true", "Dropout", ["ratio", "train"],
                  [f32("ratio", 0.0), raw_tensor("train", np.array(True))])
+
+
+@model("dropout_training_ratio")
+def _(r):
+    """Dropout(r, ratio 0.5, training_mode true): it drops elements at random. Expect:
+    kept."""
+    return chain("noops_dropout_training_ratio", "Dropout", ["ratio", "train"],
+                 [f32("ratio", 0.5), raw_tensor("train", np.array(True))])
 
 
 @model("dropout_mask_used")
@@ -491,7 +499,8 @@ SPECS = {
     "dropout": dict(both=GONE),
     "dropout_mask_unused": dict(both=GONE),
     "dropout_training_false": dict(both=GONE),
-    "dropout_training_true": dict(both=STAYS),
+    "dropout_training_true": dict(both=GONE),
+    "dropout_training_ratio": dict(both=STAYS, no_numbers="a training-mode Dropout drops elements at random"),
     "dropout_mask_used": dict(both=STAYS),
     # onnxruntime has no Dropout-6 kernel: the output of the first (two
     # Relus) is compared with numpy, the second (kept) is not run

@@ -17,6 +17,7 @@ static const char *const ON_PAD[] = {"Pad", NULL};
 static const char *const ON_MATMUL[] = {"MatMul", NULL};
 static const char *const ON_REDUCE_MEAN[] = {"ReduceMean", NULL};
 static const char *const ON_IDENTITY[] = {"Identity", NULL};
+static const char *const ON_RESHAPE[] = {"Reshape", NULL};
 
 static const Pass PASSES[] = {
     {"de-inplace", "rename values written by more than one node (restore SSA)", true,
@@ -25,6 +26,8 @@ static const Pass PASSES[] = {
      ON_CONSTANT},
     {"fold", "evaluate nodes whose inputs are all constants into initializers", true, pass_fold,
      FACTS_SETTLE, NULL},
+    {"reshape-target", "a Reshape target known but for one size becomes a constant with -1",
+     true, pass_reshape_target, FACTS_ROUND, ON_RESHAPE},
     {"eliminate-noops", "remove nodes passing their input on unchanged (Dropout, x*1, ...)",
      true, pass_eliminate_noops, FACTS_ROUND, NULL},
     {"cse", "merge nodes computing the same operator on the same inputs", true, pass_cse,

@@ -18,6 +18,7 @@ int pass_split_params(Graph *g, Diag *d);
 int pass_fold(Graph *g, Diag *d);
 int pass_eliminate_noops(Graph *g, Diag *d);
 int pass_cse(Graph *g, Diag *d);
+int pass_reshape_target(Graph *g, Diag *d);
 int pass_dedup_initializers(Graph *g, Diag *d);
 int pass_fuse_bias(Graph *g, Diag *d);
 int pass_fuse_bn(Graph *g, Diag *d);

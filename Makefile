@@ -14,7 +14,7 @@ PREFIX  ?= /usr/local
 MANDIR  ?= $(PREFIX)/share/man
 
 B       := build
-SRC     := $(wildcard core/*.c onnx/*.c formatter/*.c)
+SRC     := $(wildcard core/*/*.c onnx/*.c formatter/*.c)
 LIB_OBJ := $(SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/onnx.pb-c.o
 CLI_OBJ := $(patsubst %.c,$(B)/obj/%.o,$(wildcard cli/*.c))
 TESTS_C := $(wildcard tests/*.c)

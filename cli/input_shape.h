@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../core/graph.h"
+#include "../core/ir/graph.h"
 
 enum { INPUT_SHAPE_MAX_RANK = 64 };
 

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "../core/diag.h"
+#include "../core/ir/diag.h"
 #include "input_shape.h"
 
 enum { MAX_PASSES = 32, MAX_INPUT_SHAPES = 32, MAX_CUT_NAMES = 64 };

@@ -4,7 +4,7 @@
 
 #include <stdio.h>
 
-#include "../core/graph.h"
+#include "../core/ir/graph.h"
 #include "../formatter/pass.h"
 #include "options.h"
 

@@ -17,7 +17,7 @@
  * duplicates (Shape -> Gather -> Unsqueeze repeated) collapses in one walk. */
 #include <string.h>
 
-#include "../core/hashtab.h"
+#include "../core/ir/hashtab.h"
 #include "params.h"
 #include "passes.h"
 

@@ -9,7 +9,8 @@
 
 #include <string.h>
 
-#include "../core/infer.h"
+#include "../core/infer/infer.h"
+#include "../core/ops/ops_registry.h"
 #include "params.h"
 #include "passes.h"
 
@@ -136,7 +137,7 @@ int model_cut(Model *m, const char *const *inputs, size_t n_inputs,
               const char *const *outputs, size_t n_outputs, Diag *d)
 {
     infer_free(m->facts);
-    if (!(m->facts = infer_model(m, d)))
+    if (!(m->facts = infer_model(m, d, ops_rule)))
         return d->code;
     int rc = cut_inputs(m, inputs, n_inputs, d) || cut_outputs(m, outputs, n_outputs, d) ||
              pass_isolated(m->graph, d) || prune_inputs(m, inputs, n_inputs, d);

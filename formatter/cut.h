@@ -5,7 +5,7 @@
 #ifndef PPQ_CUT_H
 #define PPQ_CUT_H
 
-#include "../core/graph.h"
+#include "../core/ir/graph.h"
 
 /* Cuts m's main graph. With no inputs the graph inputs stay (those the
  * outputs still need); with no outputs the graph outputs stay. A name that

@@ -14,7 +14,7 @@
  * (hashed), and a candidate pair compared byte for byte. */
 #include <string.h>
 
-#include "../core/hashtab.h"
+#include "../core/ir/hashtab.h"
 #include "params.h"
 #include "passes.h"
 

@@ -1,5 +1,5 @@
 /* fold.c - pass "fold": a node whose inputs are all constants is evaluated
- * (the op registry's kernels, core/eval.h) and its outputs become
+ * (the op registry's kernels, core/ops/eval.h) and its outputs become
  * initializers of the same names, so consumers, value_info and graph outputs
  * stay valid. Nodes are visited in graph order, so a chain of constant
  * nodes folds in one run; inside If/Loop/Scan bodies an initializer of an
@@ -26,9 +26,9 @@
  * folding a large one would grow the file and the memory a loader needs by
  * that tensor to save a cheap operation; a small one (an attention mask, an
  * anchor grid) lets the chain after it fold. Results of at least one writer chunk
- * are computed while written (core/lazy.h) when their kernel can.
+ * are computed while written (core/ir/lazy.h) when their kernel can.
  *
- * Inexact results (core/eval.h, Exactness: exp, softmax, sums in another
+ * Inexact results (core/ops/eval.h, Exactness: exp, softmax, sums in another
  * order...) are held back until the end of the sweep (FoldPending): an op
  * with a step (Floor, a comparison, ArgMax...) that one of them feeds
  * within a few ulps of that step declines, and then the inexact nodes
@@ -41,8 +41,8 @@
  * onnxruntime reads, so a folded result is exact in later runs. */
 #include <string.h>
 
-#include "../core/eval.h"
-#include "../core/ops_registry.h"
+#include "../core/ops/eval.h"
+#include "../core/ops/ops_registry.h"
 #include "params.h"
 #include "passes.h"
 

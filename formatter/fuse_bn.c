@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/lazy.h"
+#include "../core/ir/lazy.h"
 #include "params.h"
 #include "passes.h"
 
@@ -101,7 +101,7 @@ static void scale_float_columns(const uint8_t *src, uint8_t *dst, size_t first, 
 }
 
 /* Elements [first, first+count) of the folded weight (a LazyFill: the input
- * pages read are let go behind it, see core/lazy.h). */
+ * pages read are let go behind it, see core/ir/lazy.h). */
 static void fill_scaled(const void *ctx, size_t first, size_t count, uint8_t *buf)
 {
     const Scaled *s = ctx;

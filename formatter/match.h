@@ -7,7 +7,7 @@
 
 #include <stdbool.h>
 
-#include "../core/graph.h"
+#include "../core/ir/graph.h"
 
 /* The one reader of v when it is a standard `type` operation of v's graph and
  * v has no other use and is no graph output (an intermediate a fusion may

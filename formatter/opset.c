@@ -11,7 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../core/infer.h"
+#include "../core/infer/infer.h"
+#include "../core/ops/ops_registry.h"
 #include "params.h"
 #include "passes.h"
 #include "upgrade.h"
@@ -471,7 +472,7 @@ int opset_raise_to(Model *m, int64_t target, Diag *d)
     /* The rules read element types and ranks (a Clip's bounds take its input's
      * type): before the pipeline nothing has inferred them yet. */
     infer_free(m->facts);
-    if (!(m->facts = infer_model(m, d))) {
+    if (!(m->facts = infer_model(m, d, ops_rule))) {
         m->log.pass = stage;
         return d->code;
     }

@@ -3,7 +3,7 @@
 #ifndef PPQ_OPSET_H
 #define PPQ_OPSET_H
 
-#include "../core/graph.h"
+#include "../core/ir/graph.h"
 
 /* The opsets --target-opset accepts. 17 is the newest default-domain opset
  * the onnx checker of Debian 12 (python3-onnx 1.13) knows, and every rule in

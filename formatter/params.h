@@ -7,8 +7,8 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "../core/facts.h"
-#include "../core/graph.h"
+#include "../core/infer/facts.h"
+#include "../core/ir/graph.h"
 
 /* Is v, stored as a dt element, still a finite number? Folds check their
  * results with it: a value that overflows float16 (or float) would become

@@ -3,7 +3,8 @@
 
 #include <string.h>
 
-#include "../core/infer.h"
+#include "../core/infer/infer.h"
+#include "../core/ops/ops_registry.h"
 #include "passes.h"
 
 /* Pass.acts_on lists. SHADOWED stands for values written twice (de-inplace's
@@ -130,7 +131,7 @@ static int facts_for(const Pass *p, Model *m, FactsState *st, Diag *d)
         (m->facts && (p->facts == FACTS_ROUND || st->made_at == model_change_count(m))))
         return 0;
     facts_drop(m);
-    if (!(m->facts = infer_model(m, d)))
+    if (!(m->facts = infer_model(m, d, ops_rule)))
         return d->code;
     st->made_at = model_change_count(m);
     return 0;

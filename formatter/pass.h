@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 
-#include "../core/graph.h"
+#include "../core/ir/graph.h"
 
 typedef int (*PassFn)(Graph *g, Diag *d);
 

@@ -6,7 +6,7 @@
 #ifndef PPQ_PASSES_H
 #define PPQ_PASSES_H
 
-#include "../core/graph.h"
+#include "../core/ir/graph.h"
 
 /* Why a pass that would add a parameter leaves a subgraph of an IR < 4
  * model alone (graph_takes_new_params). */

@@ -18,7 +18,7 @@
 #ifndef PPQ_UPGRADE_H
 #define PPQ_UPGRADE_H
 
-#include "../core/graph.h"
+#include "../core/ir/graph.h"
 
 /* One operator's adaptation from opset `from` (the model's) to `to`. Each
  * function looks at the versions where its operator changed and does

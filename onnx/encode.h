@@ -2,7 +2,7 @@
 #ifndef PPQ_ENCODE_H
 #define PPQ_ENCODE_H
 
-#include "../core/graph.h"
+#include "../core/ir/graph.h"
 #include "wire.h"
 
 /* Where initializers move when --external-data is given. */

@@ -8,7 +8,7 @@
 #ifndef PPQ_LOAD_H
 #define PPQ_LOAD_H
 
-#include "../core/graph.h"
+#include "../core/ir/graph.h"
 #include "wire.h"
 
 /* dir: the model's folder, where external data files are looked up; NULL

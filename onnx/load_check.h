@@ -5,7 +5,7 @@
 #ifndef PPQ_LOAD_CHECK_H
 #define PPQ_LOAD_CHECK_H
 
-#include "../core/graph.h"
+#include "../core/ir/graph.h"
 #include "wire.h"
 
 /* Makes onnx_load's checks on bytes without building the graph. When every

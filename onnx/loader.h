@@ -3,7 +3,7 @@
 #ifndef PPQ_LOADER_H
 #define PPQ_LOADER_H
 
-#include "../core/graph.h"
+#include "../core/ir/graph.h"
 #include "wire.h"
 
 typedef struct External External;

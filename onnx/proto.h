@@ -6,7 +6,7 @@
 #ifndef PPQ_PROTO_H
 #define PPQ_PROTO_H
 
-#include "../core/graph.h"
+#include "../core/ir/graph.h"
 #include "wire.h"
 
 /* Decodes a ValueInfoProto: its name (arena copy) and tensor type, if any. */

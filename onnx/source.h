@@ -11,8 +11,8 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "../core/diag.h"
-#include "../core/tensor.h"
+#include "../core/ir/diag.h"
+#include "../core/ir/tensor.h"
 
 typedef struct Source {
     Bytes bytes;

@@ -12,8 +12,8 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "../core/arena.h"
-#include "../core/diag.h"
+#include "../core/ir/arena.h"
+#include "../core/ir/diag.h"
 
 typedef struct StagedFile {
     const char *target; /* where it goes */

@@ -12,8 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../core/arena.h"
-#include "../core/tensor.h"
+#include "../core/ir/arena.h"
+#include "../core/ir/tensor.h"
 
 enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2, WT_I32 = 5 };
 

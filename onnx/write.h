@@ -11,7 +11,7 @@
 #ifndef PPQ_WRITE_H
 #define PPQ_WRITE_H
 
-#include "../core/graph.h"
+#include "../core/ir/graph.h"
 #include "source.h"
 #include "write_options.h"
 

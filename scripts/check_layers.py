@@ -4,11 +4,15 @@
 A module is a source file and its header (onnx/load.c + onnx/load.h). Two
 rules, checked on the built objects and the sources:
 
-  1. folders: core/ uses only core/; formatter/ uses only core/ and
-     formatter/; onnx/ uses only core/ and onnx/ (and the generated protobuf
-     code); cli/ may use everything. Checked on #include lines and on the
-     symbols each object file uses (nm), so a declaration copied by hand
-     instead of included does not hide a dependency.
+  1. folders: core/ is three layers, one direction between them:
+     core/ir/ (the graph, tensors, names, memory, diagnostics) uses only
+     core/ir/; core/infer/ (facts, dims, the inference driver and the rule
+     context) uses core/ir/ and core/infer/; core/ops/ (the op rules, the
+     registry, the evaluation kernels) uses all three. formatter/ uses only
+     core/ and formatter/; onnx/ uses only core/ and onnx/ (and the
+     generated protobuf code); cli/ may use everything. Checked on #include
+     lines and on the symbols each object file uses (nm), so a declaration
+     copied by hand instead of included does not hide a dependency.
   2. no cycles between modules: A uses a symbol B defines and B (directly or
      through others) uses one A defines. A cycle means the two modules are
      one piece of code split across files, or a helper sits in the wrong one.
@@ -22,12 +26,15 @@ import subprocess
 import sys
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-FOLDERS = ("core", "onnx", "formatter", "cli")
+CORE = ("core/ir", "core/infer", "core/ops")
+FOLDERS = CORE + ("onnx", "formatter", "cli")
 ALLOWED = {
-    "core": {"core"},
-    "onnx": {"core", "onnx", "gen"},
-    "formatter": {"core", "formatter"},
-    "cli": {"core", "onnx", "formatter", "cli"},
+    "core/ir": {"core/ir"},
+    "core/infer": {"core/ir", "core/infer"},
+    "core/ops": {"core/ir", "core/infer", "core/ops"},
+    "onnx": {*CORE, "onnx", "gen"},
+    "formatter": {*CORE, "formatter"},
+    "cli": {*CORE, "onnx", "formatter", "cli"},
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
@@ -35,6 +42,11 @@ INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 def module_of(path):
     """'onnx/load.c' -> 'onnx/load'."""
     return os.path.splitext(os.path.normpath(path))[0]
+
+
+def folder_of(module):
+    """'core/ir/graph' -> 'core/ir', 'onnx/load' -> 'onnx'."""
+    return os.path.dirname(module)
 
 
 def include_edges():
@@ -84,7 +96,7 @@ def symbol_edges(build):
 def folder_violations(edges):
     seen = set()
     for a, b in edges:
-        fa, fb = a.split("/")[0], b.split("/")[0]
+        fa, fb = folder_of(a), folder_of(b)
         if fa in ALLOWED and fb not in ALLOWED[fa] and (a, b) not in seen:
             seen.add((a, b))
             yield f"layer: {a} uses {b} ({fa}/ may use only {', '.join(sorted(ALLOWED[fa]))})"
@@ -130,6 +142,9 @@ def main():
     build = sys.argv[1] if len(sys.argv) > 1 else os.path.join(REPO, "build")
     edges = list(include_edges()) + list(symbol_edges(build))
     problems = list(folder_violations(edges))
+    for name in sorted(os.listdir(os.path.join(REPO, "core"))):
+        if name.endswith((".c", ".h")):
+            problems.append(f"layer: core/{name} is outside core's layers ({', '.join(CORE)})")
     for comp in cycles(edges):
         problems.append("cycle: " + " <-> ".join(comp))
     for p in problems:

@@ -48,11 +48,11 @@ fi
 [ -f build/gen/onnx.pb-c.c ] && [ -f build/gen/onnx.pb-c.h ] ||
     make --no-print-directory build/gen/onnx.pb-c.c build/gen/onnx.pb-c.h
 mkdir -p $F/corpus $F/artifacts $F/seeds
-SRCS="$(ls core/*.c onnx/*.c formatter/*.c) build/gen/onnx.pb-c.c tests/fuzz_target.c"
+SRCS="$(ls core/*/*.c onnx/*.c formatter/*.c) build/gen/onnx.pb-c.c tests/fuzz_target.c"
 rebuild=1
 if [ -x $BIN ]; then
     rebuild=0
-    for s in $SRCS core/*.h onnx/*.h formatter/*.h build/gen/onnx.pb-c.h "$0"; do
+    for s in $SRCS core/*/*.h onnx/*.h formatter/*.h build/gen/onnx.pb-c.h "$0"; do
         [ "$s" -nt $BIN ] && rebuild=1 && break
     done
 fi

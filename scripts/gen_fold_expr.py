@@ -82,7 +82,7 @@ class FoldExpr:
         that lies at the step in exact arithmetic: the row sums of a softmax (CumSum's last
         column), halved for Round, less one for Sign; a row with ties for ArgMax/ArgMin; or
         Floor of an Exp, mostly away from its steps. fold must keep such a node and its
-        inexact inputs for onnxruntime to compute (core/eval.h, Exactness). Also integer
+        inexact inputs for onnxruntime to compute (core/ops/eval.h, Exactness). Also integer
         edge cases: int64 Pow (onnxruntime: std::pow in double, 3^39 is not the exact power;
         beyond the type undefined) and float to integer Cast near the ends of the type."""
         if self.chance(0.2) and self.g.dtype != F16:    # powers overflow float16

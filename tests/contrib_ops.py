@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Shape inference of the com.microsoft operators (core/ops_contrib.c) against onnxruntime.
+"""Shape inference of the com.microsoft operators (core/ops/ops_contrib.c) against onnxruntime.
 
 For each case a small model runs one contrib operator on static inputs, each of its outputs
 read by a Cast to double (so that it is an intermediate value infer-shapes declares). ppqfmt formats it

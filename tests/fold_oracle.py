@@ -2,7 +2,7 @@
 """The kernel oracle: every fold kernel against the ONNX backend test suite.
 
 For each node case (/usr/share/libonnx-testdata/data/node/*) whose every node
-has a kernel (the kernel tables in core/eval_*.c, read here from the
+has a kernel (the kernel tables in core/ops/eval_*.c, read here from the
 sources), the case's inputs (test_data_set_0/input_N.pb) become
 initializers, ppqfmt runs `--passes=constant,fold`, and each graph output
 must come back as an initializer equal to output_N.pb: exactly for integer
@@ -51,7 +51,7 @@ tally = testlib.Tally("fold_oracle")
 def kernels():
     """{op type: smallest since-version} from the kernel tables."""
     found = {}
-    for path in glob.glob(os.path.join(REPO, "core", "eval_*.c")):
+    for path in glob.glob(os.path.join(REPO, "core", "ops", "eval_*.c")):
         for op, since in re.findall(r'\{"", "(\w+)", (\d+), eval_\w+\}', open(path).read()):
             found[op] = min(int(since), found.get(op, 1 << 30))
     return found

@@ -36,7 +36,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../core/log.h"
+#include "../core/ir/log.h"
 #include "../formatter/pass.h"
 #include "../onnx/load.h"
 #include "../onnx/write.h"

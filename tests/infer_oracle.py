@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Shape inference (core/infer.c) against two oracles, on every backend-suite model and testdata model.
+"""Shape inference (core/infer/infer.c) against two oracles, on every backend-suite model and testdata model.
 
 For each model, `build/tests/test_infer --dump MODEL` gives ppqfmt's facts for the values of the
 main graph; then

@@ -1,5 +1,5 @@
-/* test_graph.c - unit tests for the BaseGraph edit API (core/graph.h) and the
- * tensor helpers (core/tensor.h).
+/* test_graph.c - unit tests for the BaseGraph edit API (core/ir/graph.h) and the
+ * tensor helpers (core/ir/tensor.h).
  *
  * Each check builds a small model, edits it, and returns NULL on success or a
  * reason on failure; the runner prints "ok NAME" / "FAIL NAME: reason" and
@@ -15,9 +15,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../core/graph.h"
-#include "../core/graph_internal.h" /* graph_drop_var, var_take_over */
-#include "../core/infer.h"
+#include "../core/ir/graph.h"
+#include "../core/ir/graph_internal.h" /* graph_drop_var, var_take_over */
+#include "../core/infer/infer.h"
+#include "../core/ops/ops_registry.h"
 #include "../formatter/params.h"
 #include "../formatter/passes.h"
 
@@ -1555,7 +1556,7 @@ static const char *with_facts(Model *m)
     m->opsets = &onnx13;
     m->n_opsets = 1;
     Diag d = {0};
-    m->facts = infer_model(m, &d);
+    m->facts = infer_model(m, &d, ops_rule);
     return m->facts ? NULL : "infer_model failed";
 }
 

@@ -1,5 +1,5 @@
-/* test_infer.c - unit tests for symbolic dims (core/dim.h) and shape
- * inference (core/infer.h, the op rules in core/ops_*.c).
+/* test_infer.c - unit tests for symbolic dims (core/infer/dim.h) and shape
+ * inference (core/infer/infer.h, the op rules in core/ops/ops_*.c).
  *
  *   test_infer               self-test; last line "test_infer: N passed, M failed"
  *   test_infer --ops         lists the op types the registry has rules for
@@ -22,9 +22,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "../core/infer.h"
-#include "../core/ops.h"
-#include "../core/ops_registry.h"
+#include "../core/infer/infer.h"
+#include "../core/ops/ops.h"
+#include "../core/ops/ops_registry.h"
 #include "../onnx/load.h"
 #include "../onnx/source.h"
 
@@ -286,7 +286,7 @@ static void set_opset(int64_t v)
 static const char *infer(void)
 {
     Diag d = {0};
-    R = infer_model(M, &d);
+    R = infer_model(M, &d, ops_rule);
     return R ? NULL : d.msg;
 }
 
@@ -1082,7 +1082,7 @@ static int dump_model(const char *path)
     }
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    R = infer_model(m, &d);
+    R = infer_model(m, &d, ops_rule);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     fprintf(stderr, "test_infer: inference took %.1f ms\n",
             (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);

@@ -1,6 +1,6 @@
 /* facts.h - what shape inference knows, per value: the fact table of one
- * inference run (core/infer.h runs it; the rules in core/ops_*.c read and
- * write it through core/ops.h).
+ * inference run (infer.h runs it; the rules in core/ops/ops_*.c read and
+ * write it through the rule context, rule.h).
  *
  * A fact is an element type, a rank and symbolic dims (dim.h), plus the
  * contents of small integer tensors computed from shapes. The facts live in
@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #include "dim.h"
-#include "graph.h"
+#include "../ir/graph.h"
 
 /* What a value is: a tensor, a sequence of tensors, an optional tensor or
  * an optional sequence. For the others, dtype, rank and dims describe the
@@ -97,10 +97,12 @@ struct InferRun {
     /* facts_of_shape's last facts, most of a model's parameters in a few shapes */
     const InferFact *recent[FACTS_RECENT];
     unsigned next_recent;
-    /* the last node's schema, by its interned type and domain (infer.c) */
+    /* where the rules come from (infer_model's lookup, infer.h) */
+    const struct InferRule *(*lookup)(const char *domain, const char *type, int64_t opset);
+    /* the last node's rule, by its interned type and domain (infer.c) */
     const char *last_type, *last_domain;
     int64_t last_opset;
-    const struct OpSchema *last_schema;
+    const struct InferRule *last_rule;
     bool oom;
 };
 

@@ -47,7 +47,7 @@ typedef struct Tensor {
                        * dims its dense shape; no element bytes (data, gen NULL) */
     bool changed;     /* dtype, dims or data differ from wire */
     bool inexact;     /* fold computed it with roundings onnxruntime may do otherwise
-                       * (core/eval.h); only while fold decides, never stored */
+                       * (core/ops/eval.h); only while fold decides, never stored */
     size_t ndims;
     int64_t *dims;
     const void *data; /* little-endian elements; NULL if not in memory */

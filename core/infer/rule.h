@@ -1,46 +1,38 @@
-/* ops.h - op rules for shape inference: the schema, and what a rule may call.
- *
- * One OpSchema per (domain, type, since-version): the bounds on its input
- * and output counts and infer(), which reads the input facts and the
- * attributes and sets each output's fact. ops_lookup() picks the entry with
- * the greatest since-version not above the model's opset for the domain, as
- * onnx resolves an operator. Each ops_*.c file holds one family of rules and
- * exports its table; ops.c gathers them.
+/* rule.h - a shape-inference rule: what it is to the driver (InferRule,
+ * which infer_model gets from the lookup its caller passes, infer.h) and
+ * what it may call (defined in rule.c): reading the input facts, constants
+ * and integer contents, setting the output facts, recording a broken rule,
+ * broadcasting, and inferring a subgraph.
  *
  * A rule returns 0. It leaves an output unknown when it cannot tell, and
  * calls infer_bad() (which records an issue and returns -1) when the inputs
  * break the operator's contract; the walker then forgets that node's
- * outputs. */
-#ifndef PPQ_OPS_H
-#define PPQ_OPS_H
+ * outputs. The rules themselves live in the op registry (core/ops/). */
+#ifndef PPQ_INFER_RULE_H
+#define PPQ_INFER_RULE_H
 
 #include "facts.h"
 
 typedef struct InferCtx InferCtx;
 typedef int (*OpInferFn)(InferCtx *c);
 
-enum { OPS_VARIADIC = 0xffff };
+/* An input or output count bound meaning "any number". */
+enum { INFER_VARIADIC = 0xffff };
 
-struct OpSchema {
-    const char *domain; /* "" for the default domain (ai.onnx) */
-    const char *type;
+/* An operator's rule at one since-version: the bounds on its input and
+ * output counts, and the function that infers its outputs. */
+typedef struct InferRule {
     int since;
     uint16_t min_in, max_in, min_out, max_out;
     OpInferFn infer;
-};
-typedef struct OpSchema OpSchema;
+} InferRule;
 
-typedef struct OpTable {
-    const OpSchema *entries;
-    size_t n;
-} OpTable;
-
-/* The families (one file each). */
-extern const OpTable ops_elementwise_table, ops_conv_table, ops_shape_table,
-    ops_reduce_table, ops_resize_table, ops_control_table, ops_quant_rnn_table,
-    ops_generate_table, ops_select_table, ops_sequence_table, ops_signal_table,
-    ops_text_train_table, ops_contrib_table;
-
+/* Whether a node with n_in inputs and n_out outputs is within r's bounds. */
+static inline bool infer_rule_counts_ok(const InferRule *r, size_t n_in, size_t n_out)
+{
+    return n_in >= r->min_in && (r->max_in == INFER_VARIADIC || n_in <= r->max_in) &&
+           n_out >= r->min_out && (r->max_out == INFER_VARIADIC || n_out <= r->max_out);
+}
 
 /* --- the context a rule sees --- */
 struct InferCtx {

@@ -1,6 +1,7 @@
 /* ops_registry.h - every op rule (ops.h), found by (domain, type) and the
  * model's opset for the domain: the entry with the greatest since-version
- * not above it, as onnx resolves an operator. */
+ * not above it, as onnx resolves an operator. ops_rule() is the lookup
+ * infer_model() takes (core/infer/infer.h). */
 #ifndef PPQ_OPS_REGISTRY_H
 #define PPQ_OPS_REGISTRY_H
 
@@ -9,17 +10,18 @@
 #include <stdint.h>
 
 typedef struct OpSchema OpSchema;
+typedef struct InferRule InferRule;
 typedef struct EvalCtx EvalCtx;
 typedef int (*OpEvalFn)(EvalCtx *c);
 
 /* NULL when no version of the op is at most opset. */
 const OpSchema *ops_lookup(const char *domain, const char *type, int64_t opset);
+/* The same entry as the driver sees it (an InferLookupFn, core/infer/infer.h). */
+const InferRule *ops_rule(const char *domain, const char *type, int64_t opset);
 /* Every entry, sorted by domain, type and since-version: for i from 0 until
  * NULL (listings and tests). */
 const OpSchema *ops_at(size_t i);
-/* Whether a node with n_in inputs and n_out outputs is within s's bounds. */
-bool ops_counts_ok(const OpSchema *s, size_t n_in, size_t n_out);
-/* The kernel (core/eval.h) of the op at opset: the entry with the greatest
+/* The kernel (core/ops/eval.h) of the op at opset: the entry with the greatest
  * since-version not above it, when the op has a rule there too and a node
  * of n_in inputs and n_out outputs is within the rule's bounds (a kernel
  * reads the inputs its op must have); NULL when it cannot be evaluated. */

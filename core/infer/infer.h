@@ -5,7 +5,9 @@
  * value a fact (facts.h): element type, rank and symbolic dims, and for small
  * integer tensors computed from shapes their contents (onnx calls this data
  * propagation: Shape -> Gather -> Concat -> Reshape). Each operation's rule
- * comes from the op registry (ops_registry.h).
+ * (rule.h) comes from the lookup the caller passes: the op registry's
+ * ops_rule() (core/ops/ops_registry.h), which inference itself does not
+ * know, since the rules are written against it.
  *
  * Where a rule cannot tell, the fact stays unknown (dtype 0, rank -1) or the
  * dim becomes a fresh symbol: a fact is never a guess. Declared types
@@ -17,8 +19,16 @@
 
 #include "facts.h"
 
-/* Runs inference on m. NULL (with d set) only when out of memory; free the
- * result with infer_free(). */
-InferRun *infer_model(Model *m, Diag *d);
+typedef struct InferRule InferRule;
+
+/* Finds the rule of operator type in domain ("" for ai.onnx) at opset: the
+ * one with the greatest since-version not above it, as onnx resolves an
+ * operator; NULL when there is none (the node's outputs stay unknown). The
+ * rule must live as long as the process. */
+typedef const InferRule *(*InferLookupFn)(const char *domain, const char *type, int64_t opset);
+
+/* Runs inference on m with the rules lookup finds. NULL (with d set) only
+ * when out of memory; free the result with infer_free(). */
+InferRun *infer_model(Model *m, Diag *d, InferLookupFn lookup);
 
 #endif

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arena.h"
-#include "namemap.h"
+#include "../ir/arena.h"
+#include "../ir/namemap.h"
 
 enum { DIM_MAX_TERMS = 16, DIM_MAX_DEG = 8, POLY_CAP = DIM_MAX_TERMS * DIM_MAX_TERMS, DIM_SMALL = 1024 };
 

@@ -1,7 +1,7 @@
 /* infer.c - the inference walk (infer.h).
  *
  * Graphs are walked in operation order (the loader leaves them
- * topologically sorted). Each node's rule comes from the registry; a
+ * topologically sorted). Each node's rule comes from the lookup; a
  * subgraph is walked by the rule of the operation that owns it (If, Loop,
  * Scan bind its inputs, through InferRun.walk), or with its declared input
  * types when the owner has no rule. Declarations are decoded once per graph
@@ -12,8 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ops.h"
-#include "ops_registry.h"
+#include "rule.h"
 
 /* The fact a declared type states. Symbolic dims are symbols named by their
  * dim_param; in value_info (parse_exprs), a dim_param in the form dim_str
@@ -166,36 +165,36 @@ static void fact_merge_held(InferFact *f, const InferFact *d)
 
 static int walk_graph(InferRun *r, Graph *g, const InferFact *const *ins, size_t n);
 
-static const char *schema_domain(const Op *op)
+static const char *rule_domain(const Op *op)
 {
     const char *d = op->domain;
     return !d || !strcmp(d, "ai.onnx") ? "" : d;
 }
 
-/* The schema of op's operator, remembered for the next node: nodes come in
+/* The rule of op's operator, remembered for the next node: nodes come in
  * runs of one type, and the registry's binary search compares strings.
  * Types and domains are interned per model, so equal pointers are equal
  * names (unequal ones are merely looked up). */
-static const OpSchema *schema_for(InferRun *r, const Op *op, int64_t opset)
+static const InferRule *rule_for(InferRun *r, const Op *op, int64_t opset)
 {
     if (op->type != r->last_type || op->domain != r->last_domain || opset != r->last_opset) {
         r->last_type = op->type;
         r->last_domain = op->domain;
         r->last_opset = opset;
-        r->last_schema = ops_lookup(schema_domain(op), op->type, opset);
+        r->last_rule = r->lookup(rule_domain(op), op->type, opset);
     }
-    return r->last_schema;
+    return r->last_rule;
 }
 
 static void run_rule(InferRun *r, InferCtx *c)
 {
     const Op *op = c->op;
-    const OpSchema *s = c->opset < 0 ? NULL : schema_for(r, op, c->opset);
+    const InferRule *s = c->opset < 0 ? NULL : rule_for(r, op, c->opset);
     if (!s) {
         facts_unknown_op(r, op);
         return;
     }
-    if (!ops_counts_ok(s, op->n_inputs, op->n_outputs)) {
+    if (!infer_rule_counts_ok(s, op->n_inputs, op->n_outputs)) {
         infer_bad(c, "%zu inputs and %zu outputs are outside %s-%d's bounds", (size_t)op->n_inputs,
                   (size_t)op->n_outputs, op->type, s->since);
         return;
@@ -323,7 +322,7 @@ static int walk_graph(InferRun *r, Graph *g, const InferFact *const *ins, size_t
     return r->oom ? -1 : 0;
 }
 
-InferRun *infer_model(Model *m, Diag *d)
+InferRun *infer_model(Model *m, Diag *d, InferLookupFn lookup)
 {
     InferRun *r = facts_new(m);
     if (!r) {
@@ -331,6 +330,7 @@ InferRun *infer_model(Model *m, Diag *d)
         return NULL;
     }
     r->walk = walk_graph;
+    r->lookup = lookup;
     if (walk_graph(r, m->graph, NULL, 0) || dim_table_oom(r->dt)) {
         infer_free(r);
         diag_set(d, PPQ_EINTERNAL, "out of memory");

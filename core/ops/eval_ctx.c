@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "eval.h"
-#include "lazy.h"
+#include "../ir/lazy.h"
 
 bool eval_dtype_ok(int32_t dt)
 {

@@ -18,6 +18,7 @@ static const OpTable *const ops_families[] = {
 };
 
 static const OpSchema **ops_sorted;
+static InferRule *ops_rules; /* ops_sorted[i]'s bounds and rule */
 static size_t ops_n;
 static pthread_once_t ops_once = PTHREAD_ONCE_INIT;
 
@@ -42,15 +43,26 @@ static void ops_build(void)
     for (size_t f = 0; f < sizeof ops_families / sizeof ops_families[0]; f++)
         n += ops_families[f]->n;
     ops_sorted = malloc(n * sizeof *ops_sorted);
-    if (!ops_sorted)
+    ops_rules = malloc(n * sizeof *ops_rules);
+    if (!ops_sorted || !ops_rules) {
+        free(ops_sorted);
+        free(ops_rules);
+        ops_sorted = NULL;
+        ops_rules = NULL;
         return;
+    }
     for (size_t f = 0; f < sizeof ops_families / sizeof ops_families[0]; f++)
         for (size_t i = 0; i < ops_families[f]->n; i++)
             ops_sorted[ops_n++] = &ops_families[f]->entries[i];
     qsort(ops_sorted, ops_n, sizeof *ops_sorted, ops_cmp);
+    for (size_t i = 0; i < ops_n; i++) {
+        const OpSchema *s = ops_sorted[i];
+        ops_rules[i] = (InferRule){s->since, s->min_in, s->max_in, s->min_out, s->max_out, s->infer};
+    }
 }
 
-const OpSchema *ops_lookup(const char *domain, const char *type, int64_t opset)
+/* The index of the entry ops_lookup() finds, or ops_n. */
+static size_t ops_find(const char *domain, const char *type, int64_t opset)
 {
     pthread_once(&ops_once, ops_build);
     size_t lo = 0, hi = ops_n;
@@ -61,11 +73,23 @@ const OpSchema *ops_lookup(const char *domain, const char *type, int64_t opset)
         else
             hi = mid;
     }
-    const OpSchema *best = NULL;
+    size_t best = ops_n;
     for (; lo < ops_n && !ops_cmp_key(domain, type, ops_sorted[lo]); lo++)
         if (ops_sorted[lo]->since <= opset)
-            best = ops_sorted[lo];
+            best = lo;
     return best;
+}
+
+const OpSchema *ops_lookup(const char *domain, const char *type, int64_t opset)
+{
+    size_t i = ops_find(domain, type, opset);
+    return i < ops_n ? ops_sorted[i] : NULL;
+}
+
+const InferRule *ops_rule(const char *domain, const char *type, int64_t opset)
+{
+    size_t i = ops_find(domain, type, opset);
+    return i < ops_n ? &ops_rules[i] : NULL;
 }
 
 const OpSchema *ops_at(size_t i)
@@ -79,17 +103,11 @@ static const OpKernelTable *const ops_kernel_families[] = {
     &eval_nn_kernels, &eval_conv_kernels, &eval_index_kernels,
 };
 
-bool ops_counts_ok(const OpSchema *s, size_t n_in, size_t n_out)
-{
-    return n_in >= s->min_in && (s->max_in == OPS_VARIADIC || n_in <= s->max_in) &&
-           n_out >= s->min_out && (s->max_out == OPS_VARIADIC || n_out <= s->max_out);
-}
-
 OpEvalFn ops_kernel(const char *domain, const char *type, int64_t opset, size_t n_in,
                     size_t n_out)
 {
-    const OpSchema *s = ops_lookup(domain, type, opset);
-    if (!s || !ops_counts_ok(s, n_in, n_out))
+    const InferRule *r = ops_rule(domain, type, opset);
+    if (!r || !infer_rule_counts_ok(r, n_in, n_out))
         return NULL;
     const OpKernel *best = NULL;
     for (size_t f = 0; f < sizeof ops_kernel_families / sizeof *ops_kernel_families; f++)

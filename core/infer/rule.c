@@ -1,11 +1,11 @@
-/* ops_ctx.c - what a rule may call (declared in ops.h): reading input
+/* rule.c - what a rule may call (declared in rule.h): reading input
  * facts, constants and integer contents, setting output facts, recording a
  * broken rule, broadcasting, and inferring a subgraph. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "ops.h"
+#include "rule.h"
 
 const InferFact *infer_in(const InferCtx *c, size_t i)
 {

@@ -36,7 +36,7 @@
 #ifndef PPQ_EVAL_H
 #define PPQ_EVAL_H
 
-#include "graph.h"
+#include "../ir/graph.h"
 
 enum { EVAL_OK = 0, EVAL_DECLINE = 1, EVAL_OOM = -1 };
 enum { EVAL_MAX_RANK = 16, EVAL_MAX_IN = 8 };

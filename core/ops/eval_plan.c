@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "eval.h"
-#include "lazy.h"
+#include "../ir/lazy.h"
 
 void eval_plan_init(EvalPlan *p, int32_t dtype, int rank, const int64_t *dims, EvalElemFn fn)
 {

@@ -87,7 +87,7 @@ struct Var {
     Var *shadows;     /* the earlier write of its name it hides (graph_shadow_var) */
     /* What shape-inference run number fact_run (see Model.fact_epoch) knows
      * of it: a lookup is one load, not a probe of a table as large as the
-     * graph. Written and read only by core/facts.c. */
+     * graph. Written and read only by core/infer/facts.c. */
     const struct InferFact *fact;
     uint32_t fact_run;
     uint32_t producer_slot;
@@ -243,7 +243,7 @@ typedef struct Model {
                          * result may be; 0: the default (formatter/fold.c) */
     size_t fold_growth_limit; /* such a result folds anyway up to this; 0: the default */
     /* What shape inference knows about the values, while the pass pipeline
-     * runs (formatter/pass.c owns it; core/facts.h reads it); else NULL. */
+     * runs (formatter/pass.c owns it; core/infer/facts.h reads it); else NULL. */
     struct InferRun *facts;
     NameMap interned; /* see model_intern */
     MappedFile *maps;

@@ -21,8 +21,8 @@ enum {
     OPT_PASSES = 256, OPT_ENABLE, OPT_DISABLE, OPT_LIST, OPT_REPORT, OPT_PRINT, OPT_DRY_RUN,
     OPT_VERSION, OPT_VERIFY, OPT_REWRITE, OPT_EXTERNAL, OPT_THRESHOLD, OPT_PAGE_ALIGN, OPT_LINK,
     OPT_TARGET_OPSET,
-    OPT_FOLD_LIMIT, OPT_FOLD_GROWTH, OPT_FOLD_GROWTH_LIMIT, OPT_INPUT_SHAPE, OPT_MARK_PREPROCESSED, OPT_CUT_INPUTS,
-    OPT_CUT_OUTPUTS,
+    OPT_FOLD_LIMIT, OPT_FOLD_GROWTH, OPT_FOLD_GROWTH_LIMIT, OPT_INPUT_SHAPE,
+    OPT_MARK_PREPROCESSED, OPT_CUT_INPUTS, OPT_CUT_OUTPUTS,
     OPT_NO_PASS /* + registry index */
 };
 
@@ -35,7 +35,6 @@ void options_usage(FILE *f)
           "      --passes=LIST      run exactly these passes (comma list, 'all' or 'none')\n"
           "      --enable=P[,P]     add passes to the default set\n"
           "      --disable=P[,P]    remove passes from the set (--no-P, --no-all: the same)\n"
-
           "      --target-opset=N   raise the default-domain opset to N (7..17) first\n"
           "      --report[=FMT]     say what each pass changed, on stderr (text or json)\n"
           "      --print, --dry-run print the graph as a table / format but write no model\n"

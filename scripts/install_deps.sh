@@ -23,18 +23,6 @@ if [ ! -f "$ORT/package.json" ]; then
     (cd .deps/npm && npm install --ignore-scripts --no-audit --no-fund --loglevel=error onnxruntime-node@$ORT_VERSION >/dev/null)
 fi
 
-# The venv is remade whenever scripts/requirements-test.txt changes. A Python
-# without venv support (Debian's, before python3-venv) gets the package.
-VENV=.deps/venv
-REQ=scripts/requirements-test.txt
-if ! cmp -s "$REQ" "$VENV/requirements-test.txt"; then
-    echo "installing the PyPI test oracles into $VENV ($REQ)"
-    rm -rf "$VENV"
-    if ! "${PYPI_PYTHON:-python3}" -m venv "$VENV" 2>/dev/null; then
-        rm -rf "$VENV"
-        apt_ensure python3-venv
-        /usr/bin/python3 -m venv "$VENV"
-    fi
-    "$VENV/bin/pip" install -q --disable-pip-version-check -r "$REQ"
-    cp "$REQ" "$VENV/requirements-test.txt"
-fi
+# The pinned PyPI oracles (onnx's newest checker and backend node tests, the
+# python onnxruntime), remade whenever scripts/requirements-test.txt changes.
+venv_ensure .deps/venv scripts/requirements-test.txt "the PyPI test oracles"

@@ -8,16 +8,4 @@ set -e
 cd "$(dirname "$0")/.."
 
 . scripts/apt_ensure.sh
-VENV=.deps/peers
-REQ=scripts/requirements-peers.txt
-if ! cmp -s "$REQ" "$VENV/requirements-peers.txt"; then
-    echo "installing the peers into $VENV ($REQ)"
-    rm -rf "$VENV"
-    if ! "${PYPI_PYTHON:-python3}" -m venv "$VENV" 2>/dev/null; then
-        rm -rf "$VENV"
-        apt_ensure python3-venv
-        /usr/bin/python3 -m venv "$VENV"
-    fi
-    "$VENV/bin/pip" install -q --disable-pip-version-check -r "$REQ"
-    cp "$REQ" "$VENV/requirements-peers.txt"
-fi
+venv_ensure .deps/peers scripts/requirements-peers.txt "the peers"

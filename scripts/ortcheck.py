@@ -234,6 +234,17 @@ def compare_one(name, ref, got):
     return None
 
 
+def run_python(model, feeds, log_level=3):
+    """{output name: ndarray} of the python onnxruntime (the pinned one of .deps/venv) on
+    model, a path or serialized bytes; its refusals raise. For the suites that run in that
+    venv; run_models above is the node route the Debian-python suites take."""
+    import onnxruntime as ort
+    opts = ort.SessionOptions()
+    opts.log_severity_level = log_level
+    sess = ort.InferenceSession(model, opts, providers=['CPUExecutionProvider'])
+    return dict(zip([o.name for o in sess.get_outputs()], sess.run(None, feeds)))
+
+
 def compare(ref, got):
     """ref, got: dict output name -> ndarray. Returns (ok, message)."""
     if set(ref) != set(got):

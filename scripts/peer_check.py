@@ -25,25 +25,17 @@ import sys
 
 import onnx
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ortcheck import compare, random_inputs  # noqa: E402
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), 'tests'))
+from ortcheck import compare, random_inputs, run_python  # noqa: E402
+from testlib import graphs  # noqa: E402  (tests/: every graph of a model)
 
 RANDOM = {'RandomNormal', 'RandomUniform', 'RandomNormalLike', 'RandomUniformLike', 'Multinomial',
           'Bernoulli', 'Dropout'}
 FUSED = {'LayerNormalization', 'RMSNormalization', 'SimplifiedLayerNormalization',
          'SkipLayerNormalization', 'SkipSimplifiedLayerNormalization', 'Gelu', 'FastGelu',
          'BiasGelu', 'QuickGelu'}
-
-
-def graphs(g):
-    yield g
-    for n in g.node:
-        for a in n.attribute:
-            if a.type == onnx.AttributeProto.GRAPH:
-                yield from graphs(a.g)
-            elif a.type == onnx.AttributeProto.GRAPHS:
-                for s in a.graphs:
-                    yield from graphs(s)
 
 
 def declared(vi):
@@ -58,13 +50,13 @@ def census(path):
     c = dict(nodes=0, const_identity=0, foldable=0, shape=0, fused=0, bn=0, outputs=0, typed=0,
              fused_ops={}, ops={})
     typed = set()
-    for g in graphs(m.graph):
+    for _, g in graphs(m.graph):
         typed |= {v.name for v in list(g.value_info) + list(g.output) if declared(v)}
     consts = set()
-    for g in graphs(m.graph):
+    for _, g in graphs(m.graph):
         consts |= {t.name for t in g.initializer} - {i.name for i in g.input}
         consts |= {n.output[0] for n in g.node if n.op_type == 'Constant' and n.output}
-    for g in graphs(m.graph):
+    for _, g in graphs(m.graph):
         for n in g.node:
             c['nodes'] += 1
             c['ops'][n.op_type] = c['ops'].get(n.op_type, 0) + 1
@@ -97,15 +89,6 @@ def first_line(e):
     return ('%s: %s' % (type(e).__name__, s))[:300]
 
 
-def run(path, feeds):
-    import onnxruntime as ort
-    so = ort.SessionOptions()
-    so.log_severity_level = 3
-    s = ort.InferenceSession(path, so, providers=['CPUExecutionProvider'])
-    names = [o.name for o in s.get_outputs()]
-    return dict(zip(names, s.run(None, feeds)))
-
-
 def main(argv):
     with open(argv[0]) as f:
         job = json.load(f)
@@ -117,7 +100,7 @@ def main(argv):
     if job.get('ort', True):
         try:
             feeds = random_inputs(ref, seed=0, sizes=job.get('sizes') or {})
-            refout = run(ref, feeds)
+            refout = run_python(ref, feeds)
         except Exception as e:
             why = 'original does not run: ' + first_line(e)
     else:
@@ -137,7 +120,7 @@ def main(argv):
             r['equiv'] = why
         else:
             try:
-                ok, msg = compare(refout, run(out, feeds))
+                ok, msg = compare(refout, run_python(out, feeds))
                 r['equiv'] = 'ok' if ok else msg[:300]
             except Exception as e:
                 r['equiv'] = 'does not run: ' + first_line(e)

@@ -22,6 +22,8 @@ from onnx import helper as h
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, 'tests'))
+sys.path.insert(0, os.path.join(ROOT, 'scripts'))
+import ortcheck  # noqa: E402
 import testlib  # noqa: E402
 
 PPQFMT = os.environ.get('PPQFMT', os.path.join(ROOT, 'build', 'ppqfmt'))
@@ -95,9 +97,7 @@ def actual(m, feeds, outputs):
     probe = onnx.ModelProto()
     probe.CopyFrom(m)
     probe.graph.output.extend(h.make_empty_tensor_value_info(o) for o in outputs)
-    s = ort.InferenceSession(probe.SerializeToString(), providers=['CPUExecutionProvider'])
-    names = [o.name for o in s.get_outputs()]
-    got = dict(zip(names, s.run(None, feeds)))
+    got = ortcheck.run_python(probe.SerializeToString(), feeds)
     return {o: (onnx.helper.np_dtype_to_tensor_dtype(got[o].dtype), list(got[o].shape))
             for o in outputs}
 

@@ -105,12 +105,7 @@ def ort_category(msg):
 def ort_run(path, feeds):
     """{output name: ndarray} or a refusal (ort_category)."""
     try:
-        opts = ort.SessionOptions()
-        opts.log_severity_level = 4
-        sess = ort.InferenceSession(ort_readable(path), opts,
-                                    providers=['CPUExecutionProvider'])
-        names = [o.name for o in sess.get_outputs()]
-        return dict(zip(names, sess.run(None, feeds)))
+        return ortcheck.run_python(ort_readable(path), feeds, log_level=4)
     except Exception as e:  # onnxruntime's own refusals: a skip reason on the original
         return ort_category(str(e))
 

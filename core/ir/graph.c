@@ -595,14 +595,22 @@ bool op_is(const Op *op, const char *type)
            (!*op->domain || strcmp(op->domain, "ai.onnx") == 0);
 }
 
+static bool domain_is_default(const char *d)
+{
+    return !d || !*d || strcmp(d, "ai.onnx") == 0;
+}
+
+/* Does the opset import of domain d name `domain` ("" and "ai.onnx" alike)? */
+static bool opset_names(const char *d, const char *domain)
+{
+    return domain_is_default(domain) ? domain_is_default(d) : strcmp(d, domain) == 0;
+}
+
 int64_t opsets_version(const Opset *opsets, size_t n, const char *domain)
 {
-    bool dflt = !domain || !*domain || strcmp(domain, "ai.onnx") == 0;
-    for (size_t i = 0; i < n; i++) {
-        const char *d = opsets[i].domain;
-        if (dflt ? !*d || strcmp(d, "ai.onnx") == 0 : strcmp(d, domain) == 0)
+    for (size_t i = 0; i < n; i++)
+        if (opset_names(opsets[i].domain, domain))
             return opsets[i].version;
-    }
     return 0;
 }
 
@@ -1157,17 +1165,16 @@ void op_drop_inputs(Op *op, size_t n)
 void model_function_set_opset(Model *m, ModelFunction *f, int64_t version)
 {
     for (size_t i = 0; i < f->n_opsets; i++)
-        if (!*f->opsets[i].domain || strcmp(f->opsets[i].domain, "ai.onnx") == 0)
+        if (domain_is_default(f->opsets[i].domain))
             f->opsets[i].version = version;
     f->changed = m->changed = true;
 }
 
 int model_set_opset(Model *m, const char *domain, int64_t version, int64_t min_ir)
 {
-    bool dflt = !*domain || strcmp(domain, "ai.onnx") == 0, found = false;
+    bool found = false;
     for (size_t i = 0; i < m->n_opsets; i++) {
-        const char *d = m->opsets[i].domain;
-        if (dflt ? !*d || strcmp(d, "ai.onnx") == 0 : strcmp(d, domain) == 0) {
+        if (opset_names(m->opsets[i].domain, domain)) {
             m->opsets[i].version = version;
             found = true;
         }

@@ -97,8 +97,10 @@ static const char *factor_obstacle(int32_t dtype, const double *k, const double 
     return NULL;
 }
 
-int pass_bn_to_conv(Graph *g, Diag *d)
+int pass_bn_to_conv(PassCtx *pc)
 {
+    Graph *g = pc->g;
+    Diag *d = pc->d;
     enum { AHEAD = 8 }; /* operations whose names are prefetched ahead */
     Model *m = g->model;
     for (size_t i = 0; i < g->n_ops; i++) {

@@ -130,8 +130,10 @@ static int constants_to_params(Graph *g, const NameMap *rewritten, Diag *d)
     return 0;
 }
 
-int pass_constant(Graph *g, Diag *d)
+int pass_constant(PassCtx *pc)
 {
+    Graph *g = pc->g;
+    Diag *d = pc->d;
     NameMap rewritten = {0};
     int rc = constant_rewritten_names(g, &rewritten)
                  ? diag_set(d, PPQ_EINTERNAL, "out of memory in pass constant")

@@ -161,8 +161,10 @@ static bool cse_same(const void *stored, const void *op)
     return cse_equal(stored, op);
 }
 
-int pass_cse(Graph *g, Diag *d)
+int pass_cse(PassCtx *pc)
 {
+    Graph *g = pc->g;
+    Diag *d = pc->d;
     HashTab t;
     if (hashtab_init(&t, g->n_ops))
         return diag_set(d, PPQ_EINTERNAL, "out of memory (cse)");

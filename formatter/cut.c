@@ -139,8 +139,9 @@ int model_cut(Model *m, const char *const *inputs, size_t n_inputs,
     infer_free(m->facts);
     if (!(m->facts = infer_model(m, d, ops_rule)))
         return d->code;
+    PassCtx pc = {m->graph, &(PassOptions){0}, d};
     int rc = cut_inputs(m, inputs, n_inputs, d) || cut_outputs(m, outputs, n_outputs, d) ||
-             pass_isolated(m->graph, d) || prune_inputs(m, inputs, n_inputs, d);
+             pass_isolated(&pc) || prune_inputs(m, inputs, n_inputs, d);
     infer_free(m->facts); /* stale now: the pipeline infers again */
     m->facts = NULL;
     graph_compact(m->graph);

@@ -10,8 +10,10 @@
 #include "params.h"
 #include "passes.h"
 
-int pass_de_inplace(Graph *g, Diag *d)
+int pass_de_inplace(PassCtx *pc)
 {
+    Graph *g = pc->g;
+    Diag *d = pc->d;
     Model *m = g->model;
     for (size_t i = 0; i < g->n_vars; i++) {
         Var *v = g->vars[i];

@@ -41,8 +41,10 @@ static bool same_tensor(const void *stored, const void *val)
            (a->data == b->data || !memcmp(a->data, b->data, a->nbytes));
 }
 
-int pass_dedup_initializers(Graph *g, Diag *d)
+int pass_dedup_initializers(PassCtx *pc)
 {
+    Graph *g = pc->g;
+    Diag *d = pc->d;
     HashTab t;
     if (hashtab_init(&t, g->n_params))
         return diag_set(d, PPQ_EINTERNAL, "out of memory (dedup-initializers)");

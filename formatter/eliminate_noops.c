@@ -411,9 +411,10 @@ static void noop_remove(Op *op, Var *x)
         model_warn(m, label, "kept %s: %s", op->type, REWRITTEN_LATER);
         return;
     }
-    /* graph_remove_op_into_output's conditions, checked before the mask goes. */
-    if (y->n_output_lists && (!x->producer || x->producer->graph != op->graph || x->n_output_lists)) {
-        model_warn(m, label, "kept %s: %s", op->type, kept_output_reason(x));
+    /* checked before the mask goes */
+    OutputMoveRefusal why = y->n_output_lists ? graph_output_move_refusal(op, x) : MOVE_OK;
+    if (why) {
+        model_warn(m, label, "kept %s: %s", op->type, kept_output_reason(why));
         return;
     }
     if (op_drop_outputs(op, 1))
@@ -422,7 +423,7 @@ static void noop_remove(Op *op, Var *x)
         var_replace_all_uses(y, x);
         op->scratch = NOOP_DEAD;
     } else if (graph_remove_op_into_output(op, x)) {
-        model_warn(m, label, "kept %s: %s", op->type, kept_output_reason(x));
+        model_warn(m, label, "kept %s: %s", op->type, kept_output_reason(MOVE_OK));
         return;
     }
     model_note(m, "removed", label);
@@ -504,8 +505,10 @@ static int noop_sweep(Graph *g, Diag *d)
     return 0;
 }
 
-int pass_eliminate_noops(Graph *g, Diag *d)
+int pass_eliminate_noops(PassCtx *pc)
 {
+    Graph *g = pc->g;
+    Diag *d = pc->d;
     for (size_t i = 0; i < g->n_ops; i++)
         g->ops[i]->scratch = NOOP_LIVE;
     for (size_t i = 0; i < g->n_ops; i++) {

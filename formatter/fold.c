@@ -88,6 +88,7 @@ typedef struct FoldRun {
     NameMap pending;   /* output name -> its FoldPending */
     FoldPending *first, **last;
     size_t n_pending;
+    const PassOptions *opt; /* the limits (--fold-limit and the growth ones) */
 } FoldRun;
 
 /* v's held-back result, or NULL. */
@@ -141,10 +142,6 @@ static bool fold_outputs_ok(const Op *op, const NameMap *rewritten)
     return op->n_outputs > 0;
 }
 
-static size_t fold_limit(const Model *m)
-{
-    return m->fold_limit ? m->fold_limit : FOLD_DEFAULT_LIMIT;
-}
 
 /* Marks the float results of a kernel inexact as its exactness says
  * (eval.h). Integer and bool results are exact: -1 when a kernel made them
@@ -169,26 +166,29 @@ static int fold_mark_inexact(EvalCtx *c)
 /* Evaluates op, whose inputs are ins (in_bytes in all), into outs:
  * EVAL_OK, EVAL_DECLINE (op stays; *step: an inexact input near a step) or
  * EVAL_OOM. *inexact: a result is inexact. */
-static int fold_eval(Op *op, OpEvalFn eval, const Tensor **ins, size_t in_bytes, Tensor **outs,
-                     bool *step, bool *inexact)
+static int fold_eval(const FoldRun *run, Op *op, OpEvalFn eval, const Tensor **ins,
+                     size_t in_bytes, Tensor **outs, bool *step, bool *inexact)
 {
     Model *m = op->graph->model;
-    size_t limit = fold_limit(m), growth = m->fold_growth ? m->fold_growth : FOLD_GROWTH;
+    const PassOptions *o = run->opt;
+    size_t limit = o->fold_limit ? o->fold_limit : FOLD_DEFAULT_LIMIT;
+    size_t growth = o->fold_growth ? o->fold_growth : FOLD_GROWTH;
     size_t grown = in_bytes > SIZE_MAX / growth ? SIZE_MAX : in_bytes * growth;
-    size_t small = m->fold_growth_limit ? m->fold_growth_limit : FOLD_GROWN_LIMIT;
+    size_t small = o->fold_growth_limit ? o->fold_growth_limit : FOLD_GROWN_LIMIT;
     grown = grown > small ? grown : small;
     bool grows = fold_grows(op) && grown < limit;
     EvalCtx c = {op, model_domain_opset(m, ""), ins, op->n_inputs, outs, op->n_outputs,
-                 &m->arena, m, grows ? grown : limit, FOLD_LAZY_FROM, NULL, EVAL_KEEPS, false};
+                 &m->arena, m, grows ? grown : limit, FOLD_LAZY_FROM, NULL, EVAL_KEEPS, EVAL_REFUSED_OTHER};
     int rc = eval(&c), marked = rc ? 0 : fold_mark_inexact(&c);
     if (marked < 0)
         rc = eval_decline_step(&c);
-    *step = rc == EVAL_DECLINE && c.step;
+    *step = rc == EVAL_DECLINE && c.refused == EVAL_REFUSED_NEAR_STEP;
     *inexact = marked > 0;
-    if (rc == EVAL_DECLINE && grows && c.why && strstr(c.why, "fold limit"))
+    bool too_large = rc == EVAL_DECLINE && c.refused == EVAL_REFUSED_TOO_LARGE;
+    if (too_large && grows)
         model_warn(m, op_label(op), "not folded: the result would be larger than "
                    "--fold-growth-limit (%zu bytes) and twice the size of its inputs", small);
-    else if (rc == EVAL_DECLINE && c.why && strstr(c.why, "fold limit"))
+    else if (too_large)
         model_warn(m, op_label(op), "not folded: the result is larger than --fold-limit "
                    "(%zu bytes)", limit);
     else if (rc == EVAL_DECLINE)
@@ -356,7 +356,7 @@ static int fold_op(FoldRun *run, Op *op, Diag *d)
         return diag_set(d, PPQ_EINTERNAL, "out of memory in pass fold");
     memset(outs, 0, op->n_outputs * sizeof *outs);
     bool step, inexact;
-    int rc = fold_eval(op, eval, ins, in_bytes, outs, &step, &inexact);
+    int rc = fold_eval(run, op, eval, ins, in_bytes, outs, &step, &inexact);
     const char *label = op_label(op);
     if (rc == EVAL_DECLINE)
         return step && fold_keep_chain(run, &m->arena, op)
@@ -424,9 +424,11 @@ static int fold_graph(FoldRun *run, Graph *g, bool params, Diag *d)
     return 0;
 }
 
-int pass_fold(Graph *g, Diag *d)
+int pass_fold(PassCtx *pc)
 {
-    FoldRun run = {0};
+    Graph *g = pc->g;
+    Diag *d = pc->d;
+    FoldRun run = {.opt = pc->opt};
     run.last = &run.first;
     int rc = 0;
     for (size_t i = 0; !rc && i < g->n_vars; i++) {

@@ -43,8 +43,10 @@ static int fold(const Linear *l, const Tensor *d, Arena *a)
     return linear_set_bias(l, bias);
 }
 
-int pass_fuse_bias(Graph *g, Diag *d)
+int pass_fuse_bias(PassCtx *pc)
 {
+    Graph *g = pc->g;
+    Diag *d = pc->d;
     Model *m = g->model;
     for (size_t i = 0; i < g->n_ops; i++) {
         Linear l;

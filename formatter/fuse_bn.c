@@ -354,8 +354,10 @@ int conv_scale_inputs(const Linear *l, const double *k, Arena *a)
     return scale_weight(l, k, true, a);
 }
 
-int pass_fuse_bn(Graph *g, Diag *d)
+int pass_fuse_bn(PassCtx *pc)
 {
+    Graph *g = pc->g;
+    Diag *d = pc->d;
     Model *m = g->model;
     for (size_t i = 0; i < g->n_ops; i++) {
         Op *bn = g->ops[i];

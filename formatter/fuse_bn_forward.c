@@ -165,8 +165,10 @@ static int fold_forward(const Linear *l, Op *bn)
     return 0;
 }
 
-int pass_fuse_bn_forward(Graph *g, Diag *d)
+int pass_fuse_bn_forward(PassCtx *pc)
 {
+    Graph *g = pc->g;
+    Diag *d = pc->d;
     for (size_t i = 0; i < g->n_ops; i++) {
         Op *bn = g->ops[i];
         if (!op_is(bn, "BatchNormalization") || !bn_inference_form(bn) || !bn->inputs[0])

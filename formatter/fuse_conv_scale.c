@@ -68,8 +68,10 @@ static int fuse_one(const Linear *l, Op *mul, const Tensor *t)
     return 0;
 }
 
-int pass_fuse_conv_scale(Graph *g, Diag *d)
+int pass_fuse_conv_scale(PassCtx *pc)
 {
+    Graph *g = pc->g;
+    Diag *d = pc->d;
     for (size_t i = 0; i < g->n_ops; i++) {
         Linear l;
         Op *op = g->ops[i];

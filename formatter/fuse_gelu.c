@@ -251,8 +251,10 @@ static int gelu_fuse(Op *core)
     return 1;
 }
 
-int pass_fuse_gelu(Graph *g, Diag *d)
+int pass_fuse_gelu(PassCtx *pc)
 {
+    Graph *g = pc->g;
+    Diag *d = pc->d;
     for (size_t i = 0; i < g->n_ops; i++) {
         Op *core = g->ops[i];
         if (!op_is(core, "Erf") && !op_is(core, "Tanh") && !op_is(core, "Sigmoid"))

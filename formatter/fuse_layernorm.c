@@ -408,8 +408,10 @@ static int ln_replace(LnMatch *lm, int32_t dt)
     return chain_remove(&lm->chain);
 }
 
-int pass_fuse_layernorm(Graph *g, Diag *d)
+int pass_fuse_layernorm(PassCtx *pc)
 {
+    Graph *g = pc->g;
+    Diag *d = pc->d;
     Model *m = g->model;
     if (model_opset(m) < 17)
         return 0;

@@ -161,12 +161,12 @@ static int mm_pass(Graph *g, Diag *d, MmFuse fuse, const char *pass)
     return 0;
 }
 
-int pass_fuse_matmul_add(Graph *g, Diag *d)
+int pass_fuse_matmul_add(PassCtx *pc)
 {
-    return mm_pass(g, d, fuse_2d, "fuse-matmul-add");
+    return mm_pass(pc->g, pc->d, fuse_2d, "fuse-matmul-add");
 }
 
-int pass_fuse_matmul_add_nd(Graph *g, Diag *d)
+int pass_fuse_matmul_add_nd(PassCtx *pc)
 {
-    return mm_pass(g, d, fuse_nd, "fuse-matmul-add-nd");
+    return mm_pass(pc->g, pc->d, fuse_nd, "fuse-matmul-add-nd");
 }

@@ -132,8 +132,10 @@ static int fold(Op *pad, Op *next, const int64_t *pads, size_t rank, bool includ
     return graph_remove_op(pad, NULL);
 }
 
-int pass_fuse_pad(Graph *g, Diag *d)
+int pass_fuse_pad(PassCtx *pc)
 {
+    Graph *g = pc->g;
+    Diag *d = pc->d;
     Model *m = g->model;
     for (size_t i = 0; i < g->n_ops; i++) {
         Op *pad = g->ops[i];

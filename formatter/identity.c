@@ -8,9 +8,9 @@
 #include "params.h"
 #include "passes.h"
 
-int pass_identity(Graph *g, Diag *d)
+int pass_identity(PassCtx *pc)
 {
-    (void)d;
+    Graph *g = pc->g;
     Model *m = g->model;
     for (size_t i = 0; i < g->n_ops; i++) {
         Op *op = g->ops[i];
@@ -25,7 +25,8 @@ int pass_identity(Graph *g, Diag *d)
         }
         int rc = y->n_output_lists ? graph_remove_op_into_output(op, x) : graph_remove_op(op, x);
         if (rc)
-            model_warn(m, label, "kept Identity: %s", kept_output_reason(x));
+            model_warn(m, label, "kept Identity: %s",
+                       kept_output_reason(graph_output_move_refusal(op, x)));
         else
             model_note(m, "removed", label);
     }

@@ -139,8 +139,10 @@ static void warn_model(Model *m)
                                   "untyped");
 }
 
-int pass_infer_shapes(Graph *g, Diag *d)
+int pass_infer_shapes(PassCtx *pc)
 {
+    Graph *g = pc->g;
+    Diag *d = pc->d;
     Model *m = g->model;
     if (!m->facts)
         return 0;

@@ -130,8 +130,10 @@ static void remove_stale_value_info(Graph *g)
     }
 }
 
-int pass_isolated(Graph *g, Diag *d)
+int pass_isolated(PassCtx *pc)
 {
+    Graph *g = pc->g;
+    Diag *d = pc->d;
     size_t dead;
     if (mark_live(g, &dead))
         return diag_set(d, PPQ_EINTERNAL, "out of memory in pass isolated");

@@ -453,33 +453,27 @@ static int opset_upgrade_for(Graph *g, const char *type, int64_t to, Diag *d)
 
 /* The same raise for the whole model, before the passes; anything that
  * stops it is an error, so no output claims an opset it was not raised to. */
-int opset_raise_to(Model *m, int64_t target, Diag *d)
+static int raise_model(Model *m, int64_t target, Diag *d)
 {
     int64_t from = model_opset(m);
-    const char *stage = m->log.pass;
-    m->log.pass = OPSET_STAGE;
-    int rc = 0;
     if (from == 0)
         model_warn(m, "opset_import", "the model imports no default-domain opset: nothing "
                    "to raise to %lld", (long long)target);
     else if (from > target)
         model_warn(m, "opset_import", "opset %lld kept: it is above --target-opset=%lld "
                    "(ppqfmt never lowers an opset)", (long long)from, (long long)target);
-    if (rc || from == 0 || from >= target) {
-        m->log.pass = stage;
-        return rc;
-    }
+    if (from == 0 || from >= target)
+        return 0;
     /* The rules read element types and ranks (a Clip's bounds take its input's
      * type): before the pipeline nothing has inferred them yet. */
     infer_free(m->facts);
-    if (!(m->facts = infer_model(m, d, ops_rule))) {
-        m->log.pass = stage;
+    if (!(m->facts = infer_model(m, d, ops_rule)))
         return d->code;
-    }
     Walk w = {.from = from, .to = target};
     graph_walk_post(m->graph, gather, &w);
     const FunctionNode *fn;
     const ModelFunction *f = functions_blocker(m, target, &fn);
+    int rc;
     if (w.oom)
         rc = diag_set(d, PPQ_EINTERNAL, "out of memory upgrading to opset %lld", (long long)target);
     else if (w.blocker)
@@ -496,31 +490,38 @@ int opset_raise_to(Model *m, int64_t target, Diag *d)
     infer_free(m->facts); /* stale now: the pipeline infers again */
     m->facts = NULL;
     graph_walk_post(m->graph, compact_graph, NULL);
-    m->log.pass = stage;
     return rc ? rc : m->oom ? diag_set(d, PPQ_EINTERNAL, "out of memory raising the opset") : 0;
+}
+
+int opset_raise_to(Model *m, int64_t target, Diag *d)
+{
+    m->log.pass = OPSET_STAGE;
+    int rc = raise_model(m, target, d);
+    m->log.pass = NULL; /* back to the stage outside the passes ("load") */
+    return rc;
 }
 
 /* The legacy-form passes: each raises the opset to where its operator's
  * input form begins when the model holds its operator (the rewrite rules are
  * UPGRADE_CLIP & co.). Slice-10 already takes inputs, so slice raises to 10
  * only, and a Clip-6 with clip off stays; the others need 11. */
-int pass_slice(Graph *g, Diag *d)
+int pass_slice(PassCtx *pc)
 {
-    return opset_upgrade_for(g, "Slice", 10, d);
+    return opset_upgrade_for(pc->g, "Slice", 10, pc->d);
 }
 
-int pass_clip(Graph *g, Diag *d)
+int pass_clip(PassCtx *pc)
 {
-    return opset_upgrade_for(g, "Clip", 11, d);
+    return opset_upgrade_for(pc->g, "Clip", 11, pc->d);
 }
 
-int pass_pad(Graph *g, Diag *d)
+int pass_pad(PassCtx *pc)
 {
-    return opset_upgrade_for(g, "Pad", 11, d);
+    return opset_upgrade_for(pc->g, "Pad", 11, pc->d);
 }
 
-int pass_resize(Graph *g, Diag *d)
+int pass_resize(PassCtx *pc)
 {
-    int rc = opset_upgrade_for(g, "Resize", 11, d);
-    return rc ? rc : opset_upgrade_for(g, "Upsample", 11, d);
+    int rc = opset_upgrade_for(pc->g, "Resize", 11, pc->d);
+    return rc ? rc : opset_upgrade_for(pc->g, "Upsample", 11, pc->d);
 }

@@ -378,13 +378,18 @@ bool readers_may_move_to(const Var *x)
     return !x->shadowed;
 }
 
-const char *kept_output_reason(const Var *x)
+const char *kept_output_reason(OutputMoveRefusal why)
 {
-    if (x->n_output_lists)
+    switch (why) {
+    case MOVE_X_IS_OUTPUT:
         return "its input is a graph output too";
-    if (x->is_input)
+    case MOVE_X_IS_INPUT:
         return "it copies a graph input to a graph output";
-    if (x->param)
+    case MOVE_X_IS_INITIALIZER:
         return "it copies an initializer to a graph output";
+    case MOVE_X_OUTER_SCOPE:
+    case MOVE_OK: /* (the output a graph input or initializer: refused at load) */
+        break;
+    }
     return "it copies an outer-scope value to a graph output";
 }

@@ -67,10 +67,9 @@ double channel_value(const Tensor *t, int64_t c);
 bool bn_inference_form(const Op *bn);
 /* y = scale * x + shift per channel, from BN's parameters and epsilon. */
 int bn_factors(Arena *a, const Op *bn, int64_t channels, double **scale, double **shift);
-/* Why a node writing a graph output from x cannot hand the output name to
- * x's producer (graph_remove_op_into_output refused): x is a graph input or
- * output, an initializer or an outer-scope value. */
-const char *kept_output_reason(const Var *x);
+/* The words for why a node writing a graph output from its input cannot
+ * hand the output name to the input's producer (graph_output_move_refusal). */
+const char *kept_output_reason(OutputMoveRefusal why);
 /* Whether a reader may be moved to x: not when a later node writes x's name
  * again (a model that is not SSA, de-inplace off), since in the written file
  * a reader placed after that write would read the later value. */

@@ -89,18 +89,20 @@ const Pass *pass_find(const char *name)
 
 typedef struct Run {
     PassFn fn;
-    Diag *d;
+    PassCtx pc;
 } Run;
 
 static int run_one(Graph *g, void *ctx)
 {
     Run *r = ctx;
-    return r->fn(g, r->d);
+    r->pc.g = g;
+    return r->fn(&r->pc);
 }
 
-int pass_run(const Pass *p, Model *m, bool verify, Diag *d)
+int pass_run(const Pass *p, Model *m, const PassOptions *opt, bool verify, Diag *d)
 {
-    Run r = {p->run, d};
+    static const PassOptions defaults;
+    Run r = {p->run, {NULL, opt ? opt : &defaults, d}};
     m->log.pass = p->name;
     int rc = graph_walk_post(m->graph, run_one, &r);
     if (m->oom)
@@ -156,7 +158,7 @@ static int run_pass(const Pass *p, Model *m, const PipelineOptions *o, FactsStat
         size_t before = model_change_count(m);
         int rc = facts_for(p, m, st, d);
         if (!rc && may_act(p, m))
-            rc = pass_run(p, m, o->verify, d);
+            rc = pass_run(p, m, &o->pass, o->verify, d);
         if (rc || p->facts != FACTS_SETTLE || model_change_count(m) == before)
             return rc;
     }

@@ -10,8 +10,8 @@
 #include <stdbool.h>
 
 #include "../core/ir/graph.h"
+#include "passes.h"
 
-typedef int (*PassFn)(Graph *g, Diag *d);
 
 /* What a pass reads from shape inference (value_fact and friends). */
 typedef enum PassFacts {
@@ -42,8 +42,9 @@ typedef struct Pass {
 /* The registered passes, in pipeline order. */
 const Pass *pass_list(size_t *n);
 const Pass *pass_find(const char *name);
-/* Runs p over m and its subgraphs; with verify, checks the IR afterwards. */
-int pass_run(const Pass *p, Model *m, bool verify, Diag *d);
+/* Runs p over m and its subgraphs with the options opt (NULL: the
+ * defaults); with verify, checks the IR afterwards. */
+int pass_run(const Pass *p, Model *m, const PassOptions *opt, bool verify, Diag *d);
 
 enum { PIPELINE_MAX_ROUNDS = 8 };
 
@@ -59,6 +60,7 @@ typedef struct PipelineOptions {
     const bool *enabled; /* enabled[i] for pass_list()[i]; NULL: every pass */
     bool verify;         /* check the IR first and after every pass */
     const PipelineHooks *hooks; /* may be NULL */
+    PassOptions pass;           /* handed to every pass */
 } PipelineOptions;
 
 /* The library's entry point: runs the enabled passes in registry order, and

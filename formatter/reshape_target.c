@@ -56,8 +56,10 @@ static int rt_rewrite(Op *op)
     return 0;
 }
 
-int pass_reshape_target(Graph *g, Diag *d)
+int pass_reshape_target(PassCtx *pc)
 {
+    Graph *g = pc->g;
+    Diag *d = pc->d;
     if (!graph_takes_new_params(g))
         return 0;
     for (size_t i = 0; i < g->n_ops; i++) {

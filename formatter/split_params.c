@@ -54,8 +54,10 @@ static int split_one(Graph *g, Var *v)
     return 0;
 }
 
-int pass_split_params(Graph *g, Diag *d)
+int pass_split_params(PassCtx *pc)
 {
+    Graph *g = pc->g;
+    Diag *d = pc->d;
     size_t n = g->n_params; /* copies are appended: do not visit them */
     for (size_t i = 0; i < n; i++) {
         Var *v = g->params[i];

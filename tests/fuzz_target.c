@@ -76,7 +76,7 @@ static int pipeline(const uint8_t *data, size_t size, int round, uint8_t **out, 
     }
     const Pass *failed;
     int rc = 0;
-    PipelineOptions po = {NULL, true, NULL};
+    PipelineOptions po = {.verify = true};
     if (pass_pipeline(m, &po, &failed, &d) != 0) {
         if (d.code == PPQ_EINTERNAL || d.code == PPQ_EOUTPUT || d.code == PPQ_EUSAGE ||
             !d.msg[0])

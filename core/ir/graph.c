@@ -1077,11 +1077,23 @@ bool graph_output_move_keeps_order(const Op *op, const Var *x)
     return true;
 }
 
+OutputMoveRefusal graph_output_move_refusal(const Op *op, const Var *x)
+{
+    if (x->n_output_lists)
+        return MOVE_X_IS_OUTPUT;
+    if (x->is_input)
+        return MOVE_X_IS_INPUT;
+    if (x->param)
+        return MOVE_X_IS_INITIALIZER;
+    return !x->producer || x->graph != op->graph ? MOVE_X_OUTER_SCOPE : MOVE_OK;
+}
+
 int graph_remove_op_into_output(Op *op, Var *x)
 {
     Var *y = op->n_outputs == 1 ? op->outputs[0] : NULL;
-    if (!x || !y || !x->producer || x->graph != op->graph || x->n_output_lists ||
-        y->graph != x->graph || y->is_input || y->param)
+    /* y a graph input or initializer: only in a model the loader refuses */
+    if (!x || !y || graph_output_move_refusal(op, x) || y->graph != x->graph || y->is_input ||
+        y->param)
         return -1;
     op_detach_inputs(op);
     op_mark_removed(op);

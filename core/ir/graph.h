@@ -238,10 +238,6 @@ typedef struct Model {
     ChangeLog log;
     NameMap warned; /* warnings already logged (pass, subject, text) */
     uint32_t fact_epoch; /* shape-inference runs so far: the last one's number (Var.fact_run) */
-    size_t fold_limit; /* largest result pass fold computes, in bytes; 0: the default */
-    size_t fold_growth; /* how many times its inputs' size an Expand/Tile/ConstantOfShape
-                         * result may be; 0: the default (formatter/fold.c) */
-    size_t fold_growth_limit; /* such a result folds anyway up to this; 0: the default */
     /* What shape inference knows about the values, while the pass pipeline
      * runs (formatter/pass.c owns it; core/infer/facts.h reads it); else NULL. */
     struct InferRun *facts;
@@ -440,6 +436,16 @@ int op_outputs_to_params(Op *op, Tensor *const *ts);
  * the name of the node it absorbed. Fails (-1, nothing changed) unless x is
  * produced by a node of op's graph and is not itself a graph output. */
 int graph_remove_op_into_output(Op *op, Var *x);
+/* Why x cannot take the place of op's output y there (the reason
+ * graph_remove_op_into_output fails for a valid model), or MOVE_OK. */
+typedef enum OutputMoveRefusal {
+    MOVE_OK = 0,
+    MOVE_X_IS_OUTPUT,      /* x is a graph output too */
+    MOVE_X_IS_INPUT,       /* x is a graph input */
+    MOVE_X_IS_INITIALIZER, /* x is an initializer */
+    MOVE_X_OUTER_SCOPE,    /* x comes from an enclosing graph */
+} OutputMoveRefusal;
+OutputMoveRefusal graph_output_move_refusal(const Op *op, const Var *x);
 /* Whether graph_remove_op_into_output(op, x) keeps the model's meaning: in a
  * model that still writes some name twice (de-inplace did not run), no node
  * between x's producer and op may write op's output name, or giving that

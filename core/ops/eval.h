@@ -46,6 +46,13 @@ enum { EVAL_MAX_RANK = 16, EVAL_MAX_IN = 8 };
  * steps, or it reads only their shapes). */
 enum { EVAL_KEEPS = 0, EVAL_ROUNDS = 1, EVAL_CHECKED = 2 };
 enum { EVAL_STEP_ULPS = 4 };
+/* Why a kernel declined (EvalCtx.refused; EvalCtx.why has the words): the
+ * caller reports each its own way, --fold-limit's for a result too large. */
+typedef enum EvalRefusal {
+    EVAL_REFUSED_OTHER = 0,  /* a dtype, attribute or value the kernel does not handle */
+    EVAL_REFUSED_TOO_LARGE,  /* a result, or an input computed while written, over c->limit */
+    EVAL_REFUSED_NEAR_STEP,  /* an inexact input lies near a step (eval_decline_step) */
+} EvalRefusal;
 
 typedef struct EvalCtx {
     const Op *op;
@@ -60,7 +67,7 @@ typedef struct EvalCtx {
     size_t lazy_from; /* results this large are computed while written, when the kernel can */
     const char *why; /* set by eval_decline */
     int exact; /* EVAL_KEEPS, EVAL_ROUNDS or EVAL_CHECKED, set by the kernel */
-    bool step; /* the decline: an inexact input lies near a step (eval_decline_step) */
+    EvalRefusal refused; /* why it declined */
 } EvalCtx;
 
 /* EVAL_OK with every output set, EVAL_DECLINE (c->why says why: a dtype or
@@ -102,6 +109,8 @@ void eval_store(int32_t dt, uint8_t *p, EvalNum v);
  * "not zero". */
 EvalNum eval_convert(EvalNum v, int32_t from, int32_t to);
 int eval_decline(EvalCtx *c, const char *why);
+/* Declines because a result would be larger than c->limit. */
+int eval_decline_too_large(EvalCtx *c);
 /* Declines because an inexact input lies near one of the op's steps. */
 int eval_decline_step(EvalCtx *c);
 /* Does some input of c hold an inexact value? */

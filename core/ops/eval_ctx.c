@@ -122,17 +122,28 @@ EvalNum eval_convert(EvalNum v, int32_t from, int32_t to)
     return r;
 }
 
-int eval_decline(EvalCtx *c, const char *why)
+/* why and refused say the last decline's reason. */
+static int decline_as(EvalCtx *c, EvalRefusal refused, const char *why)
 {
     c->why = why;
+    c->refused = refused;
     return EVAL_DECLINE;
+}
+
+int eval_decline(EvalCtx *c, const char *why)
+{
+    return decline_as(c, EVAL_REFUSED_OTHER, why);
+}
+
+int eval_decline_too_large(EvalCtx *c)
+{
+    return decline_as(c, EVAL_REFUSED_TOO_LARGE, "the result is larger than the fold limit");
 }
 
 int eval_decline_step(EvalCtx *c)
 {
-    c->step = true;
-    return eval_decline(c, "an input computed with roundings onnxruntime may do otherwise "
-                           "lies within 4 ulps of where the result jumps");
+    return decline_as(c, EVAL_REFUSED_NEAR_STEP, "an input computed with roundings "
+                      "onnxruntime may do otherwise lies within 4 ulps of where the result jumps");
 }
 
 bool eval_any_inexact(const EvalCtx *c)
@@ -201,7 +212,8 @@ const uint8_t *eval_bytes(EvalCtx *c, const Tensor *t)
     if (t->data)
         return t->data;
     if (t->nbytes > c->limit) {
-        c->why = "an input computed while written is larger than the fold limit";
+        decline_as(c, EVAL_REFUSED_TOO_LARGE,
+                   "an input computed while written is larger than the fold limit");
         return NULL;
     }
     uint8_t *buf = arena_alloc(c->arena, t->nbytes ? t->nbytes : 1);
@@ -231,8 +243,9 @@ Tensor *eval_out(EvalCtx *c, size_t i, int32_t dt, size_t rank, const int64_t *d
 {
     int64_t n = dims_numel(dims, rank);
     c->why = NULL;
+    c->refused = EVAL_REFUSED_OTHER;
     if (n < 0 || (uint64_t)n > c->limit / (dtype_size(dt) ? dtype_size(dt) : 1)) {
-        c->why = "the result is larger than the fold limit";
+        eval_decline_too_large(c);
         return NULL;
     }
     Tensor *t = tensor_new(c->arena, dt, rank, dims);

@@ -23,7 +23,7 @@ static const uint8_t *bytes_no_nan(EvalCtx *c, const Tensor *x)
     size_t n = (size_t)tensor_numel(x), size = dtype_size(x->dtype);
     for (size_t e = 0; e < n; e++)
         if (isnan(eval_load(x->dtype, b + e * size).f)) {
-            c->why = "a NaN input, whose result onnxruntime leaves open";
+            eval_decline(c, "a NaN input, whose result onnxruntime leaves open");
             return NULL;
         }
     return b;

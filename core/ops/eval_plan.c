@@ -271,7 +271,7 @@ int eval_plan_run(EvalCtx *c, const EvalPlan *p)
     int64_t n = dims_numel(p->dims, (size_t)p->rank);
     size_t size = dtype_size(p->dtype);
     if (n < 0 || !size || (uint64_t)n > c->limit / size)
-        return eval_decline(c, "the result is larger than the fold limit");
+        return eval_decline_too_large(c);
     bool streamed = (size_t)n * size >= c->lazy_from;
     EvalPlan *q = arena_alloc(c->arena, sizeof *q);
     if (!q)

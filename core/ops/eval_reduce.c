@@ -126,7 +126,7 @@ static int reduce_run(EvalCtx *c, int kind, int64_t input_since)
     for (size_t a = 0; a < x->ndims; a++)
         outs *= red[a] ? 1 : (size_t)x->dims[a];
     if (outs > c->limit / 8)
-        return eval_decline(c, "the result is larger than the fold limit");
+        return eval_decline_too_large(c);
     bool fl = dtype_is_float(x->dtype);
     Acc acc = {fl ? arena_array(c->arena, outs, sizeof(double)) : NULL,
                fl ? NULL : arena_array(c->arena, outs, sizeof(int64_t)),

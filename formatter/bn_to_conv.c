@@ -9,6 +9,7 @@
  * unknown, the rank is below 3 (Conv needs a spatial axis), the type is not
  * one Conv takes, or a factor does not fit that type (float16 overflow),
  * the BN stays and the report says why. */
+#include "affine.h"
 #include "params.h"
 #include "passes.h"
 

@@ -10,6 +10,7 @@
  * outputs into inf: then the Add stays, with a warning. */
 #include <math.h>
 
+#include "affine.h"
 #include "params.h"
 #include "passes.h"
 

@@ -17,13 +17,14 @@
  * overflow it, or a weight holding inf or NaN (whose product with a shift
  * the bias would turn into NaN), keeps the BN with a warning. The bias is
  * summed in double reading the weight once, a block at a time; the scaled
- * weight is computed while written (conv_scale_inputs, fuse_bn.c). The pass
+ * weight is computed while written (conv_scale_inputs, affine.c). The pass
  * runs after fuse-bn, which folds a BN backward into the Conv before it,
  * and before bn-to-conv, which would turn this BN into a Conv. */
 #include <math.h>
 #include <string.h>
 
 #include "match.h"
+#include "affine.h"
 #include "params.h"
 #include "passes.h"
 

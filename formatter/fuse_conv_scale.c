@@ -6,12 +6,13 @@
  * single value, or [C] for Gemm: as fuse-bias's addend) in the weight's
  * type. y = k_c * (W x + b) = (k_c W) x + k_c b: the weights of channel c and
  * its bias are scaled (in double, stored in the weight's type, computed
- * while written as fuse-bn does). A factor that is not finite, or a folded
+ * while written, affine.c). A factor that is not finite, or a folded
  * value that would overflow the weight's type, keeps the Mul, with a
  * warning. The Mul's output name is then produced by the Conv/Gemm. */
 #include <math.h>
 
 #include "match.h"
+#include "affine.h"
 #include "params.h"
 #include "passes.h"
 

@@ -157,26 +157,6 @@ int op_update_param(Op *op, size_t slot, Tensor *t, const char *base)
     return 0;
 }
 
-bool per_channel_shape(const Tensor *t, int64_t channels, size_t rank)
-{
-    if (t->ndims > rank)
-        return false;
-    int64_t n = tensor_numel(t);
-    if (n != 1 && n != channels)
-        return false;
-    for (size_t i = 0; i < t->ndims; i++) {
-        size_t axis = rank - t->ndims + i;
-        if (t->dims[i] != 1 && (axis != 1 || t->dims[i] != channels))
-            return false;
-    }
-    return true;
-}
-
-double channel_value(const Tensor *t, int64_t c)
-{
-    return tensor_numel(t) == 1 ? tensor_get_f64(t, 0) : tensor_get_f64(t, (size_t)c);
-}
-
 bool bn_inference_form(const Op *bn)
 {
     if (bn->n_inputs != 5 || !bn->n_outputs || !bn->outputs[0])
@@ -246,108 +226,6 @@ const char *param_base_name(const Op *op, const char *suffix)
         strcat(s, suffix);
     }
     return s;
-}
-
-/* Conv weight [Cout, Cin/g, k...]; ConvTranspose weight [Cin, Cout/g, k...];
- * Gemm B [K, N] or, with transB, [N, K]. */
-bool linear_producer(const Op *op, Linear *out)
-{
-    memset(out, 0, sizeof *out);
-    if (op_is(op, "Conv"))
-        out->kind = LIN_CONV;
-    else if (op_is(op, "ConvTranspose"))
-        out->kind = LIN_CONV_TRANSPOSE;
-    else if (op_is(op, "Gemm"))
-        out->kind = LIN_GEMM;
-    else
-        return false;
-    const Tensor *w = op->n_inputs >= 2 ? param_numeric(op->inputs[1]) : NULL;
-    if (!w || !dtype_is_float(w->dtype) || op->n_outputs != 1 || !op->outputs[0])
-        return false;
-    out->op = (Op *)op;
-    out->w = w;
-    if (out->kind == LIN_GEMM) {
-        out->trans_b = op_attr_int(op, "transB", 0) != 0;
-        out->rank = 2;
-        out->channels = w->ndims == 2 ? w->dims[out->trans_b ? 0 : 1] : 0;
-    } else {
-        int64_t group = op_attr_int(op, "group", 1);
-        out->rank = w->ndims;
-        out->group = group;
-        out->channels = w->ndims < 3 ? 0
-                        : out->kind == LIN_CONV ? w->dims[0]
-                                                : w->dims[1] * group;
-        if (group <= 0 || (out->kind == LIN_CONV_TRANSPOSE && w->dims[0] % group))
-            return false;
-    }
-    const Var *bias = op->n_inputs >= 3 ? op->inputs[2] : NULL;
-    out->bias = bias ? param_numeric(bias) : NULL;
-    if (bias && (!out->bias || out->bias->dtype != w->dtype))
-        return false; /* a computed or foreign bias: nothing to fold into */
-    if (out->kind == LIN_GEMM)
-        out->beta = op_attr_float(op, "beta", 1.0f);
-    /* With beta 0 Gemm does not read C (onnxruntime skips it), which may
-     * then hold inf or NaN: multiplied in, 0 * inf would make the folded
-     * bias NaN. A fold treats C as absent; a new bias replaces it. */
-    if (out->kind == LIN_GEMM && out->beta == 0.0f)
-        out->bias = NULL;
-    /* Conv's bias is a [C] vector by definition; Gemm's C broadcasts. */
-    if (out->bias && (out->kind == LIN_GEMM ? !per_channel_shape(out->bias, out->channels, 2)
-                                            : out->bias->ndims != 1 ||
-                                                  out->bias->dims[0] != out->channels))
-        return false;
-    return out->channels > 0;
-}
-
-/* Elements of one kernel of a Conv/ConvTranspose weight (1 for Gemm). */
-static int64_t kernel_size(const Tensor *w)
-{
-    int64_t inner = 1;
-    for (size_t k = 2; k < w->ndims; k++)
-        inner *= w->dims[k];
-    return inner;
-}
-
-/* Output channel of weight element i (see linear_producer for layouts). */
-int64_t weight_channel(const Linear *l, size_t i)
-{
-    const int64_t *d = l->w->dims;
-    int64_t inner = kernel_size(l->w);
-    switch (l->kind) {
-    case LIN_CONV: return (int64_t)i / (d[1] * inner);
-    case LIN_CONV_TRANSPOSE: {
-        int64_t in_ch = (int64_t)i / (d[1] * inner), j = ((int64_t)i / inner) % d[1];
-        return in_ch / (d[0] / l->group) * d[1] + j;
-    }
-    default: return l->trans_b ? (int64_t)i / d[1] : (int64_t)i % d[1];
-    }
-}
-
-int64_t conv_input_channel(const Linear *l, size_t i)
-{
-    const int64_t *d = l->w->dims;
-    int64_t inner = kernel_size(l->w);
-    int64_t out = (int64_t)i / (d[1] * inner), group_of_out = out / (d[0] / l->group);
-    return group_of_out * d[1] + ((int64_t)i / inner) % d[1];
-}
-
-/* Current bias of channel c: Conv bias, or Gemm's beta * C; 0 when absent. */
-double linear_bias(const Linear *l, int64_t c)
-{
-    if (!l->bias)
-        return 0.0;
-    double b = channel_value(l->bias, c);
-    return l->kind == LIN_GEMM ? l->beta * b : b;
-}
-
-/* Installs a new [channels] bias; for Gemm beta becomes 1 (beta * C folded). */
-int linear_set_bias(const Linear *l, Tensor *bias)
-{
-    if (op_update_param(l->op, 2, bias, param_base_name(l->op, "_bias")))
-        return -1;
-    if (l->kind == LIN_GEMM && l->beta != 1.0f && !op_set_attr_float(l->op, "beta", 1.0f))
-        return -1;
-    return 0;
 }
 
 Var *new_float_param(Op *op, const char *suffix, int32_t dtype, const double *v, size_t n,

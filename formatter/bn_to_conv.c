@@ -98,7 +98,7 @@ static const char *factor_obstacle(int32_t dtype, const double *k, const double 
     return NULL;
 }
 
-int pass_bn_to_conv(PassCtx *pc)
+static int pass_bn_to_conv(PassCtx *pc)
 {
     Graph *g = pc->g;
     Diag *d = pc->d;
@@ -143,3 +143,12 @@ int pass_bn_to_conv(PassCtx *pc)
     }
     return 0;
 }
+
+const Pass bn_to_conv_pass = {
+    .name = "bn-to-conv",
+    .help = "turn a remaining BatchNormalization into a depthwise 1x1 Conv",
+    .on_by_default = true,
+    .run = pass_bn_to_conv,
+    .facts = FACTS_ROUND,
+    .acts_on = (const char *const[]){"BatchNormalization", NULL},
+};

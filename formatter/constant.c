@@ -130,7 +130,7 @@ static int constants_to_params(Graph *g, const NameMap *rewritten, Diag *d)
     return 0;
 }
 
-int pass_constant(PassCtx *pc)
+static int pass_constant(PassCtx *pc)
 {
     Graph *g = pc->g;
     Diag *d = pc->d;
@@ -141,3 +141,12 @@ int pass_constant(PassCtx *pc)
     namemap_free(&rewritten);
     return rc;
 }
+
+const Pass constant_pass = {
+    .name = "constant",
+    .help = "turn Constant nodes into initializers",
+    .on_by_default = true,
+    .run = pass_constant,
+    .facts = FACTS_NONE,
+    .acts_on = (const char *const[]){"Constant", NULL},
+};

@@ -161,7 +161,7 @@ static bool cse_same(const void *stored, const void *op)
     return cse_equal(stored, op);
 }
 
-int pass_cse(PassCtx *pc)
+static int pass_cse(PassCtx *pc)
 {
     Graph *g = pc->g;
     Diag *d = pc->d;
@@ -180,3 +180,12 @@ int pass_cse(PassCtx *pc)
     hashtab_free(&t);
     return 0;
 }
+
+const Pass cse_pass = {
+    .name = "cse",
+    .help = "merge nodes computing the same operator on the same inputs",
+    .on_by_default = true,
+    .run = pass_cse,
+    .facts = FACTS_NONE,
+    .acts_on = NULL,
+};

@@ -12,7 +12,7 @@
 #include "../core/infer/infer.h"
 #include "../core/ops/ops_registry.h"
 #include "params.h"
-#include "passes.h"
+#include "pass.h"
 
 /* The main graph's value called name (a usage error naming the nearest
  * value when there is none). */
@@ -141,7 +141,7 @@ int model_cut(Model *m, const char *const *inputs, size_t n_inputs,
         return d->code;
     PassCtx pc = {m->graph, &(PassOptions){0}, d};
     int rc = cut_inputs(m, inputs, n_inputs, d) || cut_outputs(m, outputs, n_outputs, d) ||
-             pass_isolated(&pc) || prune_inputs(m, inputs, n_inputs, d);
+             pass_find("isolated")->run(&pc) || prune_inputs(m, inputs, n_inputs, d);
     infer_free(m->facts); /* stale now: the pipeline infers again */
     m->facts = NULL;
     graph_compact(m->graph);

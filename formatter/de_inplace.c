@@ -10,7 +10,7 @@
 #include "params.h"
 #include "passes.h"
 
-int pass_de_inplace(PassCtx *pc)
+static int pass_de_inplace(PassCtx *pc)
 {
     Graph *g = pc->g;
     Diag *d = pc->d;
@@ -28,3 +28,12 @@ int pass_de_inplace(PassCtx *pc)
     }
     return 0;
 }
+
+const Pass de_inplace_pass = {
+    .name = "de-inplace",
+    .help = "rename values written by more than one node (restore SSA)",
+    .on_by_default = true,
+    .run = pass_de_inplace,
+    .facts = FACTS_NONE,
+    .on_shadowed = true,
+};

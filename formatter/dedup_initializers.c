@@ -41,7 +41,7 @@ static bool same_tensor(const void *stored, const void *val)
            (a->data == b->data || !memcmp(a->data, b->data, a->nbytes));
 }
 
-int pass_dedup_initializers(PassCtx *pc)
+static int pass_dedup_initializers(PassCtx *pc)
 {
     Graph *g = pc->g;
     Diag *d = pc->d;
@@ -63,3 +63,12 @@ int pass_dedup_initializers(PassCtx *pc)
     hashtab_free(&t);
     return 0;
 }
+
+const Pass dedup_initializers_pass = {
+    .name = "dedup-initializers",
+    .help = "merge equal initializers (turns split-params off)",
+    .on_by_default = false,
+    .run = pass_dedup_initializers,
+    .facts = FACTS_NONE,
+    .acts_on = NULL,
+};

@@ -505,7 +505,7 @@ static int noop_sweep(Graph *g, Diag *d)
     return 0;
 }
 
-int pass_eliminate_noops(PassCtx *pc)
+static int pass_eliminate_noops(PassCtx *pc)
 {
     Graph *g = pc->g;
     Diag *d = pc->d;
@@ -525,3 +525,12 @@ int pass_eliminate_noops(PassCtx *pc)
     }
     return noop_sweep(g, d);
 }
+
+const Pass eliminate_noops_pass = {
+    .name = "eliminate-noops",
+    .help = "remove nodes passing their input on unchanged (Dropout, x*1, ...)",
+    .on_by_default = true,
+    .run = pass_eliminate_noops,
+    .facts = FACTS_ROUND,
+    .acts_on = NULL,
+};

@@ -424,7 +424,7 @@ static int fold_graph(FoldRun *run, Graph *g, bool params, Diag *d)
     return 0;
 }
 
-int pass_fold(PassCtx *pc)
+static int pass_fold(PassCtx *pc)
 {
     Graph *g = pc->g;
     Diag *d = pc->d;
@@ -442,3 +442,12 @@ int pass_fold(PassCtx *pc)
     namemap_free(&run.pending);
     return rc;
 }
+
+const Pass fold_pass = {
+    .name = "fold",
+    .help = "evaluate nodes whose inputs are all constants into initializers",
+    .on_by_default = true,
+    .run = pass_fold,
+    .facts = FACTS_SETTLE,
+    .acts_on = NULL,
+};

@@ -44,7 +44,7 @@ static int fold(const Linear *l, const Tensor *d, Arena *a)
     return linear_set_bias(l, bias);
 }
 
-int pass_fuse_bias(PassCtx *pc)
+static int pass_fuse_bias(PassCtx *pc)
 {
     Graph *g = pc->g;
     Diag *d = pc->d;
@@ -88,3 +88,12 @@ int pass_fuse_bias(PassCtx *pc)
     }
     return 0;
 }
+
+const Pass fuse_bias_pass = {
+    .name = "fuse-bias",
+    .help = "fold Add(constant) after Conv/ConvTranspose/Gemm into the bias",
+    .on_by_default = true,
+    .run = pass_fuse_bias,
+    .facts = FACTS_NONE,
+    .acts_on = (const char *const[]){"Conv", "ConvTranspose", "Gemm", NULL},
+};

@@ -7,7 +7,7 @@
 #include "params.h"
 #include "passes.h"
 
-int pass_fuse_bn(PassCtx *pc)
+static int pass_fuse_bn(PassCtx *pc)
 {
     Graph *g = pc->g;
     Diag *d = pc->d;
@@ -69,3 +69,12 @@ int pass_fuse_bn(PassCtx *pc)
     }
     return 0;
 }
+
+const Pass fuse_bn_pass = {
+    .name = "fuse-bn",
+    .help = "fold BatchNormalization into the Conv/ConvTranspose/Gemm before it",
+    .on_by_default = true,
+    .run = pass_fuse_bn,
+    .facts = FACTS_NONE,
+    .acts_on = (const char *const[]){"BatchNormalization", NULL},
+};

@@ -166,7 +166,7 @@ static int fold_forward(const Linear *l, Op *bn)
     return 0;
 }
 
-int pass_fuse_bn_forward(PassCtx *pc)
+static int pass_fuse_bn_forward(PassCtx *pc)
 {
     Graph *g = pc->g;
     Diag *d = pc->d;
@@ -188,3 +188,12 @@ int pass_fuse_bn_forward(PassCtx *pc)
     }
     return 0;
 }
+
+const Pass fuse_bn_forward_pass = {
+    .name = "fuse-bn-forward",
+    .help = "fold BatchNormalization into the unpadded Conv after it",
+    .on_by_default = true,
+    .run = pass_fuse_bn_forward,
+    .facts = FACTS_NONE,
+    .acts_on = (const char *const[]){"BatchNormalization", NULL},
+};

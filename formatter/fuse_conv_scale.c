@@ -69,7 +69,7 @@ static int fuse_one(const Linear *l, Op *mul, const Tensor *t)
     return 0;
 }
 
-int pass_fuse_conv_scale(PassCtx *pc)
+static int pass_fuse_conv_scale(PassCtx *pc)
 {
     Graph *g = pc->g;
     Diag *d = pc->d;
@@ -93,3 +93,12 @@ int pass_fuse_conv_scale(PassCtx *pc)
     }
     return 0;
 }
+
+const Pass fuse_conv_scale_pass = {
+    .name = "fuse-conv-scale",
+    .help = "fold Mul(per-channel constant) after Conv/ConvTranspose/Gemm into it",
+    .on_by_default = true,
+    .run = pass_fuse_conv_scale,
+    .facts = FACTS_ROUND,
+    .acts_on = (const char *const[]){"Conv", "ConvTranspose", "Gemm", NULL},
+};

@@ -251,7 +251,7 @@ static int gelu_fuse(Op *core)
     return 1;
 }
 
-int pass_fuse_gelu(PassCtx *pc)
+static int pass_fuse_gelu(PassCtx *pc)
 {
     Graph *g = pc->g;
     Diag *d = pc->d;
@@ -265,3 +265,12 @@ int pass_fuse_gelu(PassCtx *pc)
     }
     return 0;
 }
+
+const Pass fuse_gelu_pass = {
+    .name = "fuse-gelu",
+    .help = "GELU forms to com.microsoft (Bias/Fast/Quick)Gelu (onnxruntime only)",
+    .on_by_default = false,
+    .run = pass_fuse_gelu,
+    .facts = FACTS_ROUND,
+    .acts_on = NULL,
+};

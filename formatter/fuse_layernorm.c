@@ -408,7 +408,7 @@ static int ln_replace(LnMatch *lm, int32_t dt)
     return chain_remove(&lm->chain);
 }
 
-int pass_fuse_layernorm(PassCtx *pc)
+static int pass_fuse_layernorm(PassCtx *pc)
 {
     Graph *g = pc->g;
     Diag *d = pc->d;
@@ -432,3 +432,12 @@ int pass_fuse_layernorm(PassCtx *pc)
     }
     return 0;
 }
+
+const Pass fuse_layernorm_pass = {
+    .name = "fuse-layernorm",
+    .help = "decomposed layer norm to LayerNormalization (opset >= 17)",
+    .on_by_default = true,
+    .run = pass_fuse_layernorm,
+    .facts = FACTS_ROUND,
+    .acts_on = (const char *const[]){"ReduceMean", NULL},
+};

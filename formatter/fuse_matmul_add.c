@@ -161,12 +161,30 @@ static int mm_pass(Graph *g, Diag *d, MmFuse fuse, const char *pass)
     return 0;
 }
 
-int pass_fuse_matmul_add(PassCtx *pc)
+static int pass_fuse_matmul_add(PassCtx *pc)
 {
     return mm_pass(pc->g, pc->d, fuse_2d, "fuse-matmul-add");
 }
 
-int pass_fuse_matmul_add_nd(PassCtx *pc)
+const Pass fuse_matmul_add_pass = {
+    .name = "fuse-matmul-add",
+    .help = "MatMul(rank-2 x, constant W) + Add(constant b) to Gemm",
+    .on_by_default = true,
+    .run = pass_fuse_matmul_add,
+    .facts = FACTS_ROUND,
+    .acts_on = (const char *const[]){"MatMul", NULL},
+};
+
+static int pass_fuse_matmul_add_nd(PassCtx *pc)
 {
     return mm_pass(pc->g, pc->d, fuse_nd, "fuse-matmul-add-nd");
 }
+
+const Pass fuse_matmul_add_nd_pass = {
+    .name = "fuse-matmul-add-nd",
+    .help = "the same for rank > 2 x: Reshape -> Gemm -> Reshape (static shape)",
+    .on_by_default = false,
+    .run = pass_fuse_matmul_add_nd,
+    .facts = FACTS_ROUND,
+    .acts_on = (const char *const[]){"MatMul", NULL},
+};

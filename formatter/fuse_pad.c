@@ -132,7 +132,7 @@ static int fold(Op *pad, Op *next, const int64_t *pads, size_t rank, bool includ
     return graph_remove_op(pad, NULL);
 }
 
-int pass_fuse_pad(PassCtx *pc)
+static int pass_fuse_pad(PassCtx *pc)
 {
     Graph *g = pc->g;
     Diag *d = pc->d;
@@ -170,3 +170,12 @@ int pass_fuse_pad(PassCtx *pc)
     }
     return 0;
 }
+
+const Pass fuse_pad_pass = {
+    .name = "fuse-pad",
+    .help = "fold a zero (-inf for MaxPool) constant Pad into the Conv/pool reading it",
+    .on_by_default = true,
+    .run = pass_fuse_pad,
+    .facts = FACTS_ROUND,
+    .acts_on = (const char *const[]){"Pad", NULL},
+};

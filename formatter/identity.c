@@ -8,7 +8,7 @@
 #include "params.h"
 #include "passes.h"
 
-int pass_identity(PassCtx *pc)
+static int pass_identity(PassCtx *pc)
 {
     Graph *g = pc->g;
     Model *m = g->model;
@@ -32,3 +32,12 @@ int pass_identity(PassCtx *pc)
     }
     return 0;
 }
+
+const Pass identity_pass = {
+    .name = "identity",
+    .help = "remove Identity nodes, rewiring their consumers",
+    .on_by_default = true,
+    .run = pass_identity,
+    .facts = FACTS_NONE,
+    .acts_on = (const char *const[]){"Identity", NULL},
+};

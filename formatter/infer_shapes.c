@@ -139,7 +139,7 @@ static void warn_model(Model *m)
                                   "untyped");
 }
 
-int pass_infer_shapes(PassCtx *pc)
+static int pass_infer_shapes(PassCtx *pc)
 {
     Graph *g = pc->g;
     Diag *d = pc->d;
@@ -158,3 +158,12 @@ int pass_infer_shapes(PassCtx *pc)
         warn_model(m);
     return 0;
 }
+
+const Pass infer_shapes_pass = {
+    .name = "infer-shapes",
+    .help = "write the element type and shape of every intermediate value (value_info)",
+    .on_by_default = true,
+    .run = pass_infer_shapes,
+    .facts = FACTS_FRESH,
+    .acts_on = NULL,
+};

@@ -130,7 +130,7 @@ static void remove_stale_value_info(Graph *g)
     }
 }
 
-int pass_isolated(PassCtx *pc)
+static int pass_isolated(PassCtx *pc)
 {
     Graph *g = pc->g;
     Diag *d = pc->d;
@@ -144,3 +144,12 @@ int pass_isolated(PassCtx *pc)
     remove_stale_value_info(g);
     return 0;
 }
+
+const Pass isolated_pass = {
+    .name = "isolated",
+    .help = "remove nodes that reach no output, unused initializers and value_info",
+    .on_by_default = true,
+    .run = pass_isolated,
+    .facts = FACTS_NONE,
+    .acts_on = NULL,
+};

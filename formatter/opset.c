@@ -505,23 +505,59 @@ int opset_raise_to(Model *m, int64_t target, Diag *d)
  * input form begins when the model holds its operator (the rewrite rules are
  * UPGRADE_CLIP & co.). Slice-10 already takes inputs, so slice raises to 10
  * only, and a Clip-6 with clip off stays; the others need 11. */
-int pass_slice(PassCtx *pc)
+static int pass_slice(PassCtx *pc)
 {
     return opset_upgrade_for(pc->g, "Slice", 10, pc->d);
 }
 
-int pass_clip(PassCtx *pc)
+const Pass slice_pass = {
+    .name = "slice",
+    .help = "Slice-1 (attributes) to the input form; raises the opset to 10",
+    .on_by_default = true,
+    .run = pass_slice,
+    .facts = FACTS_ROUND,
+    .acts_on = NULL,
+};
+
+static int pass_clip(PassCtx *pc)
 {
     return opset_upgrade_for(pc->g, "Clip", 11, pc->d);
 }
 
-int pass_pad(PassCtx *pc)
+const Pass clip_pass = {
+    .name = "clip",
+    .help = "Clip-6 (attributes) to the input form; raises the opset to 11",
+    .on_by_default = true,
+    .run = pass_clip,
+    .facts = FACTS_ROUND,
+    .acts_on = NULL,
+};
+
+static int pass_pad(PassCtx *pc)
 {
     return opset_upgrade_for(pc->g, "Pad", 11, pc->d);
 }
 
-int pass_resize(PassCtx *pc)
+const Pass pad_pass = {
+    .name = "pad",
+    .help = "Pad-2 (attributes) to the input form; raises the opset to 11",
+    .on_by_default = true,
+    .run = pass_pad,
+    .facts = FACTS_ROUND,
+    .acts_on = NULL,
+};
+
+static int pass_resize(PassCtx *pc)
 {
     int rc = opset_upgrade_for(pc->g, "Resize", 11, pc->d);
     return rc ? rc : opset_upgrade_for(pc->g, "Upsample", 11, pc->d);
 }
+
+const Pass resize_pass = {
+    .name = "resize",
+    .help = "Resize-10 and Upsample to Resize-11; raises the opset to 11",
+    .on_by_default = true,
+    .run = pass_resize,
+    .facts = FACTS_ROUND,
+    .acts_on = NULL,
+};

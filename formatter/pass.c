@@ -1,89 +1,55 @@
 /* pass.c - registry and driver. */
 #include "pass.h"
 
+#include <pthread.h>
 #include <string.h>
 
 #include "../core/infer/infer.h"
 #include "../core/ops/ops_registry.h"
 #include "passes.h"
 
-/* Pass.acts_on lists. SHADOWED stands for values written twice (de-inplace's
- * work, Model.shadowed), which no operator type tells. */
-static const char SHADOWED[] = "";
-static const char *const ON_SHADOWED[] = {SHADOWED, NULL};
-static const char *const ON_CONSTANT[] = {"Constant", NULL};
-static const char *const ON_LINEAR[] = {"Conv", "ConvTranspose", "Gemm", NULL};
-static const char *const ON_BN[] = {"BatchNormalization", NULL};
-static const char *const ON_PAD[] = {"Pad", NULL};
-static const char *const ON_MATMUL[] = {"MatMul", NULL};
-static const char *const ON_REDUCE_MEAN[] = {"ReduceMean", NULL};
-static const char *const ON_IDENTITY[] = {"Identity", NULL};
-static const char *const ON_RESHAPE[] = {"Reshape", NULL};
+/* The pipeline, in order: each name N is the row `N_pass` that N's file
+ * exports (passes.h). Adding a pass adds its name here. */
+#define PIPELINE(X) \
+    X(de_inplace) X(constant) X(fold) X(reshape_target) X(eliminate_noops) X(cse) \
+    X(split_params) X(dedup_initializers) X(fuse_bias) X(fuse_bn) X(fuse_bn_forward) \
+    X(bn_to_conv) X(slice) X(clip) X(pad) X(resize) X(fuse_pad) X(fuse_conv_scale) \
+    X(fuse_matmul_add) X(fuse_matmul_add_nd) X(fuse_layernorm) X(fuse_gelu) X(identity) \
+    X(isolated) X(infer_shapes)
 
-static const Pass PASSES[] = {
-    {"de-inplace", "rename values written by more than one node (restore SSA)", true,
-     pass_de_inplace, FACTS_NONE, ON_SHADOWED},
-    {"constant", "turn Constant nodes into initializers", true, pass_constant, FACTS_NONE,
-     ON_CONSTANT},
-    {"fold", "evaluate nodes whose inputs are all constants into initializers", true, pass_fold,
-     FACTS_SETTLE, NULL},
-    {"reshape-target", "a Reshape target known but for one size becomes a constant with -1",
-     true, pass_reshape_target, FACTS_ROUND, ON_RESHAPE},
-    {"eliminate-noops", "remove nodes passing their input on unchanged (Dropout, x*1, ...)",
-     true, pass_eliminate_noops, FACTS_ROUND, NULL},
-    {"cse", "merge nodes computing the same operator on the same inputs", true, pass_cse,
-     FACTS_NONE, NULL},
-    {"split-params", "give every use of a shared initializer its own copy", true,
-     pass_split_params, FACTS_NONE, NULL},
-    {"dedup-initializers", "merge equal initializers (turns split-params off)", false,
-     pass_dedup_initializers, FACTS_NONE, NULL},
-    {"fuse-bias", "fold Add(constant) after Conv/ConvTranspose/Gemm into the bias", true,
-     pass_fuse_bias, FACTS_NONE, ON_LINEAR},
-    {"fuse-bn", "fold BatchNormalization into the Conv/ConvTranspose/Gemm before it", true,
-     pass_fuse_bn, FACTS_NONE, ON_BN},
-    {"fuse-bn-forward", "fold BatchNormalization into the unpadded Conv after it", true,
-     pass_fuse_bn_forward, FACTS_NONE, ON_BN},
-    {"bn-to-conv", "turn a remaining BatchNormalization into a depthwise 1x1 Conv", true,
-     pass_bn_to_conv, FACTS_ROUND, ON_BN},
-    {"slice", "Slice-1 (attributes) to the input form; raises the opset to 10", true, pass_slice,
-     FACTS_ROUND, NULL},
-    {"clip", "Clip-6 (attributes) to the input form; raises the opset to 11", true, pass_clip,
-     FACTS_ROUND, NULL},
-    {"pad", "Pad-2 (attributes) to the input form; raises the opset to 11", true, pass_pad,
-     FACTS_ROUND, NULL},
-    {"resize", "Resize-10 and Upsample to Resize-11; raises the opset to 11", true, pass_resize,
-     FACTS_ROUND, NULL},
-    {"fuse-pad", "fold a zero (-inf for MaxPool) constant Pad into the Conv/pool reading it", true,
-     pass_fuse_pad, FACTS_ROUND, ON_PAD},
-    {"fuse-conv-scale", "fold Mul(per-channel constant) after Conv/ConvTranspose/Gemm into it",
-     true, pass_fuse_conv_scale, FACTS_ROUND, ON_LINEAR},
-    {"fuse-matmul-add", "MatMul(rank-2 x, constant W) + Add(constant b) to Gemm", true,
-     pass_fuse_matmul_add, FACTS_ROUND, ON_MATMUL},
-    {"fuse-matmul-add-nd", "the same for rank > 2 x: Reshape -> Gemm -> Reshape (static shape)",
-     false, pass_fuse_matmul_add_nd, FACTS_ROUND, ON_MATMUL},
-    {"fuse-layernorm", "decomposed layer norm to LayerNormalization (opset >= 17)", true,
-     pass_fuse_layernorm, FACTS_ROUND, ON_REDUCE_MEAN},
-    {"fuse-gelu", "GELU forms to com.microsoft (Bias/Fast/Quick)Gelu (onnxruntime only)", false,
-     pass_fuse_gelu, FACTS_ROUND, NULL},
-    {"identity", "remove Identity nodes, rewiring their consumers", true, pass_identity,
-     FACTS_NONE, ON_IDENTITY},
-    {"isolated", "remove nodes that reach no output, unused initializers and value_info", true,
-     pass_isolated, FACTS_NONE, NULL},
-    {"infer-shapes", "write the element type and shape of every intermediate value (value_info)",
-     true, pass_infer_shapes, FACTS_FRESH, NULL},
-};
+#define DECLARE_ROW(n) extern const Pass n##_pass;
+PIPELINE(DECLARE_ROW)
+#define ROW_ADDRESS(n) &n##_pass,
+static const Pass *const ROWS[] = {PIPELINE(ROW_ADDRESS)};
+
+enum { N_PASSES = sizeof ROWS / sizeof *ROWS };
+static Pass PASSES[N_PASSES]; /* the rows in one array: pass_list's indices */
+static pthread_once_t passes_once = PTHREAD_ONCE_INIT;
+
+static void passes_gather(void)
+{
+    for (size_t i = 0; i < N_PASSES; i++)
+        PASSES[i] = *ROWS[i];
+}
+
+static const Pass *passes(void)
+{
+    pthread_once(&passes_once, passes_gather);
+    return PASSES;
+}
 
 const Pass *pass_list(size_t *n)
 {
-    *n = sizeof PASSES / sizeof *PASSES;
-    return PASSES;
+    *n = N_PASSES;
+    return passes();
 }
 
 const Pass *pass_find(const char *name)
 {
-    for (size_t i = 0; i < sizeof PASSES / sizeof *PASSES; i++)
-        if (strcmp(PASSES[i].name, name) == 0)
-            return &PASSES[i];
+    const Pass *p = passes();
+    for (size_t i = 0; i < N_PASSES; i++)
+        if (strcmp(p[i].name, name) == 0)
+            return &p[i];
     return NULL;
 }
 
@@ -139,13 +105,15 @@ static int facts_for(const Pass *p, Model *m, FactsState *st, Diag *d)
     return 0;
 }
 
-/* Whether p may find work in m (Pass.acts_on). */
+/* Whether p may find work in m (Pass.acts_on, Pass.on_shadowed). */
 static bool may_act(const Pass *p, const Model *m)
 {
+    if (p->on_shadowed)
+        return m->shadowed;
     if (!p->acts_on)
         return true;
     for (const char *const *t = p->acts_on; *t; t++)
-        if (*t == SHADOWED ? m->shadowed : model_may_have_op_type(m, *t))
+        if (model_may_have_op_type(m, *t))
             return true;
     return false;
 }
@@ -171,28 +139,28 @@ static int run_round(Model *m, const PipelineOptions *o, FactsState *st, bool *w
                      const Pass **failed, Diag *d)
 {
     const PipelineHooks *h = o->hooks;
-    size_t n = sizeof PASSES / sizeof *PASSES;
+    const Pass *all = passes();
     /* facts nothing has changed since serve the new round as they are */
     if (st->made_at != model_change_count(m))
         facts_drop(m);
     *work = false;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < N_PASSES; i++) {
         if (o->enabled && !o->enabled[i])
             continue;
         if (h && h->pass_start)
-            h->pass_start(h->ctx, &PASSES[i]);
+            h->pass_start(h->ctx, &all[i]);
         size_t before = model_change_count(m);
-        int rc = run_pass(&PASSES[i], m, o, st, d);
+        int rc = run_pass(&all[i], m, o, st, d);
         bool changed = model_change_count(m) != before;
-        *work |= PASSES[i].facts != FACTS_FRESH && changed;
+        *work |= all[i].facts != FACTS_FRESH && changed;
         /* a FACTS_FRESH pass only declares what the facts say */
-        if (PASSES[i].facts == FACTS_FRESH && changed && m->facts && st->made_at == before)
+        if (all[i].facts == FACTS_FRESH && changed && m->facts && st->made_at == before)
             st->made_at = model_change_count(m);
         if (h && h->pass_end)
             h->pass_end(h->ctx, i);
         if (rc) {
             if (failed)
-                *failed = &PASSES[i];
+                *failed = &all[i];
             return rc;
         }
     }

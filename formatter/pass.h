@@ -12,33 +12,6 @@
 #include "../core/ir/graph.h"
 #include "passes.h"
 
-
-/* What a pass reads from shape inference (value_fact and friends). */
-typedef enum PassFacts {
-    FACTS_NONE,  /* nothing */
-    FACTS_ROUND, /* the facts of the round's start (made by the first such pass) */
-    FACTS_FRESH, /* facts of the graph as it is now (remade when a pass changed it);
-                  * such a pass only writes declarations, which make no work for
-                  * another pass: its changes alone call for no further round */
-    FACTS_SETTLE, /* fresh facts, and the pass runs again on them at once while its
-                   * last run changed the graph: what fold turns into a constant
-                   * lets inference compute more values, which fold can then take
-                   * (Swin-T needed six rounds of the whole pipeline for that) */
-} PassFacts;
-
-typedef struct Pass {
-    const char *name;
-    const char *help; /* one line */
-    bool on_by_default;
-    PassFn run;
-    PassFacts facts;
-    /* The operator types the pass acts on, NULL-terminated: while no
-     * operation of the model has any of them (model_may_have_op_type) the
-     * pipeline does not run it, which would change nothing and scan every
-     * graph. NULL: it always runs. */
-    const char *const *acts_on;
-} Pass;
-
 /* The registered passes, in pipeline order. */
 const Pass *pass_list(size_t *n);
 const Pass *pass_find(const char *name);

@@ -1,6 +1,7 @@
-/* passes.h - the pass functions the registry (pass.c) lists, one file each.
+/* passes.h - what a pass is: the row each pass's file exports (Pass), the
+ * context it is run with (PassCtx) and the options it reads (PassOptions).
  *
- * A pass rewrites one graph; the driver (pass_run) calls it on every
+ * A pass rewrites one graph; the driver (pass_run, pass.c) calls it on every
  * subgraph and then on the graph holding them. docs/ARCHITECTURE.md, "How to
  * add a pass", walks through writing one. */
 #ifndef PPQ_PASSES_H
@@ -31,30 +32,36 @@ typedef struct PassCtx {
 
 typedef int (*PassFn)(PassCtx *pc);
 
-int pass_de_inplace(PassCtx *pc);
-int pass_constant(PassCtx *pc);
-int pass_split_params(PassCtx *pc);
-int pass_fold(PassCtx *pc);
-int pass_eliminate_noops(PassCtx *pc);
-int pass_cse(PassCtx *pc);
-int pass_reshape_target(PassCtx *pc);
-int pass_dedup_initializers(PassCtx *pc);
-int pass_fuse_bias(PassCtx *pc);
-int pass_fuse_bn(PassCtx *pc);
-int pass_fuse_bn_forward(PassCtx *pc);
-int pass_bn_to_conv(PassCtx *pc);
-int pass_slice(PassCtx *pc);
-int pass_clip(PassCtx *pc);
-int pass_pad(PassCtx *pc);
-int pass_resize(PassCtx *pc);
-int pass_fuse_pad(PassCtx *pc);
-int pass_fuse_conv_scale(PassCtx *pc);
-int pass_fuse_matmul_add(PassCtx *pc);
-int pass_fuse_matmul_add_nd(PassCtx *pc);
-int pass_fuse_layernorm(PassCtx *pc);
-int pass_fuse_gelu(PassCtx *pc);
-int pass_identity(PassCtx *pc);
-int pass_isolated(PassCtx *pc);
-int pass_infer_shapes(PassCtx *pc);
+/* What a pass reads from shape inference (value_fact and friends). */
+typedef enum PassFacts {
+    FACTS_NONE,  /* nothing */
+    FACTS_ROUND, /* the facts of the round's start (made by the first such pass) */
+    FACTS_FRESH, /* facts of the graph as it is now (remade when a pass changed it);
+                  * such a pass only writes declarations, which make no work for
+                  * another pass: its changes alone call for no further round */
+    FACTS_SETTLE, /* fresh facts, and the pass runs again on them at once while its
+                   * last run changed the graph: what fold turns into a constant
+                   * lets inference compute more values, which fold can then take
+                   * (Swin-T needed six rounds of the whole pipeline for that) */
+} PassFacts;
+
+typedef struct Pass {
+    const char *name;
+    const char *help; /* one line */
+    bool on_by_default;
+    PassFn run;
+    PassFacts facts;
+    /* The operator types the pass acts on, NULL-terminated: while no
+     * operation of the model has any of them (model_may_have_op_type) the
+     * pipeline does not run it, which would change nothing and scan every
+     * graph. NULL: it always runs (unless on_shadowed). */
+    const char *const *acts_on;
+    /* It acts only on values written twice (Model.shadowed), which no
+     * operator type tells. */
+    bool on_shadowed;
+} Pass;
+
+/* Each pass's file exports its row as `const Pass <name>_pass` (the name
+ * with '_' for '-'); formatter/pass.c lists them in pipeline order. */
 
 #endif

@@ -56,7 +56,7 @@ static int rt_rewrite(Op *op)
     return 0;
 }
 
-int pass_reshape_target(PassCtx *pc)
+static int pass_reshape_target(PassCtx *pc)
 {
     Graph *g = pc->g;
     Diag *d = pc->d;
@@ -69,3 +69,12 @@ int pass_reshape_target(PassCtx *pc)
     }
     return 0;
 }
+
+const Pass reshape_target_pass = {
+    .name = "reshape-target",
+    .help = "a Reshape target known but for one size becomes a constant with -1",
+    .on_by_default = true,
+    .run = pass_reshape_target,
+    .facts = FACTS_ROUND,
+    .acts_on = (const char *const[]){"Reshape", NULL},
+};

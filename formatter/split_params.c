@@ -54,7 +54,7 @@ static int split_one(Graph *g, Var *v)
     return 0;
 }
 
-int pass_split_params(PassCtx *pc)
+static int pass_split_params(PassCtx *pc)
 {
     Graph *g = pc->g;
     Diag *d = pc->d;
@@ -73,3 +73,12 @@ int pass_split_params(PassCtx *pc)
     }
     return 0;
 }
+
+const Pass split_params_pass = {
+    .name = "split-params",
+    .help = "give every use of a shared initializer its own copy",
+    .on_by_default = true,
+    .run = pass_split_params,
+    .facts = FACTS_NONE,
+    .acts_on = NULL,
+};

@@ -82,6 +82,7 @@ valid, whatever the figures; 1 otherwise.
 """
 import argparse
 import filecmp
+import functools
 import os
 import shutil
 import statistics
@@ -430,9 +431,16 @@ def bench_inference():
 # transformer recipes use, and the exported networks they are measured on (whatever of them
 # build/models holds: `make test-models`, or scripts/export_torchvision.py build/models
 # --opsets 14 --models NAMES).
-FUSION_PASSES = ('fuse-bias', 'fuse-bn', 'fuse-bn-forward', 'bn-to-conv', 'fuse-pad',
-                 'fuse-conv-scale', 'fuse-matmul-add', 'fuse-matmul-add-nd', 'fuse-layernorm',
-                 'fuse-gelu')
+@functools.lru_cache(maxsize=None)
+def fusion_passes():
+    """The fuse-* passes and bn-to-conv, in pipeline order, from `ppqfmt --list-passes`: a new
+    fusion pass is measured without an edit here."""
+    out = subprocess.run([PPQFMT, '--list-passes'], capture_output=True, text=True,
+                         check=True).stdout
+    names = [line.split()[0] for line in out.splitlines() if line.strip()]
+    return tuple(n for n in names if n.startswith('fuse-') or n == 'bn-to-conv')
+
+
 FUSION_ARGS = ['--target-opset=17', '--enable=fuse-gelu', '--report=json']
 FUSION_MODELS = ('gpt2_tiny', 'bert_tiny', 'llama_tiny', 'vit_b_16', 'swin_t', 'maxvit_t',
                  'resnet18', 'mobilenet_v2', 'efficientnet_v2_s')
@@ -527,13 +535,13 @@ def fusion_row(src, d):
         ms = {k: min(v, ms.get(k, v)) for k, v in rep['timings'].items()}
     wall = min(walls)
     fused = ' '.join('%s=%d' % (p['name'].replace('fuse-', ''), p['changes']) for p in rep['passes']
-                     if p['name'] in FUSION_PASSES and p['changes'])
+                     if p['name'] in fusion_passes() and p['changes'])
     before, after = op_counts(src), op_counts(out)
     me = ort_max_error(src, out, d)
     left = ['%d>%d' % (before.get(op, 0), after.get(op, 0)) for op in LEFT_OPS]
     return ([name, '%d>%d' % (sum(before.values()), sum(after.values()))] + left +
             [fused or '-'] + (['%.2e' % me[0], '%.2g' % me[1]] if not isinstance(me, str) else [me, '-']) +
-            ['%.1f' % sum(ms.get(p, 0) for p in FUSION_PASSES), '%.1f' % sum(ms.values()),
+            ['%.1f' % sum(ms.get(p, 0) for p in fusion_passes()), '%.1f' % sum(ms.values()),
              '%.0f' % (1000 * wall)])
 
 
@@ -556,7 +564,7 @@ def bench_fusions():
           '1e-5 + 1e-3 max|ref| of the value (<= 1 passes); fusion ms: the\n'
           'fusion passes (%s)\nagainst every pass (passes ms) and the whole run (wall ms), '
           'each the least of %d runs.\n'
-          % (' '.join(FUSION_ARGS), ', '.join(FUSION_PASSES), FUSION_RUNS))
+          % (' '.join(FUSION_ARGS), ', '.join(fusion_passes()), FUSION_RUNS))
     if len(rows) > 1:
         table(rows)
     else:

@@ -218,6 +218,10 @@ static const OpSchema ops_elementwise[] = {
     UNARY("Selu", 1), UNARY("Celu", 12), UNARY("Softplus", 1), UNARY("Softsign", 1),
     UNARY("ThresholdedRelu", 10), UNARY("Mish", 18), UNARY("Gelu", 20), UNARY("Shrink", 9),
     UNARY("Ceil", 1), UNARY("Floor", 1), UNARY("Round", 11), UNARY("Reciprocal", 1),
+    /* opset 6 dropped consumed_inputs: the version the fold kernels start at */
+    UNARY("Relu", 6), UNARY("Sigmoid", 6), UNARY("Tanh", 6), UNARY("Sqrt", 6), UNARY("Exp", 6),
+    UNARY("Log", 6), UNARY("Neg", 6), UNARY("Abs", 6), UNARY("Ceil", 6), UNARY("Floor", 6),
+    UNARY("Reciprocal", 6),
     UNARY("Sign", 9), UNARY("Sin", 7), UNARY("Cos", 7), UNARY("Tan", 7), UNARY("Asin", 7),
     UNARY("Acos", 7), UNARY("Atan", 7), UNARY("Sinh", 9), UNARY("Cosh", 9), UNARY("Asinh", 9),
     UNARY("Acosh", 9), UNARY("Atanh", 9), UNARY("BitwiseNot", 18), UNARY("Not", 1),

@@ -17,9 +17,18 @@ static const OpTable *const ops_families[] = {
     &ops_contrib_table,
 };
 
+static const OpKernelTable *const ops_kernel_families[] = {
+    &eval_elementwise_kernels, &eval_shape_kernels, &eval_reduce_kernels, &eval_scatter_kernels,
+    &eval_nn_kernels, &eval_conv_kernels, &eval_index_kernels,
+};
+
+/* The rows: schema, rule and kernel column side by side, sorted by domain,
+ * type and since-version. */
 static const OpSchema **ops_sorted;
-static InferRule *ops_rules; /* ops_sorted[i]'s bounds and rule */
-static size_t ops_n;
+static InferRule *ops_rules;      /* ops_sorted[i]'s bounds and rule */
+static OpEvalFn *ops_evals;       /* ops_sorted[i]'s kernel, or NULL: not folded */
+static const OpKernel **ops_kernels; /* every kernel, sorted alike (ops_kernel_at) */
+static size_t ops_n, ops_n_kernels;
 static pthread_once_t ops_once = PTHREAD_ONCE_INIT;
 
 static int ops_cmp_key(const char *dom, const char *type, const OpSchema *s)
@@ -35,22 +44,61 @@ static int ops_cmp(const void *a, const void *b)
     return c ? c : (x->since > y->since) - (x->since < y->since);
 }
 
+static int kernel_cmp(const void *a, const void *b)
+{
+    const OpKernel *x = *(const OpKernel *const *)a, *y = *(const OpKernel *const *)b;
+    int c = strcmp(x->domain, y->domain);
+    c = c ? c : strcmp(x->type, y->type);
+    return c ? c : (x->since > y->since) - (x->since < y->since);
+}
+
+/* The kernel of row s: the newest kernel of its op not newer than it. A
+ * kernel's since-version is always a row's (test_infer checks), so each
+ * kernel serves the rows from its version to the next kernel's. */
+static OpEvalFn kernel_of(const OpSchema *s)
+{
+    OpEvalFn best = NULL;
+    for (size_t i = 0; i < ops_n_kernels; i++) {
+        const OpKernel *k = ops_kernels[i];
+        if (!strcmp(k->domain, s->domain) && !strcmp(k->type, s->type) && k->since <= s->since)
+            best = k->eval; /* sorted: a later match is newer */
+    }
+    return best;
+}
+
+static void kernels_build(void)
+{
+    for (size_t f = 0; f < sizeof ops_kernel_families / sizeof *ops_kernel_families; f++)
+        for (size_t i = 0; i < ops_kernel_families[f]->n; i++)
+            ops_kernels[ops_n_kernels++] = &ops_kernel_families[f]->entries[i];
+    qsort(ops_kernels, ops_n_kernels, sizeof *ops_kernels, kernel_cmp);
+}
+
 /* Builds the sorted index; on allocation failure lookups find nothing
  * (every op then reads as unknown, which is safe). */
 static void ops_build(void)
 {
-    size_t n = 0;
+    size_t n = 0, k = 0;
     for (size_t f = 0; f < sizeof ops_families / sizeof ops_families[0]; f++)
         n += ops_families[f]->n;
+    for (size_t f = 0; f < sizeof ops_kernel_families / sizeof *ops_kernel_families; f++)
+        k += ops_kernel_families[f]->n;
     ops_sorted = malloc(n * sizeof *ops_sorted);
     ops_rules = malloc(n * sizeof *ops_rules);
-    if (!ops_sorted || !ops_rules) {
+    ops_evals = malloc(n * sizeof *ops_evals);
+    ops_kernels = malloc(k * sizeof *ops_kernels);
+    if (!ops_sorted || !ops_rules || !ops_evals || !ops_kernels) {
         free(ops_sorted);
         free(ops_rules);
+        free(ops_evals);
+        free(ops_kernels);
         ops_sorted = NULL;
         ops_rules = NULL;
+        ops_evals = NULL;
+        ops_kernels = NULL;
         return;
     }
+    kernels_build();
     for (size_t f = 0; f < sizeof ops_families / sizeof ops_families[0]; f++)
         for (size_t i = 0; i < ops_families[f]->n; i++)
             ops_sorted[ops_n++] = &ops_families[f]->entries[i];
@@ -58,6 +106,7 @@ static void ops_build(void)
     for (size_t i = 0; i < ops_n; i++) {
         const OpSchema *s = ops_sorted[i];
         ops_rules[i] = (InferRule){s->since, s->min_in, s->max_in, s->min_out, s->max_out, s->infer};
+        ops_evals[i] = kernel_of(s);
     }
 }
 
@@ -98,24 +147,18 @@ const OpSchema *ops_at(size_t i)
     return i < ops_n ? ops_sorted[i] : NULL;
 }
 
-static const OpKernelTable *const ops_kernel_families[] = {
-    &eval_elementwise_kernels, &eval_shape_kernels, &eval_reduce_kernels, &eval_scatter_kernels,
-    &eval_nn_kernels, &eval_conv_kernels, &eval_index_kernels,
-};
 
 OpEvalFn ops_kernel(const char *domain, const char *type, int64_t opset, size_t n_in,
                     size_t n_out)
 {
-    const InferRule *r = ops_rule(domain, type, opset);
-    if (!r || !infer_rule_counts_ok(r, n_in, n_out))
+    size_t i = ops_find(domain, type, opset);
+    if (i == ops_n || !infer_rule_counts_ok(&ops_rules[i], n_in, n_out))
         return NULL;
-    const OpKernel *best = NULL;
-    for (size_t f = 0; f < sizeof ops_kernel_families / sizeof *ops_kernel_families; f++)
-        for (size_t i = 0; i < ops_kernel_families[f]->n; i++) {
-            const OpKernel *k = &ops_kernel_families[f]->entries[i];
-            if (k->since <= opset && !strcmp(k->type, type) && !strcmp(k->domain, domain) &&
-                (!best || k->since > best->since))
-                best = k;
-        }
-    return best ? best->eval : NULL;
+    return ops_evals[i];
+}
+
+const OpKernel *ops_kernel_at(size_t i)
+{
+    pthread_once(&ops_once, ops_build);
+    return i < ops_n_kernels ? ops_kernels[i] : NULL;
 }

@@ -13,6 +13,7 @@ typedef struct OpSchema OpSchema;
 typedef struct InferRule InferRule;
 typedef struct EvalCtx EvalCtx;
 typedef int (*OpEvalFn)(EvalCtx *c);
+typedef struct OpKernel OpKernel;
 
 /* NULL when no version of the op is at most opset. */
 const OpSchema *ops_lookup(const char *domain, const char *type, int64_t opset);
@@ -27,5 +28,9 @@ const OpSchema *ops_at(size_t i);
  * reads the inputs its op must have); NULL when it cannot be evaluated. */
 OpEvalFn ops_kernel(const char *domain, const char *type, int64_t opset, size_t n_in,
                     size_t n_out);
+/* Every kernel, sorted as ops_at's entries: for i from 0 until NULL. Each
+ * one's since-version is an entry's (the kernel is that entry's and the
+ * following ones', up to the op's next kernel). */
+const OpKernel *ops_kernel_at(size_t i);
 
 #endif

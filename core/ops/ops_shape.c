@@ -696,7 +696,9 @@ static const OpSchema ops_shape[] = {
     {"", "Unsqueeze", 1, 1, 2, 1, 1, shape_unsqueeze},
     {"", "Transpose", 1, 1, 1, 1, 1, shape_transpose},
     {"", "Concat", 1, 1, OPS_VARIADIC, 1, 1, shape_concat},
+    {"", "Concat", 4, 1, OPS_VARIADIC, 1, 1, shape_concat}, /* axis required */
     {"", "Split", 1, 1, 2, 1, OPS_VARIADIC, shape_split},
+    {"", "Split", 2, 1, 2, 1, OPS_VARIADIC, shape_split}, /* split input gone (13: back) */
     {"", "Slice", 1, 1, 1, 1, 1, slice_attr_form},
     {"", "Slice", 10, 3, 5, 1, 1, slice_input_form},
     {"", "Gather", 1, 2, 2, 1, 1, shape_gather},

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../core/ir/mapping.h"
 #include "../formatter/cut.h"
 #include "../formatter/opset.h"
 #include "../formatter/pass.h"

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "../core/ir/lazy.h"
+#include "../core/ir/mapping.h"
 #include "params.h"
 
 bool per_channel_shape(const Tensor *t, int64_t channels, size_t rank)

@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../core/ir/mapping.h"
+
 
 enum { T_EXTERNAL_DATA = 13, KV_KEY = 1, KV_VALUE = 2 };
 

@@ -15,6 +15,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "../core/ir/mapping.h"
 #include "encode.h"
 #include "external_write.h"
 #include "path.h"

@@ -141,3 +141,21 @@ void arena_free(Arena *a)
     a->head = NULL;
     a->total = 0;
 }
+
+int list_grow(void **arr, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap)
+        return 0;
+    size_t n = *cap ? *cap : 16;
+    while (n < need) {
+        if (n > SIZE_MAX / 2 / size)
+            return -1;
+        n *= 2;
+    }
+    void *p = realloc(*arr, n * size);
+    if (!p)
+        return -1;
+    *arr = p;
+    *cap = n;
+    return 0;
+}

@@ -27,4 +27,12 @@ char *arena_concat(Arena *a, const char *s, size_t n, const char *t, size_t m);
 int arena_grow(Arena *a, void **arr, size_t *cap, size_t need, size_t size);
 void arena_free(Arena *a);
 
+/* Grows a list kept outside the arena (realloc'ed) to hold `need` elements
+ * of `size` bytes; -1 when out of memory (the list is as it was). A graph's
+ * own lists (operations, variables, parameters, inputs, outputs, value_info)
+ * and the change log grow so: an arena keeps every outgrown copy, which for
+ * a million nodes is as much again as the lists. */
+int list_grow(void **arr, size_t *cap, size_t need, size_t size);
+#define LIST_GROW(arr, cap, need) list_grow((void **)&(arr), &(cap), (need), sizeof *(arr))
+
 #endif

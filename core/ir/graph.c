@@ -7,14 +7,11 @@
 #include "graph.h"
 #include "graph_internal.h"
 
-#include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #define GROW(g_arena, arr, cap, need) \
     arena_grow((g_arena), (void **)&(arr), &(cap), (need), sizeof *(arr))
@@ -32,46 +29,12 @@ static int grow32(Arena *a, void **arr, uint32_t *cap, size_t need, size_t size)
 #define GROW32(g_arena, arr, cap, need) \
     grow32((g_arena), (void **)&(arr), &(cap), (need), sizeof *(arr))
 
-/* A graph's own lists (operations, variables, parameters, pending
- * insertions, inputs, outputs, value_info) grow with realloc, not in the
- * arena: an arena keeps every outgrown copy, which for a million nodes is as
- * much again as the lists. */
-int graph_list_grow(void **arr, size_t *cap, size_t need, size_t size)
-{
-    if (need <= *cap)
-        return 0;
-    size_t n = *cap ? *cap : 16;
-    while (n < need) {
-        if (n > SIZE_MAX / 2 / size)
-            return -1;
-        n *= 2;
-    }
-    void *p = realloc(*arr, n * size);
-    if (!p)
-        return -1;
-    *arr = p;
-    *cap = n;
-    return 0;
-}
-
-#define LIST_GROW GRAPH_LIST_GROW
-
 /* graph_compact sweeps a graph's lists only when something left them. */
 static void op_mark_removed(Op *op)
 {
     op->removed = true;
     op->graph->has_removed = true;
 }
-
-/* model_mapped_copy's buffer: the bytes at `of` of the mappings (n of them)
- * when `of` is not NULL. The buffer is kept from one source to the next, as
- * fresh pages for each would cost a page fault per 4 KiB again. */
-struct MappedCopy {
-    uint8_t *buf;
-    size_t cap;
-    const uint8_t *of;
-    size_t n;
-};
 
 Model *model_new(void)
 {
@@ -123,95 +86,6 @@ void model_free(Model *m)
     free(m->copy->buf);
     free(m->copy);
     free(m);
-}
-
-int model_add_mapping(Model *m, const void *base, size_t len, int fd)
-{
-    if (GROW(&m->arena, m->maps, m->cap_maps, m->n_maps + 1))
-        return -1;
-    m->maps[m->n_maps++] = (MappedFile){base, len, fd};
-    return 0;
-}
-
-const MappedFile *model_find_mapping(const Model *m, const void *p, size_t n)
-{
-    const uint8_t *q = p;
-    for (size_t i = 0; i < m->n_maps; i++) {
-        const MappedFile *f = &m->maps[i];
-        if (q >= f->base && n <= f->len && (size_t)(q - f->base) <= f->len - n)
-            return f;
-    }
-    return NULL;
-}
-
-void model_forget_bytes(const Model *m, const void *p, size_t n)
-{
-    if (!model_find_mapping(m, p, n))
-        return;
-    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-    uintptr_t start = ((uintptr_t)p + page - 1) / page * page;
-    uintptr_t end = ((uintptr_t)p + n) / page * page;
-    if (end > start) /* whole pages only: neighbours may still be wanted */
-        madvise((void *)start, end - start, MADV_DONTNEED);
-}
-
-static int pread_all(int fd, uint8_t *buf, size_t n, off_t off)
-{
-    while (n) {
-        ssize_t r = pread(fd, buf, n, off);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            return -1;
-        buf += r;
-        n -= (size_t)r;
-        off += r;
-    }
-    return 0;
-}
-
-/* Room for n bytes, in 2 MiB pages where the kernel has them: a transpose
- * reads the copy a few bytes per row across all of it for every chunk, so
- * with 4 KiB pages nearly every row is a TLB miss. */
-static int model_copy_grow(struct MappedCopy *c, size_t n)
-{
-    enum { HUGE = 2 << 20 };
-    size_t cap = (n + HUGE - 1) / HUGE * HUGE;
-    free(c->buf);
-    c->cap = 0;
-    if (posix_memalign((void **)&c->buf, HUGE, cap)) {
-        c->buf = NULL;
-        return -1;
-    }
-    madvise(c->buf, cap, MADV_HUGEPAGE); /* a hint: failing is fine */
-    c->cap = cap;
-    return 0;
-}
-
-const uint8_t *model_mapped_copy(const Model *m, const void *p, size_t n)
-{
-    struct MappedCopy *c = m->copy;
-    const MappedFile *f = n <= MODEL_COPY_MAX ? model_find_mapping(m, p, n) : NULL;
-    if (!f)
-        return NULL;
-    if (c->of == p && c->n == n)
-        return c->buf;
-    c->of = NULL;
-    if (n > c->cap && model_copy_grow(c, n))
-        return NULL;
-    if (pread_all(f->fd, c->buf, n, (off_t)((const uint8_t *)p - f->base)))
-        return NULL;
-    c->of = p;
-    c->n = n;
-    return c->buf;
-}
-
-const uint8_t *model_read_bytes(const Model *m, const void *p, size_t n, uint8_t *buf)
-{
-    const MappedFile *f = model_find_mapping(m, p, n);
-    if (!f || pread_all(f->fd, buf, n, (off_t)((const uint8_t *)p - f->base)))
-        return p;
-    return buf;
 }
 
 Graph *graph_new(Model *m, Graph *parent, Op *owner)
@@ -544,7 +418,7 @@ Attr *op_add_attr(Op *op, const char *name, AttrType type)
 
 static int add_value_info(ValueInfo **arr, size_t *n, size_t *cap, Var *v, Bytes w)
 {
-    if (graph_list_grow((void **)arr, cap, *n + 1, sizeof **arr))
+    if (list_grow((void **)arr, cap, *n + 1, sizeof **arr))
         return -1;
     (*arr)[(*n)++] = (ValueInfo){v, false, false, w};
     return 0;
@@ -1560,27 +1434,6 @@ size_t model_change_count(const Model *m)
     return m->log.n_changes;
 }
 
-void model_set_metadata(Model *m, const char *key, const char *value)
-{
-    m->metadata_key = key;
-    m->metadata_value = value;
-    m->changed = true;
-}
-
-void model_drop_stale_training_info(Model *m)
-{
-    if (!m->n_training_info || !model_change_count(m))
-        return;
-    const char *pass = m->log.pass;
-    m->log.pass = "output";
-    model_warn(m, "training_info", "dropped (%zu entr%s): it trains parameters by name and the "
-               "passes changed them; the output is for inference (--passes=none keeps it)",
-               m->n_training_info, m->n_training_info == 1 ? "y" : "ies");
-    m->log.pass = pass;
-    m->drop_training_info = true;
-    m->changed = true;
-}
-
 void model_note(Model *m, const char *action, const char *subject)
 {
     log_add(m, action, subject, NULL, false);
@@ -1611,4 +1464,25 @@ void model_warn(Model *m, const char *subject, const char *fmt, ...)
     if (!kept || namemap_put(&m->warned, kept, (void *)kept))
         m->oom = true;
     log_add(m, "warning", subject, arena_strdup(&m->arena, buf), true);
+}
+
+void model_set_metadata(Model *m, const char *key, const char *value)
+{
+    m->metadata_key = key;
+    m->metadata_value = value;
+    m->changed = true;
+}
+
+void model_drop_stale_training_info(Model *m)
+{
+    if (!m->n_training_info || !model_change_count(m))
+        return;
+    const char *pass = m->log.pass;
+    m->log.pass = "output";
+    model_warn(m, "training_info", "dropped (%zu entr%s): it trains parameters by name and the "
+               "passes changed them; the output is for inference (--passes=none keeps it)",
+               m->n_training_info, m->n_training_info == 1 ? "y" : "ies");
+    m->log.pass = pass;
+    m->drop_training_info = true;
+    m->changed = true;
 }

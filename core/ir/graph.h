@@ -214,6 +214,16 @@ typedef struct InlineNames {
     bool counted;
 } InlineNames;
 
+/* model_mapped_copy's buffer: the bytes at `of` of the mappings (n of them)
+ * when `of` is not NULL. The buffer is kept from one source to the next, as
+ * fresh pages for each would cost a page fault per 4 KiB again. */
+typedef struct MappedCopy {
+    uint8_t *buf;
+    size_t cap;
+    const uint8_t *of;
+    size_t n;
+} MappedCopy;
+
 typedef struct Model {
     Arena arena;
     Graph *graph;
@@ -315,31 +325,6 @@ int graph_add_output(Graph *g, Var *v, Bytes wire);
 int graph_add_value_info(Graph *g, Var *v, Bytes wire);
 /* Records v's declared sequence or optional type (kind TYPE_*). */
 int graph_add_held_decl(Graph *g, Var *v, int kind, TypeInfo type);
-
-/* Records a mapping (see MappedFile); fd stays owned by the caller. */
-int model_add_mapping(Model *m, const void *base, size_t len, int fd);
-/* The mapping holding [p, p+n), or NULL. */
-const MappedFile *model_find_mapping(const Model *m, const void *p, size_t n);
-/* Hint: the mapped bytes [p, p+n) will not be read again soon, so their pages
- * can leave memory (they are read back from the file if needed). Keeps the
- * resident size of large models near what passes actually change. */
-void model_forget_bytes(const Model *m, const void *p, size_t n);
-/* The mapped bytes [p, p+n) as read from their file (pread) into a buffer
- * the model keeps, for a reader that jumps about in them (a transpose): the
- * first touch of each page of a mapping costs a page fault, and on a
- * virtual machine a trap to the hypervisor, several times the price of
- * copying the page, where pread copies from the page cache with no mapping.
- * The last bytes asked for stay in the buffer, so the chunks of one result
- * read the file once. NULL when [p, p+n) is not in a mapping, is larger than
- * MODEL_COPY_MAX, or cannot be read: then read the mapping. Valid until the
- * next call; one caller at a time (the writer fills one chunk at a time). */
-enum { MODEL_COPY_MAX = 64 << 20 };
-const uint8_t *model_mapped_copy(const Model *m, const void *p, size_t n);
-/* The bytes [p, p+n) for a reader going through them once, in order: when
- * they lie in a mapping they are read into buf (pread, which does not touch
- * the mapping: see model_mapped_copy) and buf is returned; otherwise, or if
- * the read fails, p itself. Safe on any thread (no shared state). */
-const uint8_t *model_read_bytes(const Model *m, const void *p, size_t n, uint8_t *buf);
 
 /* model_note naming v, without a copy of the name (a value's name lives as
  * long as the model, renamed or removed): passes that note a million values. */

@@ -220,7 +220,7 @@ static int move_var(Inline *in, Var *v)
         mark_renamed(v);
         in->renamed++;
     }
-    if (GRAPH_LIST_GROW(g->vars, g->cap_vars, g->n_vars + 1) ||
+    if (LIST_GROW(g->vars, g->cap_vars, g->n_vars + 1) ||
         namemap_put(&g->by_name, v->name, v))
         return -1;
     g->vars[g->n_vars++] = v;
@@ -288,7 +288,7 @@ static int move_op(Inline *in, Op *o)
         op_mark_changed(o);
     }
     /* placed after the previous one, at the owner's place (graph_compact) */
-    if (GRAPH_LIST_GROW(g->pending, g->cap_pending, g->n_pending + 1))
+    if (LIST_GROW(g->pending, g->cap_pending, g->n_pending + 1))
         return -1;
     g->pending[g->n_pending++] = (PendingOp){in->last, o};
     in->last = o;

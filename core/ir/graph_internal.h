@@ -1,5 +1,6 @@
 /* graph_internal.h - what graph.c shares with the other core files that
- * edit the IR's lists directly (graph_inline.c). Passes edit through graph.h:
+ * edit the IR's lists directly (graph_inline.c; the lists grow with
+ * LIST_GROW, arena.h). Passes edit through graph.h:
  * these two bypass the checks its functions make. (No #include of graph.h:
  * graph.c includes this header, and the two would form a module cycle.) */
 #ifndef PPQ_GRAPH_INTERNAL_H
@@ -10,13 +11,6 @@
 struct Graph;
 struct Op;
 struct Var;
-
-/* Grows one of a graph's own lists (realloc'ed, not arena memory: see
- * graph.c) to hold `need` elements of `size` bytes. -1 when out of memory
- * (the list is as it was). */
-int graph_list_grow(void **arr, size_t *cap, size_t need, size_t size);
-#define GRAPH_LIST_GROW(arr, cap, need) \
-    graph_list_grow((void **)&(arr), &(cap), (need), sizeof *(arr))
 
 /* op is to be encoded from the IR (its names or attributes changed); counts
  * as an edit for model_op_edits. */

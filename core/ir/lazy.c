@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "mapping.h"
+
 typedef struct Lazy {
     TensorGen gen;
     LazyFill fill;

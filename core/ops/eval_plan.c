@@ -7,6 +7,7 @@
 
 #include "eval.h"
 #include "../ir/lazy.h"
+#include "../ir/mapping.h"
 
 void eval_plan_init(EvalPlan *p, int32_t dtype, int rank, const int64_t *dims, EvalElemFn fn)
 {

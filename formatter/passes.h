@@ -41,8 +41,8 @@ typedef enum PassFacts {
                   * another pass: its changes alone call for no further round */
     FACTS_SETTLE, /* fresh facts, and the pass runs again on them at once while its
                    * last run changed the graph: what fold turns into a constant
-                   * lets inference compute more values, which fold can then take
-                   * (Swin-T needed six rounds of the whole pipeline for that) */
+                   * lets inference compute more values, which fold can then take,
+                   * without waiting a round of the whole pipeline for each step */
 } PassFacts;
 
 typedef struct Pass {

@@ -37,11 +37,9 @@ enum { COPY_MIN = 1 << 16, GEN_CHUNK = 1 << 20, GEN_BUFS = 2 };
  * call's bytes page-cache folios as large as the call (up to megabytes),
  * taken from large free blocks: on a virtual machine whose balloon reports
  * free memory to the host, exactly the blocks the host has taken back, so
- * each of their pages traps on first touch. After a few idle seconds, dd
- * wrote 3000 MiB in 1.7 s in 64 KiB calls and in 6.5 s in 1 MiB calls, and
- * bench's 3 GB of folded weights took 1.5-1.8 s against 3.8-4.9 s (cp
- * copies in 64 KiB). Smaller folios cost more calls and more kernel
- * bookkeeping per byte: 600 MB of warm output took 0.26 s, not 0.18 s. */
+ * each of their pages traps on first touch; 64 KiB calls (cp's size) do
+ * not take such blocks. Smaller calls cost more calls and more kernel
+ * bookkeeping per byte. */
 enum { WRITE_MAX = 1 << 16 };
 
 /* Writes count segments with writev, at most WRITE_MAX bytes a call,
@@ -122,8 +120,7 @@ static size_t chunk_len(const Seg *s, size_t done)
 /* Where computed bytes go. Into a regular file they go through a pipe
  * (vmsplice, then splice) rather than write(): the kernel then copies them
  * from its own mapping of the buffer's pages instead of from this process's
- * addresses, which `make bench`'s external-data model (3 GB of folded
- * weights) showed to be the writer's main cost on a virtual machine. Each
+ * addresses, which is the writer's main cost on a virtual machine. Each
  * chunk is drained from the pipe into the file before its buffer is reused,
  * and splice into a regular file copies the bytes, so the file never shares
  * a page with the buffer. */
@@ -213,8 +210,7 @@ static int write_generated_serial(GenOut *g, const Seg *s, uint8_t *buf)
 
 /* Filling a chunk (reading the source weights and scaling them) costs about
  * as much as writing it, so a second thread fills one buffer while this one
- * writes the other (600 MB of folded weights: 0.25 s on one thread, 0.17 s
- * on two; `make bench`). The chunks go round GEN_BUFS buffers: `empty`
+ * writes the other. The chunks go round GEN_BUFS buffers: `empty`
  * counts the buffers free to fill, `full` those ready to write. */
 typedef struct Filler {
     const Seg *s;

@@ -17,9 +17,8 @@ typedef struct Lazy {
 } Lazy;
 
 /* Input pages of the source already read are let go (so memory stays flat)
- * a window at a time: madvise per 1 MiB chunk split the input's 2 MiB
- * mappings and flushed the other core's TLB each time, 10% of the CPU time
- * of `make bench`'s external-data model. Windows are aligned in memory, so
+ * a window at a time: madvise per 1 MiB chunk would split the input's
+ * 2 MiB mappings and flush the other core's TLB each time. Windows are aligned in memory, so
  * their edges fall on page boundaries; chunks come in order. The source's
  * element i lies at the result's element i (same element count). */
 enum { FORGET_WINDOW = 32 << 20 };

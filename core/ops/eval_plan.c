@@ -143,12 +143,11 @@ enum { PLAN_TILE_ROWS = 128, PLAN_TILE_COLS = 16 };
 
 /* Whole output rows [row, row+n) of a copy (Transpose and the like) whose
  * last axis reads its input with a stride: a row at a time, every element
- * would land on another input cache line and page, 60 ns each on a 7 MB
- * weight. Instead a band of PLAN_TILE_ROWS rows is filled PLAN_TILE_COLS
- * columns at a time: those columns of neighbouring rows usually read
- * neighbouring input elements, so each input line is fetched once per band
- * and used whole, as in a cache-blocked transpose (4 ns an element on
- * ViT-B/16's weights, with the source's page faults). */
+ * would land on another input cache line and page. Instead a band of
+ * PLAN_TILE_ROWS rows is filled PLAN_TILE_COLS columns at a time: those
+ * columns of neighbouring rows usually read neighbouring input elements, so
+ * each input line is fetched once per band and used whole, as in a
+ * cache-blocked transpose. */
 static void plan_tiled(const EvalPlan *p, const uint8_t *src, size_t row, size_t n, uint8_t *out)
 {
     int last = p->rank - 1;

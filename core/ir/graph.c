@@ -1,14 +1,18 @@
-/* graph.c - BaseGraph construction and the edit API the passes use.
+/* graph.c - BaseGraph construction and the edit API the passes use: the
+ * model and its graphs, names, values and their uses, operations and their
+ * inputs, parameters, declared types. Its siblings hold the rest of the API
+ * graph.h declares: graph_attr (attributes), graph_opset (opset imports),
+ * graph_remove (edits that take something away), graph_compact (bulk
+ * removal, compaction), graph_log (the change log), graph_inline and
+ * graph_check; graph_internal.h is what they share.
  *
- * Invariant kept by every function here: for every live operation `op` and
+ * Invariant kept by every function of the IR: for every live operation `op` and
  * input slot `s`, if op->inputs[s] is a variable v then v->uses holds exactly
  * one entry {op, s}; and v->producer / producer_slot name the one live
  * operation whose outputs hold v. graph_verify() checks it. */
 #include "graph.h"
 #include "graph_internal.h"
 
-#include <stdarg.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,13 +33,6 @@ static int grow32(Arena *a, void **arr, uint32_t *cap, size_t need, size_t size)
 #define GROW32(g_arena, arr, cap, need) \
     grow32((g_arena), (void **)&(arr), &(cap), (need), sizeof *(arr))
 
-/* graph_compact sweeps a graph's lists only when something left them. */
-static void op_mark_removed(Op *op)
-{
-    op->removed = true;
-    op->graph->has_removed = true;
-}
-
 Model *model_new(void)
 {
     Model *m = calloc(1, sizeof *m);
@@ -51,7 +48,7 @@ Model *model_new(void)
     return m;
 }
 
-static void inline_names_drop(Model *m)
+void inline_names_drop(Model *m)
 {
     namemap_free(&m->inline_names.values);
     namemap_free(&m->inline_names.nodes);
@@ -128,7 +125,7 @@ Var *graph_shadow_var(Graph *g, const char *name)
 /* v no longer holds its name (dropped or renamed; name is the one it held):
  * the latest earlier write of that name still present is its only write now.
  * Leaving it shadowed would make passes treat it as written twice. */
-static void var_unshadow_earlier(Var *v, const char *name)
+void var_unshadow_earlier(Var *v, const char *name)
 {
     for (Var *p = v->shadows; p; p = p->shadows) {
         if (p->removed || !p->shadowed || strcmp(p->name, name) != 0)
@@ -469,83 +466,6 @@ bool op_is(const Op *op, const char *type)
            (!*op->domain || strcmp(op->domain, "ai.onnx") == 0);
 }
 
-static bool domain_is_default(const char *d)
-{
-    return !d || !*d || strcmp(d, "ai.onnx") == 0;
-}
-
-/* Does the opset import of domain d name `domain` ("" and "ai.onnx" alike)? */
-static bool opset_names(const char *d, const char *domain)
-{
-    return domain_is_default(domain) ? domain_is_default(d) : strcmp(d, domain) == 0;
-}
-
-int64_t opsets_version(const Opset *opsets, size_t n, const char *domain)
-{
-    for (size_t i = 0; i < n; i++)
-        if (opset_names(opsets[i].domain, domain))
-            return opsets[i].version;
-    return 0;
-}
-
-int64_t model_domain_opset(const Model *m, const char *domain)
-{
-    return opsets_version(m->opsets, m->n_opsets, domain);
-}
-
-int64_t model_opset(const Model *m)
-{
-    return model_domain_opset(m, "");
-}
-
-Attr *op_attr(const Op *op, const char *name)
-{
-    for (size_t i = 0; i < op->n_attrs; i++)
-        if (strcmp(op->attrs[i].name, name) == 0)
-            return &op->attrs[i];
-    return NULL;
-}
-
-int64_t op_attr_int(const Op *op, const char *name, int64_t fallback)
-{
-    Attr *a = op_attr(op, name);
-    return a && a->type == ATTR_INT ? a->i : fallback;
-}
-
-long op_attr_ints(const Op *op, const char *name, int64_t *v, size_t cap)
-{
-    const Attr *a = op_attr(op, name);
-    if (!a || a->type != ATTR_INTS || a->n > cap)
-        return -1;
-    attr_copy_ints(a, v);
-    return (long)a->n;
-}
-
-int op_attr_ints_or(const Op *op, const char *name, int64_t *v, size_t n, int64_t fallback)
-{
-    const Attr *a = op_attr(op, name);
-    for (size_t i = 0; i < n; i++)
-        v[i] = fallback;
-    if (!a)
-        return 0;
-    if (a->type != ATTR_INTS || a->n != n)
-        return -1;
-    attr_copy_ints(a, v);
-    return 0;
-}
-
-void attr_copy_ints(const Attr *a, int64_t *v)
-{
-    if (a->n)
-        memcpy(v, a->ints, a->n * sizeof *v);
-}
-
-float op_attr_float(const Op *op, const char *name, float fallback)
-{
-    Attr *a = op_attr(op, name);
-    return a && a->type == ATTR_FLOAT ? a->f : fallback;
-}
-
 const char *op_label(const Op *op)
 {
     if (*op->name || !op->n_outputs || !op->outputs[0])
@@ -680,7 +600,7 @@ static bool type_is_tensor(const TypeInfo *ty, const Tensor *t)
  * under a value_info [1,N]), and one without a shape makes onnx's shape
  * inference ignore the values (Slice axes read as absent). An entry that
  * agrees stays, byte for byte. */
-static void param_take_type(Var *v, const Tensor *t)
+void param_take_type(Var *v, const Tensor *t)
 {
     if ((v->value_info_at || v->value_info_dup) && !type_is_tensor(&v->type, t))
         var_drop_value_info(v);
@@ -692,73 +612,6 @@ void param_set_value(Var *v, Tensor *t)
     param_take_type(v, t);
     v->param = t;
     v->graph->changed = true;
-}
-
-/* The attribute called name, emptied for a new value, or a new one. */
-static Attr *attr_for_update(Op *op, const char *name, AttrType type)
-{
-    Attr *a = op_attr(op, name);
-    if (!a) {
-        a = op_add_attr(op, name, type);
-    } else {
-        const char *keep = a->name;
-        memset(a, 0, sizeof *a);
-        a->name = keep;
-        a->type = type;
-    }
-    if (a)
-        op_mark_changed(op);
-    return a;
-}
-
-Attr *op_set_attr_int(Op *op, const char *name, int64_t v)
-{
-    Attr *a = attr_for_update(op, name, ATTR_INT);
-    if (a)
-        a->i = v;
-    return a;
-}
-
-Attr *op_set_attr_float(Op *op, const char *name, float v)
-{
-    Attr *a = attr_for_update(op, name, ATTR_FLOAT);
-    if (a)
-        a->f = v;
-    return a;
-}
-
-Attr *op_set_attr_ints(Op *op, const char *name, const int64_t *v, size_t n)
-{
-    Attr *a = attr_for_update(op, name, ATTR_INTS);
-    int64_t *copy = a ? arena_array(&op->graph->model->arena, n, sizeof *copy) : NULL;
-    if (!copy && n)
-        return NULL;
-    if (n)
-        memcpy(copy, v, n * sizeof *copy);
-    a->ints = copy;
-    a->n = n;
-    return a;
-}
-
-Attr *op_set_attr_string(Op *op, const char *name, const char *v)
-{
-    Attr *a = attr_for_update(op, name, ATTR_STRING);
-    const char *copy = a ? arena_strdup(&op->graph->model->arena, v) : NULL;
-    if (!copy)
-        return NULL;
-    a->s = (Bytes){(const uint8_t *)copy, strlen(copy)};
-    return a;
-}
-
-void op_remove_attr(Op *op, const char *name)
-{
-    Attr *a = op_attr(op, name);
-    if (!a)
-        return;
-    size_t i = (size_t)(a - op->attrs);
-    memmove(op->attrs + i, op->attrs + i + 1, (op->n_attrs - i - 1) * sizeof *op->attrs);
-    op->n_attrs--;
-    op_mark_changed(op);
 }
 
 int op_set_type(Op *op, const char *type)
@@ -850,7 +703,7 @@ int var_take_over(Var *to, Var *v)
 
 /* A subgraph going away no longer reads outer values, as inputs of its
  * nodes or as its outputs. */
-static int detach_graph(Graph *g, void *ctx)
+int detach_graph(Graph *g, void *ctx)
 {
     (void)ctx;
     for (size_t i = 0; i < g->n_ops; i++)
@@ -866,41 +719,6 @@ static int detach_graph(Graph *g, void *ctx)
     return 0;
 }
 
-/* Detaches every input of op and of the operations in its subgraphs. */
-static void op_detach_inputs(Op *op)
-{
-    Graph *sub;
-    for (size_t i = 0; (sub = op_subgraph(op, i)); i++)
-        graph_walk_post(sub, detach_graph, NULL);
-    for (size_t s = 0; s < op->n_inputs; s++)
-        op_set_input(op, s, NULL);
-}
-
-int graph_remove_op(Op *op, Var *repl)
-{
-    /* Check everything first: a refusal leaves the graph as it was. */
-    if (repl && (op->n_outputs != 1 || !op->outputs[0] || op->outputs[0] == repl))
-        return -1;
-    for (size_t i = 0; i < op->n_outputs; i++) {
-        Var *out = op->outputs[i];
-        if (out && (out->n_output_lists || (out->n_uses && !repl)))
-            return -1;
-    }
-    if (repl)
-        var_replace_all_uses(op->outputs[0], repl);
-    op_detach_inputs(op);
-    for (size_t i = 0; i < op->n_outputs; i++) {
-        Var *out = op->outputs[i];
-        if (out) {
-            out->producer = NULL;
-            graph_drop_var(out);
-        }
-    }
-    op_mark_removed(op);
-    op->graph->changed = true;
-    return 0;
-}
-
 bool model_params_are_inputs(const Model *m)
 {
     return m->ir_version < 4;
@@ -911,198 +729,10 @@ bool graph_takes_new_params(const Graph *g)
     return !g->parent || !model_params_are_inputs(g->model);
 }
 
-int op_outputs_to_params(Op *op, Tensor *const *ts)
-{
-    Graph *g = op->graph;
-    bool as_input = model_params_are_inputs(g->model);
-    if ((as_input && g->parent) || LIST_GROW(g->params, g->cap_params, g->n_params + op->n_outputs))
-        return -1;
-    op_detach_inputs(op);
-    op_mark_removed(op);
-    g->changed = true;
-    for (size_t i = 0; i < op->n_outputs; i++) {
-        Var *v = op->outputs[i];
-        if (!v)
-            continue;
-        v->producer = NULL;
-        param_take_type(v, ts[i]);
-        v->param = ts[i];
-        g->params[g->n_params++] = v;
-        if (as_input && graph_add_input(g, v, (Bytes){0}))
-            return -1;
-    }
-    return 0;
-}
-
-bool graph_output_move_keeps_order(const Op *op, const Var *x)
-{
-    const Graph *g = op->graph;
-    if (!g->model->shadowed || !x || !x->producer || op->n_outputs != 1 || !op->outputs[0])
-        return true;
-    const char *name = op->outputs[0]->name;
-    bool between = false;
-    for (size_t i = 0; i < g->n_ops && g->ops[i] != op; i++) {
-        const Op *o = g->ops[i];
-        between |= o == x->producer;
-        for (size_t k = 0; between && o != x->producer && !o->removed && k < o->n_outputs; k++)
-            if (o->outputs[k] && !strcmp(o->outputs[k]->name, name))
-                return false;
-    }
-    return true;
-}
-
-OutputMoveRefusal graph_output_move_refusal(const Op *op, const Var *x)
-{
-    if (x->n_output_lists)
-        return MOVE_X_IS_OUTPUT;
-    if (x->is_input)
-        return MOVE_X_IS_INPUT;
-    if (x->param)
-        return MOVE_X_IS_INITIALIZER;
-    return !x->producer || x->graph != op->graph ? MOVE_X_OUTER_SCOPE : MOVE_OK;
-}
-
-int graph_remove_op_into_output(Op *op, Var *x)
-{
-    Var *y = op->n_outputs == 1 ? op->outputs[0] : NULL;
-    /* y a graph input or initializer: only in a model the loader refuses */
-    if (!x || !y || graph_output_move_refusal(op, x) || y->graph != x->graph || y->is_input ||
-        y->param)
-        return -1;
-    op_detach_inputs(op);
-    op_mark_removed(op);
-    y->producer = NULL;
-    return var_take_over(y, x);
-}
-
-static void mark_output_renamed(Graph *g, const Var *v)
-{
-    for (size_t i = 0; i < g->n_outputs; i++)
-        if (g->outputs[i].var == v)
-            g->changed = true;
-}
-
-/* Is v listed among its own graph's outputs? (n_output_lists also counts the
- * outputs of subgraphs that return v from the outer scope.) */
-static bool var_is_own_output(const Var *v)
-{
-    for (size_t i = 0; v->n_output_lists && i < v->graph->n_outputs; i++)
-        if (v->graph->outputs[i].var == v && !v->graph->outputs[i].removed)
-            return true;
-    return false;
-}
-
-int var_rename(Var *v, const char *name)
-{
-    Graph *g = v->graph;
-    Model *m = g->model;
-    if (v->is_input || var_is_own_output(v) || v->param || namemap_get(&g->by_name, name))
-        return -1;
-    const char *copy = arena_strdup(&m->arena, name);
-    if (!copy)
-        return -1;
-    const char *was = v->name;
-    bool held = namemap_get(&g->by_name, was) == v;
-    if (held)
-        namemap_del(&g->by_name, was);
-    v->name = copy;
-    v->shadowed = false;
-    if (held)
-        var_unshadow_earlier(v, was);
-    if (namemap_put(&g->by_name, copy, v) || deferred_add(&m->value_names, copy))
-        return -1;
-    if (v->producer)
-        op_mark_changed(v->producer);
-    for (size_t i = 0; i < v->n_uses; i++)
-        op_mark_changed(v->uses[i].op);
-    if (v->n_output_lists) /* subgraphs returning v list it under the new name */
-        for (size_t i = 0; i < m->n_all_graphs; i++)
-            mark_output_renamed(m->all_graphs[i], v);
-    return 0;
-}
-
-int op_drop_outputs(Op *op, size_t n)
-{
-    for (size_t i = n; i < op->n_outputs; i++)
-        if (op->outputs[i] && (op->outputs[i]->n_uses || op->outputs[i]->n_output_lists))
-            return -1;
-    for (size_t i = n; i < op->n_outputs; i++) {
-        Var *v = op->outputs[i];
-        if (v) {
-            v->producer = NULL;
-            graph_drop_var(v);
-        }
-    }
-    if (op->n_outputs > n)
-        op->n_outputs = n;
-    op_mark_changed(op);
-    return 0;
-}
-
-void op_drop_inputs(Op *op, size_t n)
-{
-    for (size_t i = op->n_inputs; i > n; i--)
-        op_set_input(op, i - 1, NULL);
-    if (op->n_inputs > n)
-        op->n_inputs = n;
-    op_mark_changed(op);
-}
-
-void model_function_set_opset(Model *m, ModelFunction *f, int64_t version)
-{
-    for (size_t i = 0; i < f->n_opsets; i++)
-        if (domain_is_default(f->opsets[i].domain))
-            f->opsets[i].version = version;
-    f->changed = m->changed = true;
-}
-
-int model_set_opset(Model *m, const char *domain, int64_t version, int64_t min_ir)
-{
-    bool found = false;
-    for (size_t i = 0; i < m->n_opsets; i++) {
-        if (opset_names(m->opsets[i].domain, domain)) {
-            m->opsets[i].version = version;
-            found = true;
-        }
-    }
-    if (!found) {
-        Opset *grown = arena_array(&m->arena, m->n_opsets + 1, sizeof *grown);
-        const char *name = model_intern(m, domain);
-        if (!grown || !name)
-            return -1;
-        if (m->n_opsets)
-            memcpy(grown, m->opsets, m->n_opsets * sizeof *grown);
-        grown[m->n_opsets++] = (Opset){name, version};
-        m->opsets = grown;
-    }
-    if (m->ir_version < min_ir)
-        m->ir_version = min_ir;
-    m->changed = true;
-    return 0;
-}
-
 void graph_remove_value_info(Graph *g, size_t i)
 {
     g->value_info[i].removed = true;
     g->changed = true;
-}
-
-int graph_replace_op(Op *op, Op *repl)
-{
-    if (repl->n_outputs || repl->graph != op->graph)
-        return -1;
-    for (size_t i = 0; i < op->n_outputs; i++) {
-        Var *v = op->outputs[i];
-        op->outputs[i] = NULL;
-        if (v)
-            v->producer = NULL;
-        if (op_append_output(repl, v))
-            return -1;
-    }
-    op_detach_inputs(op);
-    op_mark_removed(op);
-    op_mark_changed(repl);
-    return 0;
 }
 
 int graph_drop_var(Var *v)
@@ -1118,262 +748,6 @@ int graph_drop_var(Var *v)
         var_unshadow_earlier(v, v->name);
     g->changed = true;
     return 0;
-}
-
-static bool param_removable(const Var *v)
-{
-    return v->param && !v->n_uses && !v->is_input && !v->n_output_lists;
-}
-
-/* Drops the removed parameters from g's initializer list, keeping order. */
-static void compact_params(Graph *g)
-{
-    size_t j = 0;
-    for (size_t i = 0; i < g->n_params; i++)
-        if (g->params[i]->param)
-            g->params[j++] = g->params[i];
-    g->n_params = j;
-    g->params_removed = false;
-}
-
-int graph_remove_param(Var *v)
-{
-    if (!param_removable(v))
-        return -1;
-    v->param = NULL;
-    graph_drop_var(v);
-    v->graph->params_removed = true;
-    return 0;
-}
-
-size_t graph_remove_params_where(Graph *g, bool (*drop)(Var *v, void *ctx), void *ctx)
-{
-    enum { AHEAD = 8 }; /* names prefetched ahead of their removal (graph_prefetch_name) */
-    size_t removed = 0;
-    for (size_t i = g->n_params; i-- > 0;) {
-        if (i >= AHEAD && param_removable(g->params[i - AHEAD]))
-            graph_prefetch_name(g, g->params[i - AHEAD]->name, false);
-        Var *v = g->params[i];
-        if (!param_removable(v) || !drop(v, ctx))
-            continue;
-        v->param = NULL;
-        graph_drop_var(v);
-        removed++;
-    }
-    compact_params(g);
-    return removed;
-}
-
-static int cmp_ptr(const void *a, const void *b)
-{
-    uintptr_t x = (uintptr_t)*(void *const *)a, y = (uintptr_t)*(void *const *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* Drops from each variable in vars (sorted, repeats allowed) the uses by
- * operations marked with scratch == 2, in one sweep per variable. */
-static void sweep_uses(const Graph *g, Var **vars, size_t n)
-{
-    for (size_t k = 0; k < n; k++) {
-        Var *v = vars[k];
-        if (k && vars[k - 1] == v)
-            continue;
-        size_t j = 0;
-        for (size_t i = 0; i < v->n_uses; i++) {
-            Use u = v->uses[i];
-            /* uses from nested subgraphs keep another graph's scratch */
-            if (u.op->graph == g && u.op->scratch == 2 && u.op->inputs[u.slot] == v) {
-                u.op->inputs[u.slot] = NULL;
-                continue;
-            }
-            v->uses[j++] = u;
-        }
-        v->n_uses = j;
-    }
-}
-
-/* Sets scratch to 2 on the chosen operations (1 on the others) and returns
- * their inputs' variables, sorted, in a malloc'ed array (*n of them). */
-static Var **choose_ops(Graph *g, bool (*dead)(const Op *, void *), void *ctx, size_t *n,
-                        bool *any)
-{
-    size_t total = 0;
-    for (size_t i = 0; i < g->n_ops; i++)
-        total += g->ops[i]->n_inputs;
-    Var **vars = malloc((total + 1) * sizeof *vars);
-    if (!vars)
-        return NULL;
-    bool *chosen = malloc(g->n_ops + 1);
-    if (!chosen) {
-        free(vars);
-        return NULL;
-    }
-    /* decide first: dead() may read the scratch fields set here */
-    for (size_t i = 0; i < g->n_ops; i++)
-        chosen[i] = !g->ops[i]->removed && dead(g->ops[i], ctx);
-    *n = 0;
-    *any = false;
-    for (size_t i = 0; i < g->n_ops; i++) {
-        Op *op = g->ops[i];
-        op->scratch = chosen[i] ? 2 : 1;
-        *any |= chosen[i];
-        for (size_t s = 0; chosen[i] && s < op->n_inputs; s++)
-            if (op->inputs[s])
-                vars[(*n)++] = op->inputs[s];
-    }
-    free(chosen);
-    qsort(vars, *n, sizeof *vars, cmp_ptr);
-    return vars;
-}
-
-int graph_remove_ops_where(Graph *g, bool (*dead)(const Op *op, void *ctx), void *ctx)
-{
-    size_t n;
-    bool any;
-    Var **vars = choose_ops(g, dead, ctx, &n, &any);
-    if (!vars)
-        return -1;
-    for (size_t i = 0; i < g->n_ops; i++) {
-        Op *op = g->ops[i];
-        Graph *sub;
-        for (size_t k = 0; op->scratch == 2 && (sub = op_subgraph(op, k)); k++)
-            graph_walk_post(sub, detach_graph, NULL);
-    }
-    sweep_uses(g, vars, n);
-    free(vars);
-    enum { AHEAD = 8 }; /* output names prefetched ahead of their removal */
-    for (size_t i = 0; i < g->n_ops; i++) {
-        const Op *next = i + AHEAD < g->n_ops ? g->ops[i + AHEAD] : NULL;
-        for (size_t k = 0; next && next->scratch == 2 && k < next->n_outputs; k++)
-            if (next->outputs[k])
-                graph_prefetch_name(g, next->outputs[k]->name, false);
-        Op *op = g->ops[i];
-        if (op->scratch != 2)
-            continue;
-        op_mark_changed(op);
-        graph_remove_op(op, NULL);
-    }
-    return 0;
-}
-
-/* Appends op to order[m..], then (depth first) what was inserted after it:
- * op->scratch is 1 + the index of the latest pending entry anchored at op,
- * next[k] the entry anchored at the same operation before entry k. */
-static size_t place_after(const Graph *g, Op *op, Op **order, size_t m, const size_t *next,
-                          size_t *stack, bool *placed)
-{
-    size_t depth = 0, c = op->scratch;
-    order[m++] = op;
-    while (c || depth) {
-        if (!c) {
-            c = stack[--depth];
-            continue;
-        }
-        Op *in = g->pending[c - 1].op;
-        placed[c - 1] = true;
-        order[m++] = in;
-        stack[depth++] = next[c - 1];
-        c = in->scratch;
-    }
-    return m;
-}
-
-/* Places pending operations (graph_insert_op) after their anchors: the
- * latest insertion after an operation comes right after it, as if each had
- * been inserted in g->ops at once. */
-static int place_pending(Graph *g)
-{
-    size_t n = g->n_pending, m = 0;
-    size_t *next = malloc((n + 1) * sizeof *next), *stack = malloc((n + 1) * sizeof *stack);
-    Op **order = malloc((g->n_ops + n + 1) * sizeof *order);
-    bool *placed = calloc(n + 1, sizeof *placed);
-    int rc = -1;
-    if (!next || !order || !stack || !placed)
-        goto out;
-    for (size_t i = 0; i < g->n_ops; i++)
-        g->ops[i]->scratch = 0;
-    for (size_t k = 0; k < n; k++) {
-        g->pending[k].op->scratch = 0;
-        g->pending[k].after->scratch = 0;
-    }
-    for (size_t k = 0; k < n; k++) {
-        Op *a = g->pending[k].after;
-        next[k] = a->scratch;
-        a->scratch = k + 1;
-    }
-    for (size_t i = 0; i < g->n_ops; i++)
-        m = place_after(g, g->ops[i], order, m, next, stack, placed);
-    /* anchored at an operation that is not in g: at the end, in order */
-    for (size_t k = 0; k < n; k++)
-        if (!placed[k]) {
-            placed[k] = true;
-            order[m++] = g->pending[k].op;
-        }
-    if (LIST_GROW(g->ops, g->cap_ops, m))
-        goto out;
-    memcpy(g->ops, order, m * sizeof *order);
-    g->n_ops = m;
-    g->n_pending = 0;
-    rc = 0;
-out:
-    free(next);
-    free(stack);
-    free(order);
-    free(placed);
-    return rc;
-}
-
-void graph_compact(Graph *g)
-{
-    if (g->n_pending && place_pending(g))
-        g->model->oom = true;
-    if (!g->has_removed)
-        return;
-    g->has_removed = false;
-    if (g->params_removed)
-        compact_params(g);
-    size_t j = 0;
-    for (size_t i = 0; i < g->n_ops; i++)
-        if (!g->ops[i]->removed)
-            g->ops[j++] = g->ops[i];
-    g->n_ops = j;
-    j = 0;
-    for (size_t i = 0; i < g->n_vars; i++)
-        if (!g->vars[i]->removed)
-            g->vars[j++] = g->vars[i];
-    g->n_vars = j;
-}
-
-static int compact_one(Graph *g, void *ctx)
-{
-    (void)ctx;
-    graph_compact(g);
-    return 0;
-}
-
-void graph_compact_nested(Graph *g)
-{
-    graph_walk_post(g, compact_one, NULL);
-}
-
-void model_compact(Model *m)
-{
-    graph_compact_nested(m->graph);
-    inline_names_drop(m);
-}
-
-static int mark_rewritten(Graph *g, void *ctx)
-{
-    (void)ctx;
-    for (size_t i = 0; i < g->n_ops; i++)
-        g->ops[i]->changed = true;
-    g->changed = true;
-    return 0;
-}
-
-void model_rewrite_all(Model *m)
-{
-    graph_walk_post(m->graph, mark_rewritten, NULL);
 }
 
 int graph_walk_post(Graph *g, int (*fn)(Graph *, void *), void *ctx)
@@ -1396,76 +770,6 @@ int graph_walk_post(Graph *g, int (*fn)(Graph *, void *), void *ctx)
 
 /* --- change log --- */
 
-static void log_entry(Model *m, const char *action, const char *subject, const char *detail,
-                      bool warning, bool copy)
-{
-    ChangeLog *l = &m->log;
-    Arena *a = &m->arena;
-    if (l->count_only && !warning) {
-        l->n_changes++;
-        return;
-    }
-    if (LIST_GROW(l->items, l->cap, l->n + 1)) {
-        m->oom = true;
-        return;
-    }
-    ChangeEntry *e = &l->items[l->n++];
-    e->pass = l->pass ? l->pass : "load";
-    e->action = action;
-    e->subject = !subject ? "" : copy ? arena_strdup(a, subject) : subject;
-    e->detail = detail;
-    e->warning = warning;
-    l->n_changes += !warning;
-}
-
-static void log_add(Model *m, const char *action, const char *subject, const char *detail,
-                    bool warning)
-{
-    log_entry(m, action, subject, detail, warning, true);
-}
-
-void model_note_var(Model *m, const char *action, const Var *v)
-{
-    log_entry(m, action, v->name, NULL, false, false);
-}
-
-size_t model_change_count(const Model *m)
-{
-    return m->log.n_changes;
-}
-
-void model_note(Model *m, const char *action, const char *subject)
-{
-    log_add(m, action, subject, NULL, false);
-}
-
-void model_warn(Model *m, const char *subject, const char *fmt, ...)
-{
-    char buf[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    /* The pipeline may run a pass again: say each thing once. */
-    const char *pass = m->log.pass ? m->log.pass : "load";
-    const char *subj = subject ? subject : "";
-    size_t n = strlen(pass) + strlen(subj) + strlen(buf) + 3;
-    char *key = malloc(n);
-    if (!key) {
-        m->oom = true;
-        return;
-    }
-    snprintf(key, n, "%s\x1f%s\x1f%s", pass, subj, buf);
-    bool seen = namemap_get(&m->warned, key) != NULL;
-    const char *kept = seen ? NULL : arena_strdup(&m->arena, key);
-    free(key);
-    if (seen)
-        return;
-    if (!kept || namemap_put(&m->warned, kept, (void *)kept))
-        m->oom = true;
-    log_add(m, "warning", subject, arena_strdup(&m->arena, buf), true);
-}
-
 void model_set_metadata(Model *m, const char *key, const char *value)
 {
     m->metadata_key = key;
@@ -1473,16 +777,3 @@ void model_set_metadata(Model *m, const char *key, const char *value)
     m->changed = true;
 }
 
-void model_drop_stale_training_info(Model *m)
-{
-    if (!m->n_training_info || !model_change_count(m))
-        return;
-    const char *pass = m->log.pass;
-    m->log.pass = "output";
-    model_warn(m, "training_info", "dropped (%zu entr%s): it trains parameters by name and the "
-               "passes changed them; the output is for inference (--passes=none keeps it)",
-               m->n_training_info, m->n_training_info == 1 ? "y" : "ies");
-    m->log.pass = pass;
-    m->drop_training_info = true;
-    m->changed = true;
-}

@@ -29,4 +29,20 @@ int graph_drop_var(struct Var *v);
 /* graph_compact on g and every graph nested in it. */
 void graph_compact_nested(struct Graph *g);
 
+/* For graph_walk_post over a subgraph going away: it no longer reads outer
+ * values, as inputs of its nodes or as its outputs (ctx unused). */
+int detach_graph(struct Graph *g, void *ctx);
+
+/* v no longer holds its name (dropped or renamed; name is the one it
+ * held): the latest earlier write of that name still present becomes its
+ * only write. */
+void var_unshadow_earlier(struct Var *v, const char *name);
+
+/* v, a parameter, takes t's element type and shape as its declared type. */
+void param_take_type(struct Var *v, const struct Tensor *t);
+
+/* Forgets the names an If's inlined branches gave out (graph_inline_subgraph)
+ * once the model is compacted. */
+void inline_names_drop(struct Model *m);
+
 #endif

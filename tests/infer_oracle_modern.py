@@ -3,7 +3,8 @@
 opset 18 and above, against onnxruntime 1.31.1's actual outputs and onnx 1.23.2's strict
 inference (run with .deps/venv/bin/python; tests/infer_oracle.py is the Debian-onnx half).
 
-For each case whose default-domain opset is at least --min-opset (18; 0 for every case) and that
+For each case whose default-domain opset is at least --min-opset (default 0: every case, the
+opset 18 and later ones included; about 20 s) and that
 onnxruntime runs with every node output of the main graph made a graph output:
   1. `build/tests/test_infer --dump` gives ppqfmt's facts for the values of the main graph;
   2. every value ppqfmt types must have onnxruntime's element type, and every dim it declares
@@ -11,7 +12,9 @@ onnxruntime runs with every node output of the main graph made a graph output:
      a difference fails the case;
   3. onnx.shape_inference.infer_shapes(strict_mode=True, data_prop=True): a value onnx types
      with a static dim where ppqfmt does not, on an op ppqfmt has a rule for, is a miss. Misses
-     are counted and listed (the aim is none), not failed.
+     are counted and listed (the aim is none), not failed. A dtype, rank or static dim that
+     differs from onnx's fails the case; cases onnxruntime cannot run (opsets 27 and 28, missing
+     kernels) are checked against onnx alone, and counted as skipped when they agree.
 Last lines: the counts, then `infer_oracle_modern: N passed, M failed, K skipped`.
 
     .deps/venv/bin/python tests/infer_oracle_modern.py [--filter SUBSTR] [--min-opset N] [-v]
@@ -35,6 +38,11 @@ from onnx_node_suite import collect, ort_run  # noqa: E402
 from shape_oracle import compare_ort, with_all_outputs  # noqa: E402
 
 TOOL = os.environ.get('TEST_INFER', os.path.join(ROOT, 'build', 'tests', 'test_infer'))
+# The element types of onnx 1.23 that ppqfmt does not know yet (int2, uint2, float8e8m0: types
+# 24 to 26): the loader refuses a Cast to them, inference leaves them unknown. Cases whose every
+# difference is one of these are skipped with this reason, until the type work lands.
+UNKNOWN_TYPE = 'not an ONNX element type'
+UNKNOWN_TYPE_WHY = 'an element type ppqfmt does not know yet (int2, uint2, float8e8m0)'
 
 
 def default_opset(model):
@@ -74,6 +82,23 @@ def dtype_conflicts(ours, actual):
     return out
 
 
+def onnx_only(name, model, path, ruled, t):
+    """For a case onnxruntime cannot run (an opset above 26, a missing kernel): ppqfmt's facts
+    against onnx's strict inference alone; the conflicts (misses are not counted here)."""
+    dump = run_dump(TOOL, path)
+    if isinstance(dump, str):
+        return [dump]
+    theirs = strict_facts(model)
+    if isinstance(theirs, str):
+        return []
+    problems = []
+    t.c['onnx_only_cases'] += 1
+    compare_onnx(name, dump[0], theirs, producers(model), ruled, t, problems, [])
+    unknown = ('dtype unknown, onnx %s' % dt for dt in ('int2', 'uint2', 'float8e8m0'))
+    unknown = tuple(unknown)
+    return [p + ' (%s)' % UNKNOWN_TYPE if p.endswith(unknown) else p for p in problems]
+
+
 def judge(name, model, feeds, path, ruled, t):
     """('pass'|'fail'|'skip', messages, misses)."""
     dump = run_dump(TOOL, path)
@@ -101,7 +126,7 @@ def judge(name, model, feeds, path, ruled, t):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--filter', default='')
-    ap.add_argument('--min-opset', type=int, default=18)
+    ap.add_argument('--min-opset', type=int, default=0)
     ap.add_argument('-v', action='store_true')
     args = ap.parse_args()
     if not os.access(TOOL, os.X_OK):
@@ -120,6 +145,11 @@ def main():
             onnx.save(model, path)
             if isinstance(ort_run(path, feeds), str):
                 skipped[name] = 'onnxruntime refuses the original'
+                problems = onnx_only(name, model, path, ruled, t)
+                if problems and all(UNKNOWN_TYPE in p for p in problems):
+                    skipped[name] = UNKNOWN_TYPE_WHY
+                elif problems:
+                    failed[name] = problems
                 continue
             verdict, msgs, misses = judge(name, model, feeds, path, ruled, t)
             if misses:
@@ -138,9 +168,11 @@ def main():
         print('less than onnx %s: %s' % (name, '; '.join(missed[name])[:300]))
     for name in sorted(failed):
         print('FAIL %s: %s' % (name, '; '.join(failed[name])[:400]))
-    print('values checked against onnxruntime: %d dims, %d unchecked; onnx strict refused %d '
-          'cases; %d cases where ppqfmt infers less than onnx (%s)' % (
-              t.c['ort_dims'], t.c['ort_unchecked'], t.c['onnx_strict_refused'], len(missed),
+    print('values checked against onnxruntime: %d dims, %d unchecked; %d cases onnxruntime '
+          'cannot run checked against onnx alone; onnx strict refused %d cases; %d cases where '
+          'ppqfmt infers less than onnx (%s)' % (
+              t.c['ort_dims'], t.c['ort_unchecked'], t.c['onnx_only_cases'],
+              t.c['onnx_strict_refused'], len(missed),
               ', '.join('%s %d' % kv for kv in t.miss_ops.most_common()) or 'none'))
     print('infer_oracle_modern: %d passed, %d failed, %d skipped' % (
         passed, len(failed), len(skipped)))

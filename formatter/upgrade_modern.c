@@ -1,7 +1,7 @@
 /* upgrade_modern.c - the adaptations from opset 18 to 26 (see upgrade.h):
  * the Reduce* axes that became an input in opset 18, GridSample-20's renamed
  * modes, DFT-20's axis input and GroupNormalization-21's per-channel scale
- * (refused). Split-18's num_outputs is in upgrade_late.c with Split's other
+ * and bias. Split-18's num_outputs is in upgrade_late.c with Split's other
  * steps. */
 #include <string.h>
 
@@ -101,17 +101,48 @@ static int dft_axis_to_input(Op *op, int64_t from, int64_t to)
 
 const Upgrade UPGRADE_DFT = {"DFT", dft_check, dft_axis_to_input, NULL, {20}};
 
-/* --- GroupNormalization-21 --- */
+/* --- GroupNormalization-21: scale and bias per channel --- */
 
 /* GroupNormalization-18 scales and shifts each group (scale and bias of
- * length num_groups), -21 each channel (length C): the same model would need
- * the per-group factors repeated per channel, which is not written yet. */
+ * length num_groups), -21 each channel (length C). Constant factors are
+ * repeated over each group's C / num_groups channels; anything else (a
+ * factor a caller feeds, a channel count not known) is refused. */
 static const char *group_norm_check(const Op *op, int64_t from, int64_t to)
 {
-    (void)op;
-    return upgrade_crosses(from, to, 21)
-               ? "GroupNormalization-18 scales per group, -21 per channel (not adapted)"
-               : NULL;
+    if (!upgrade_crosses(from, to, 21))
+        return NULL;
+    int64_t groups = op_attr_int(op, "num_groups", 0);
+    int64_t channels = op->n_inputs == 3 ? value_dim(op->inputs[0], 1) : -1;
+    if (groups <= 0 || channels <= 0 || channels % groups != 0)
+        return "GroupNormalization-18 whose channel count is not known to be a multiple of "
+               "num_groups (-21 scales per channel, -18 per group)";
+    for (size_t i = 1; i < 3; i++) {
+        const Tensor *t = op->inputs[i] ? param_numeric(op->inputs[i]) : NULL;
+        if (!t || t->ndims != 1 || tensor_numel(t) != groups)
+            return "GroupNormalization-18 whose scale or bias is not a constant of num_groups "
+                   "values (-21 scales per channel, -18 per group)";
+    }
+    return NULL;
 }
 
-const Upgrade UPGRADE_GROUP_NORM = {"GroupNormalization", group_norm_check, NULL, NULL, {21}};
+static int group_norm_per_channel(Op *op, int64_t from, int64_t to)
+{
+    if (!upgrade_crosses(from, to, 21))
+        return 0;
+    int64_t groups = op_attr_int(op, "num_groups", 0);
+    int64_t channels = value_dim(op->inputs[0], 1), per = channels / groups;
+    for (size_t i = 1; i < 3; i++) {
+        const Tensor *old = param_numeric(op->inputs[i]);
+        Tensor *t = tensor_new(&op->graph->model->arena, old->dtype, 1, &channels);
+        if (!t)
+            return -1;
+        for (int64_t ch = 0; ch < channels; ch++)
+            tensor_set_f64(t, (size_t)ch, tensor_get_f64(old, (size_t)(ch / per)));
+        if (op_update_param(op, i, t, param_base_name(op, i == 1 ? "_scale" : "_bias")))
+            return -1;
+    }
+    return 0;
+}
+
+const Upgrade UPGRADE_GROUP_NORM = {"GroupNormalization", group_norm_check, group_norm_per_channel,
+                                    NULL, {21}};

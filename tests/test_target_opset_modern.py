@@ -7,7 +7,7 @@ Each case is a small model at the last opset before a change, built here with on
 each: `--passes=none --target-opset=N` exits 0 and writes default-domain opset N with at least the
 IR version of N's onnx release, the output passes onnx.checker.check_model(full_check=True), the
 adapted node is checked against the INPUT node (which attribute became which input, with which
-values), and onnxruntime gives the same outputs on original and output (random inputs); then the
+values; GroupNormalization-18's per-group factors repeated per channel, against numpy), and onnxruntime gives the same outputs on original and output (random inputs); then the
 same with the default passes. Models that cannot be adapted give exit 2, one `ppqfmt:` line naming
 the operator and no output file; a target above 26 is a usage error (exit 1).
 Last line: `test_target_opset_modern: N passed, M failed`.
@@ -191,13 +191,39 @@ CASES = [("reduce17", reduce13, 18, reduce_check),
          ("plain13", plain13, NEWEST, None)]
 
 
-def group_norm18():
+GN_SCALE, GN_BIAS = [0.5, -2.0, 3.0], [1.0, 0.25, -1.5]
+
+
+def group_norm18_const():
+    """Two GroupNormalization-18 over 6 channels in 3 groups, sharing their factors."""
+    inits = [numpy_helper.from_array(np.array(GN_SCALE, np.float32), "s"),
+             numpy_helper.from_array(np.array(GN_BIAS, np.float32), "b")]
+    nodes = [helper.make_node("GroupNormalization", ["x", "s", "b"], ["h"], "gn0", num_groups=3),
+             helper.make_node("GroupNormalization", ["h", "s", "b"], ["y"], "gn1", num_groups=3,
+                              epsilon=1e-3)]
+    return at_opset(18, nodes, [fvi("x", [2, 6, 3, 2])], [fvi("y", [2, 6, 3, 2])], inits)
+
+
+def group_norm_check(inp, out):
+    for name in ("gn0", "gn1"):
+        n = by_name(out, name)
+        for slot, want in ((1, GN_SCALE), (2, GN_BIAS)):
+            got = init_value(out, n.input[slot])
+            exp = np.repeat(np.array(want, np.float32), 2)
+            if got.shape != (6,) or not np.array_equal(got, exp):
+                return "%s input %d: %r, expected %r" % (name, slot, got, exp)
+    return None
+
+
+def group_norm18_input():
     return at_opset(18, [helper.make_node("GroupNormalization", ["x", "s", "b"], ["y"], "gn",
                                           num_groups=2)],
                     [fvi("x", [1, 4, 2, 2]), fvi("s", [2]), fvi("b", [2])], [fvi("y", [1, 4, 2, 2])])
 
 
-CANNOT = [("groupnorm18", group_norm18, 21, "GroupNormalization")]
+CASES += [("groupnorm18_const", group_norm18_const, 21, group_norm_check),
+          ("groupnorm18_const", group_norm18_const, NEWEST, group_norm_check)]
+CANNOT = [("groupnorm18_input", group_norm18_input, 21, "GroupNormalization")]
 
 
 def run(args):

@@ -1,7 +1,8 @@
 /* upgrade_late.c - the adaptations from opset 12 to 17 (see upgrade.h):
  * Dropout-12's ratio input, the axes and split attributes that became
- * inputs in opset 13 (and Split-18's num_outputs), Softmax-13's single-axis meaning, BatchNormalization-14's
- * training form and RoiAlign-16's new default coordinate mode. */
+ * inputs in opset 13 (and Split-18's num_outputs), Softmax-13's single-axis
+ * meaning, BatchNormalization-14's training form and RoiAlign-16's new
+ * default coordinate mode. */
 #include <string.h>
 
 #include "params.h"

@@ -37,7 +37,7 @@ from infer_oracle import Tally, compare_onnx, producers, ruled_ops, run_dump, ty
 from onnx_node_suite import collect, ort_run  # noqa: E402
 from shape_oracle import compare_ort, with_all_outputs  # noqa: E402
 
-TOOL = os.environ.get('TEST_INFER', os.path.join(ROOT, 'build', 'tests', 'test_infer'))
+TOOL = os.path.join(ROOT, os.environ.get('BUILD', 'build'), 'tests', 'test_infer')
 # The element types of onnx 1.23 that ppqfmt does not know yet (int2, uint2, float8e8m0: types
 # 24 to 26): the loader refuses a Cast to them, inference leaves them unknown. Cases whose every
 # difference is one of these are skipped with this reason, until the type work lands.

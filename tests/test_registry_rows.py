@@ -18,7 +18,7 @@ import onnx.defs
 import testlib  # tests/, beside this file
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TOOL = os.environ.get('TEST_INFER', os.path.join(REPO, 'build', 'tests', 'test_infer'))
+TOOL = os.path.join(REPO, os.environ.get('BUILD', 'build'), 'tests', 'test_infer')
 FIRST = 18
 VARIADIC_ONNX, VARIADIC_ROW = 2 ** 31 - 1, 0xffff
 

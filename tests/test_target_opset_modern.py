@@ -7,13 +7,13 @@ Each case is a small model at the last opset before a change, built here with on
 each: `--passes=none --target-opset=N` exits 0 and writes default-domain opset N with at least the
 IR version of N's onnx release, the output passes onnx.checker.check_model(full_check=True), the
 adapted node is checked against the INPUT node (which attribute became which input, with which
-values; GroupNormalization-18's per-group factors repeated per channel, against numpy), and onnxruntime gives the same outputs on original and output (random inputs); then the
+values; GroupNormalization-18's per-group factors repeated per channel, against numpy),
+and onnxruntime gives the same outputs on original and output (random inputs); then the
 same with the default passes. Models that cannot be adapted give exit 2, one `ppqfmt:` line naming
 the operator and no output file; a target above 26 is a usage error (exit 1).
 Last line: `test_target_opset_modern: N passed, M failed`.
 """
 import os
-import subprocess
 import sys
 import tempfile
 
@@ -81,8 +81,8 @@ def reduce13():
             kw["axes"] = axes
         nodes.append(helper.make_node(op, ["xp" if op == "ReduceLogSum" else "x"], ["y%d" % i],
                                       "r%d" % i, **kw))
-        shape = [1 if a in [d % 3 for d in (axes or range(3))] else n
-                 for a, n in enumerate([2, 3, 4]) if keep or a not in [d % 3 for d in (axes or range(3))]]
+        marked = [d % 3 for d in (axes or range(3))]
+        shape = [1 if a in marked else n for a, n in enumerate([2, 3, 4]) if keep or a not in marked]
         outs.append(fvi("y%d" % i, shape))
     nodes.insert(0, helper.make_node("Abs", ["x"], ["xp"], "abs"))
     return at_opset(17, nodes, [fvi("x", [2, 3, 4])], outs)
@@ -218,7 +218,8 @@ def group_norm_check(inp, out):
 def group_norm18_input():
     return at_opset(18, [helper.make_node("GroupNormalization", ["x", "s", "b"], ["y"], "gn",
                                           num_groups=2)],
-                    [fvi("x", [1, 4, 2, 2]), fvi("s", [2]), fvi("b", [2])], [fvi("y", [1, 4, 2, 2])])
+                    [fvi("x", [1, 4, 2, 2]), fvi("s", [2]), fvi("b", [2])],
+                    [fvi("y", [1, 4, 2, 2])])
 
 
 CASES += [("groupnorm18_const", group_norm18_const, 21, group_norm_check),
@@ -227,13 +228,7 @@ CANNOT = [("groupnorm18_input", group_norm18_input, 21, "GroupNormalization")]
 
 
 def run(args):
-    p = subprocess.run([PPQFMT] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       timeout=60)
-    return p.returncode, p.stderr.decode("utf-8", "replace")
-
-
-def default_opset(m):
-    return next(o.version for o in m.opset_import if o.domain in ("", "ai.onnx"))
+    return testlib.run_ppqfmt(PPQFMT, args)
 
 
 def same_outputs(src, dst):
@@ -247,36 +242,20 @@ def raised(label, build, target, chk, tmp):
     label = "%s@%d" % (label, target)
     src, dst = (os.path.join(tmp, label + ext) for ext in (".in.onnx", ".onnx"))
     onnx.save(inp, src)
-    rc, err = run(["--passes=none", "--target-opset=%d" % target, src, "-o", dst])
-    if not check("%s: raise alone exits 0" % label,
-                 lambda: None if rc == 0 else "exit %d: %s" % (rc, err.strip())):
+    out = testlib.check_raise_alone(check, PPQFMT, label, src, dst, target, IR_OF_OPSET[target])
+    if out is None:
         return
-    out = onnx.load(dst)
-    check("%s: opset and IR" % label, lambda: None if default_opset(out) == target and
-          out.ir_version >= IR_OF_OPSET[target] else "opset %d ir %d" %
-          (default_opset(out), out.ir_version))
-    check("%s: full checker" % label, onnx.checker.check_model, out, True)
     if chk:
         check("%s: adapted node" % label, chk, inp, out)
-    check("%s: onnxruntime same outputs" % label, same_outputs, src, dst)
-    full = os.path.join(tmp, label + ".full.onnx")
-    rc, err = run(["--target-opset=%d" % target, src, "-o", full])
-    if check("%s: default passes exit 0" % label,
-             lambda: None if rc == 0 else "exit %d: %s" % (rc, err.strip())):
-        check("%s: default passes full checker" % label, onnx.checker.check_model,
-              onnx.load(full), True)
-        check("%s: default passes onnxruntime same outputs" % label, same_outputs, src, full)
+    check("%s: raise alone onnxruntime same outputs" % label, same_outputs, src, dst)
+    testlib.check_default_passes(check, PPQFMT, label, src, os.path.join(tmp, label + ".full.onnx"),
+                                 target, same_outputs)
 
 
 def cannot(label, build, target, word, tmp):
     src, dst = (os.path.join(tmp, label + ext) for ext in (".in.onnx", ".onnx"))
     onnx.save(build(), src)
-    rc, err = run(["--target-opset=%d" % target, src, "-o", dst])
-    lines = err.strip().splitlines()
-    check("%s@%d: exit 2, one line naming %s, no output" % (label, target, word), lambda: None if (
-        rc == 2 and len(lines) == 1 and lines[0].startswith("ppqfmt: ") and word in lines[0]
-        and not os.path.exists(dst)) else "exit %d, stderr %r, output %s" %
-        (rc, err, os.path.exists(dst)))
+    testlib.check_refused(check, PPQFMT, "%s@%d" % (label, target), src, dst, target, word)
 
 
 def above_newest(tmp):

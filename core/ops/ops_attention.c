@@ -20,7 +20,8 @@ static bool attn_view(InferCtx *c, const InferFact *x, const char *heads_attr, A
     int64_t h = op_attr_int(c->op, heads_attr, 0);
     if (x->rank != 3 || h <= 0)
         return false;
-    *v = (AttnView){x->dims[0], dim_const(c->dt, h), x->dims[1], dim_div_exact(c->dt, x->dims[2], h)};
+    Dim size = dim_div_exact(c->dt, x->dims[2], h);
+    *v = (AttnView){x->dims[0], dim_const(c->dt, h), x->dims[1], size};
     return true;
 }
 

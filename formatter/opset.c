@@ -2,10 +2,15 @@
  * all-or-nothing driver (for --target-opset and for the legacy-form passes),
  * and the adaptations up to opset 11 that are not a pass's own.
  *
- * Every default-domain operator whose version changes between opset 1 and 17
- * was checked against the ONNX operator changelog. Those without a rule only
- * gained types, negative axes or indices, or new attributes whose defaults
- * keep the old behaviour, so their nodes stay as they are. */
+ * Every default-domain operator whose version changes between opset 1 and 26
+ * was checked against the ONNX operator changelog (and, from 18 on, against
+ * the schemas of the pinned onnx: inputs, outputs and attribute defaults).
+ * Those without a rule only gained types, negative axes or indices, optional
+ * inputs, or new attributes whose defaults keep the old behaviour (Pad-18
+ * axes, Resize-18 antialias, LpPool-18 ceil_mode, AveragePool-19 dilations,
+ * Cast-19 saturate and -24 round_mode, which only float8 targets read,
+ * QuantizeLinear-21 block_size, Attention-24/25's optional input and window
+ * sizes), so their nodes stay as they are. */
 #include "opset.h"
 
 #include <stdio.h>
@@ -223,7 +228,7 @@ static const Upgrade *const RULES[] = {
     &UPGRADE_SQUEEZE,   &UPGRADE_UNSQUEEZE, &UPGRADE_REDUCE_SUM, &UPGRADE_SOFTMAX,
     &UPGRADE_LOG_SOFTMAX, &UPGRADE_HARDMAX, &UPGRADE_ROI_ALIGN, &UPGRADE_RESHAPE,
     &UPGRADE_CONCAT,    &UPGRADE_CAST,    &UPGRADE_LP_POOL,     &UPGRADE_GLOBAL_LP_POOL,
-    &UPGRADE_TILE,
+    &UPGRADE_TILE,      &UPGRADE_GRID_SAMPLE, &UPGRADE_DFT,     &UPGRADE_GROUP_NORM,
 };
 
 /* Binary operators whose broadcast/axis attributes went away in opset 7. */
@@ -248,6 +253,9 @@ static const Upgrade *rule_for_type(const char *type)
     for (size_t i = 0; i < sizeof RULES / sizeof *RULES; i++)
         if (strcmp(RULES[i]->op, type) == 0)
             return RULES[i];
+    for (size_t i = 0; i < UPGRADE_REDUCE18_N; i++)
+        if (strcmp(UPGRADE_REDUCE18[i].op, type) == 0)
+            return &UPGRADE_REDUCE18[i];
     if (listed(BINARY, sizeof BINARY / sizeof *BINARY, type))
         return &BROADCAST;
     if (listed(EXPERIMENTAL_OPS, sizeof EXPERIMENTAL_OPS / sizeof *EXPERIMENTAL_OPS, type))
@@ -330,8 +338,9 @@ static bool in_legacy_form(const Op *op, int64_t from)
  * graph input too, impossible inside a subgraph). */
 static int64_t ir_for_opset(int64_t opset)
 {
-    static const int64_t IR[] = {4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 5, 6, 7, 7, 7, 8, 8, 8};
-    return opset < (int64_t)(sizeof IR / sizeof *IR) ? IR[opset] : 8;
+    static const int64_t IR[] = {4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 5, 6, 7, 7,
+                                 7, 8, 8, 8, 8, 9, 9, 10, 10, 11, 12, 13, 13};
+    return opset < (int64_t)(sizeof IR / sizeof *IR) ? IR[opset] : 13;
 }
 
 /* --- the driver --- */

@@ -1,4 +1,4 @@
-/* upgrade.h - raising a model's default-domain opset (1..16 -> up to 17).
+/* upgrade.h - raising a model's default-domain opset (1..25 -> up to 26).
  *
  * Raising the opset changes the definition every node is read by, so every
  * node whose operator changed between the model's opset `from` and the new
@@ -14,7 +14,8 @@
  *    cannot be adapted leaves the model as it is, with a warning.
  * The rules for the legacy operators live in clip.c, pad.c, slice.c and
  * resize.c, those of opsets 1 to 6 in upgrade_early.c, those up to opset 11
- * in opset.c, the later ones in upgrade_late.c. */
+ * in opset.c, those of 12 to 17 in upgrade_late.c and the later ones in
+ * upgrade_modern.c. */
 #ifndef PPQ_UPGRADE_H
 #define PPQ_UPGRADE_H
 
@@ -65,6 +66,10 @@ extern const Upgrade UPGRADE_SPLIT, UPGRADE_SQUEEZE, UPGRADE_UNSQUEEZE, UPGRADE_
  * every other operator carrying consumed_inputs. */
 extern const Upgrade UPGRADE_RESHAPE, UPGRADE_CONCAT, UPGRADE_CAST, UPGRADE_LP_POOL,
     UPGRADE_GLOBAL_LP_POOL, UPGRADE_TILE, UPGRADE_CONSUMED_INPUTS;
+/* The opset 18 to 26 rules (upgrade_modern.c): one per Reduce* operator
+ * whose axes became an input at 18 (ReduceSum's is UPGRADE_REDUCE_SUM). */
+extern const Upgrade UPGRADE_REDUCE18[], UPGRADE_GRID_SAMPLE, UPGRADE_DFT, UPGRADE_GROUP_NORM;
+extern const size_t UPGRADE_REDUCE18_N;
 /* The ints attribute `name` of op as a new int64 input after its others (an
  * absent attribute stays an absent input: the same meaning for Split,
  * Squeeze, ReduceSum and Reshape); -1 when out of memory. */

@@ -1,7 +1,8 @@
 /* upgrade_late.c - the adaptations from opset 12 to 17 (see upgrade.h):
  * Dropout-12's ratio input, the axes and split attributes that became
- * inputs in opset 13, Softmax-13's single-axis meaning, BatchNormalization-14's
- * training form and RoiAlign-16's new default coordinate mode. */
+ * inputs in opset 13 (and Split-18's num_outputs), Softmax-13's single-axis
+ * meaning, BatchNormalization-14's training form and RoiAlign-16's new
+ * default coordinate mode. */
 #include <string.h>
 
 #include "params.h"
@@ -38,9 +39,15 @@ static const char *split_check(const Op *op, int64_t from, int64_t to)
     return upgrade_crosses(from, to, 13) ? one_input_check(op, "split", false) : NULL;
 }
 
+/* Split-13 without a split input cuts equal parts, one per output; Split-18
+ * needs that count said as num_outputs. */
 static int split_to_input(Op *op, int64_t from, int64_t to)
 {
-    return upgrade_crosses(from, to, 13) ? upgrade_ints_attr_to_input(op, "split", "_split") : 0;
+    if (upgrade_crosses(from, to, 13) && upgrade_ints_attr_to_input(op, "split", "_split"))
+        return -1;
+    if (!upgrade_crosses(from, to, 18) || (op->n_inputs > 1 && op->inputs[1]))
+        return 0;
+    return op_set_attr_int(op, "num_outputs", (int64_t)op->n_outputs) ? 0 : -1;
 }
 
 static const char *axes_check(const Op *op, int64_t from, int64_t to)
@@ -58,7 +65,7 @@ static int axes_to_input(Op *op, int64_t from, int64_t to)
     return upgrade_crosses(from, to, 13) ? upgrade_ints_attr_to_input(op, "axes", "_axes") : 0;
 }
 
-const Upgrade UPGRADE_SPLIT = {"Split", split_check, split_to_input, NULL, {2, 13}};
+const Upgrade UPGRADE_SPLIT = {"Split", split_check, split_to_input, NULL, {2, 13, 18}};
 const Upgrade UPGRADE_SQUEEZE = {"Squeeze", axes_check, axes_to_input, NULL, {13}};
 const Upgrade UPGRADE_UNSQUEEZE = {"Unsqueeze", unsqueeze_check, axes_to_input, NULL, {13}};
 const Upgrade UPGRADE_REDUCE_SUM = {"ReduceSum", axes_check, axes_to_input, NULL, {13}};

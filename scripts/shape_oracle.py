@@ -21,11 +21,15 @@ DTYPE_NAME = dtype_names()
 
 
 def eval_dim(expr, env):
-    """Value of a dim expression given symbol values, or None while a symbol is unbound."""
+    """Value of a dim expression given symbol values, or None while a symbol is unbound or the
+    text is cut short (test_infer --dump writes at most a line's worth of a long expression)."""
     names = IDENT.findall(expr)
     if any(n not in env for n in names):
         return None
-    return eval(expr.replace('/', '//'), {'__builtins__': {}}, dict(env))  # noqa: S307
+    try:
+        return eval(expr.replace('/', '//'), {'__builtins__': {}}, dict(env))  # noqa: S307
+    except SyntaxError:
+        return None
 
 
 def compare_ort(ours, actual, t, problems, tag=''):

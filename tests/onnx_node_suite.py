@@ -11,9 +11,12 @@ default passes and --verify-ir; the case passes when ppqfmt exits 0, the output 
 onnx.checker.check_model(full_check=True), and onnxruntime gives the expected outputs on it too
 (tolerance 1e-5 + 1e-3*max|expected| per output, scripts/ortcheck.py). Refusals (exit 2) listed
 in REFUSED, with the reason, are counted apart; any other refusal fails.
-Last line: `onnx_node_suite: N passed, M failed, K skipped`; exit 1 if M > 0.
+With --target-opset=N ppqfmt also raises every case to opset N first (cases above N stay
+as they are, with ppqfmt's warning); the refusals allowed then are REFUSED_RAISE's.
+Last line: `onnx_node_suite[-raised]: N passed, M failed, K skipped`; exit 1 if M > 0.
 
     .deps/venv/bin/python tests/onnx_node_suite.py [--filter SUBSTR] [-j N] [-v]
+        [--target-opset=N]
 """
 import argparse
 import collections
@@ -39,6 +42,10 @@ PPQFMT = os.environ.get('PPQFMT', os.path.join(ROOT, 'build', 'ppqfmt'))
 # case -> why ppqfmt refuses it (exit 2), each checked to be the input's fault or a form ppqfmt
 # cannot keep valid; a refusal not listed here fails.
 REFUSED = {}
+# With --target-opset: case -> why the raise is refused (the rules of formatter/upgrade*.h).
+REFUSED_RAISE = {
+    'test_scan_sum': 'Scan-8 (its signature changed in opset 9)',
+}
 ORT_MAX_IR = 13  # onnxruntime 1.31.1: "max supported IR version: 13"
 
 
@@ -118,14 +125,33 @@ def checker_error(path):
         return 'checker: %s' % str(e).strip().splitlines()[0][:200]
 
 
-def judge(name, model, feeds, expected, out, ppqfmt_err):
-    """'pass', ('fail', why), ('refused', why) for a case ORT passes on the original."""
+def bumped_refusal(model, feeds, target, path):
+    """onnxruntime's refusal of the original with only its default-domain opset set to target
+    (the raise of a model none of whose operators changed), or None when it runs."""
+    bumped = onnx.ModelProto()
+    bumped.CopyFrom(model)
+    for imp in bumped.opset_import:
+        if imp.domain in ('', 'ai.onnx') and imp.version < target:
+            imp.version = target
+    onnx.save(bumped, path)
+    got = ort_run(path, feeds)
+    return got if isinstance(got, str) else None
+
+
+def judge(name, model, feeds, expected, out, ppqfmt_err, target=0):
+    """'pass', ('fail', why), ('refused', why), ('ort-limit', why) for a case ORT passes on
+    the original. ort-limit: with a target opset, ORT refuses the output as it refuses the
+    original with only its opset number raised (no kernel or function for an operator version
+    at the new opset: onnxruntime's gap, not ppqfmt's)."""
     if ppqfmt_err:
         return ('refused', ppqfmt_err) if 'exit 2' in ppqfmt_err else ('fail', ppqfmt_err)
     err = checker_error(out)
     if err:
         return 'fail', err
     got = ort_run(out, feeds)
+    if isinstance(got, str) and target and bumped_refusal(model, feeds, target,
+                                                          out + '.bumped') == got:
+        return 'ort-limit', got
     if isinstance(got, str):
         return 'fail', 'on the output: ' + got
     ok, msg = ortcheck.compare(expected, got)
@@ -138,7 +164,12 @@ def main():
     ap.add_argument('--filter', default='')
     ap.add_argument('-j', type=int, default=2, help='parallel ppqfmt runs')
     ap.add_argument('-v', action='store_true', help='also list the skipped cases')
+    ap.add_argument('--target-opset', type=int, default=0,
+                    help='also raise every case to this opset (ppqfmt --target-opset)')
     args = ap.parse_args()
+    suite = 'onnx_node_suite' + ('-raised' if args.target_opset else '')
+    allowed = REFUSED_RAISE if args.target_opset else REFUSED
+    extra = ['--target-opset=%d' % args.target_opset] if args.target_opset else []
     t0 = time.time()
     ready, skipped, total = collect(args.filter)
     failed, refused, passed = {}, {}, 0
@@ -150,8 +181,8 @@ def main():
             paths[name] = os.path.join(tmp, name, 'model.onnx')
             onnx.save(model, paths[name])
         pool = concurrent.futures.ThreadPoolExecutor(max(1, args.j))
-        runs = {name: pool.submit(run_ppqfmt, [PPQFMT, '--verify-ir', '-q', paths[name], '-o',
-                                               paths[name] + '.out'], paths[name] + '.out')
+        runs = {name: pool.submit(run_ppqfmt, [PPQFMT, '--verify-ir', '-q'] + extra +
+                                  [paths[name], '-o', paths[name] + '.out'], paths[name] + '.out')
                 for name, *_ in ready}
         for name, model, feeds, expected in ready:
             got = ort_run(paths[name], feeds)
@@ -163,11 +194,14 @@ def main():
                 skipped[name] = 'the original fails the checker'
                 continue
             verdict = judge(name, model, feeds, expected, paths[name] + '.out',
-                            runs[name].result())
+                            runs[name].result(), args.target_opset)
             if verdict == 'pass':
                 passed += 1
-            elif verdict[0] == 'refused' and name in REFUSED:
-                refused[name] = REFUSED[name]
+            elif verdict[0] == 'ort-limit':
+                skipped[name] = 'raised: %s, also on the original at opset %d' % (
+                    verdict[1], args.target_opset)
+            elif verdict[0] == 'refused' and name in allowed and allowed[name] in verdict[1]:
+                refused[name] = allowed[name]
             else:
                 failed[name] = verdict[1]
         pool.shutdown()
@@ -184,8 +218,8 @@ def main():
         print('FAIL %s: %s' % (name, failed[name]))
     print('onnx %s, onnxruntime %s, opset %d: %.1fs for %d cases' % (
         onnx.__version__, ort.__version__, onnx.defs.onnx_opset_version(), time.time() - t0, total))
-    print('onnx_node_suite: %d passed, %d failed, %d skipped' % (
-        passed, len(failed), len(skipped) + len(refused)))
+    print('%s: %d passed, %d failed, %d skipped' % (
+        suite, passed, len(failed), len(skipped) + len(refused)))
     return 1 if failed else 0
 
 

@@ -49,6 +49,10 @@ if [ -n "$SANITIZED" ]; then
     run "$PYTHON" tests/infer_oracle.py --no-ort
     run "$PYTHON" tests/fold_oracle.py
     run .deps/venv/bin/python tests/onnx_node_suite.py
+    run .deps/venv/bin/python tests/onnx_node_suite.py --target-opset=26
+    run .deps/venv/bin/python tests/test_target_opset_modern.py
+    run .deps/venv/bin/python tests/test_registry_rows.py
+    run .deps/venv/bin/python tests/infer_oracle_modern.py
     run .deps/venv/bin/python tests/qdq_suite.py
     run .deps/venv/bin/python tests/contrib_ops.py
 else
@@ -62,6 +66,10 @@ else
     run "$PYTHON" tests/infer_oracle.py
     run "$PYTHON" tests/fold_oracle.py
     run .deps/venv/bin/python tests/onnx_node_suite.py
+    run .deps/venv/bin/python tests/onnx_node_suite.py --target-opset=26
+    run .deps/venv/bin/python tests/test_target_opset_modern.py
+    run .deps/venv/bin/python tests/test_registry_rows.py
+    run .deps/venv/bin/python tests/infer_oracle_modern.py
     run .deps/venv/bin/python tests/qdq_suite.py
     run .deps/venv/bin/python tests/contrib_ops.py
 fi

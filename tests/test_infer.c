@@ -1147,8 +1147,15 @@ int main(int argc, char **argv)
                 printf("%s%s%s\n", s->domain, *s->domain ? ":" : "", s->type);
         return 0;
     }
+    if (argc == 2 && !strcmp(argv[1], "--rows")) { /* every row: its version and bounds */
+        const OpSchema *s;
+        for (size_t i = 0; (s = ops_at(i)); i++)
+            printf("%s\t%s\t%d\t%u\t%u\t%u\t%u\n", *s->domain ? s->domain : "ai.onnx", s->type,
+                   s->since, s->min_in, s->max_in, s->min_out, s->max_out);
+        return 0;
+    }
     if (argc != 1) {
-        fprintf(stderr, "usage: test_infer [--dump MODEL | --ops]\n");
+        fprintf(stderr, "usage: test_infer [--dump MODEL | --ops | --rows]\n");
         return 1;
     }
     RUN_DIM(registry_kernels);

@@ -15,7 +15,6 @@ whether a Clip-6 with clip off stays. Last line: `test_target_opset: N passed, M
 Run with Debian's /usr/bin/python3 (python3-onnx).
 """
 import os
-import subprocess
 import sys
 import tempfile
 
@@ -37,9 +36,7 @@ ORT = testlib.ortcheck()
 
 
 def run(args):
-    p = subprocess.run([PPQFMT] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       timeout=60)
-    return p.returncode, p.stderr.decode("utf-8", "replace")
+    return testlib.run_ppqfmt(PPQFMT, args)
 
 
 def raised(name, target, chk, tmp):
@@ -47,29 +44,20 @@ def raised(name, target, chk, tmp):
     inp = onnx.load(src)
     label = "%s@%d" % (name, target)
     dst = os.path.join(tmp, label + ".onnx")
-    rc, err = run(["--passes=none", "--target-opset=%d" % target, src, "-o", dst])
-    if not check("%s: raise alone exits 0" % label,
-                 lambda: None if rc == 0 else "exit %d: %s" % (rc, err.strip())):
+    out = testlib.check_raise_alone(check, PPQFMT, label, src, dst, target, IR_OF_OPSET[target])
+    if out is None:
         return
-    out = onnx.load(dst)
-    check("%s: opset and IR" % label, lambda: None if default_opset(out) == target and
-          out.ir_version >= IR_OF_OPSET[target] else "opset %d ir %d" %
-          (default_opset(out), out.ir_version))
-    check("%s: full checker" % label, onnx.checker.check_model, out, True)
     if chk:
         check("%s: adapted node" % label, chk, inp, out)
     again = os.path.join(tmp, label + ".again.onnx")
     check("%s: raising again changes nothing" % label, lambda: None if run(
         ["--passes=none", "--target-opset=%d" % target, dst, "-o", again])[0] == 0 and
         open(again, "rb").read() == open(dst, "rb").read() else "output changed")
-    full = os.path.join(tmp, label + ".full.onnx")
-    rc, err = run(["--target-opset=%d" % target, src, "-o", full])
-    if check("%s: default passes exit 0" % label,
-             lambda: None if rc == 0 else "exit %d: %s" % (rc, err.strip())):
-        check("%s: default passes full checker" % label, onnx.checker.check_model,
-              onnx.load(full), True)
+    def equiv(src, full):
         ok, msg = reference_equiv(name, src, full) if name in REFERENCES else ORT.equiv(src, full)
-        check("%s: onnxruntime same outputs" % label, lambda: None if ok else msg)
+        return None if ok else msg
+    testlib.check_default_passes(check, PPQFMT, label, src, os.path.join(tmp, label + ".full.onnx"),
+                                 target, equiv)
 
 
 def reference_equiv(name, src, out):
@@ -81,14 +69,8 @@ def reference_equiv(name, src, out):
 
 
 def cannot(name, target, word, tmp):
-    src = os.path.join(TESTDATA, name + ".onnx")
-    dst = os.path.join(tmp, name + ".onnx")
-    rc, err = run(["--target-opset=%d" % target, src, "-o", dst])
-    lines = err.strip().splitlines()
-    check("%s: exit 2, one line naming %s, no output" % (name, word), lambda: None if (
-        rc == 2 and len(lines) == 1 and lines[0].startswith("ppqfmt: ") and word in lines[0]
-        and not os.path.exists(dst)) else "exit %d, stderr %r, output %s" %
-        (rc, err, os.path.exists(dst)))
+    testlib.check_refused(check, PPQFMT, name, os.path.join(TESTDATA, name + ".onnx"),
+                          os.path.join(tmp, name + ".onnx"), target, word)
 
 
 def legacy_passes(tmp):

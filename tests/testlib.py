@@ -132,3 +132,53 @@ def ortcheck():
     except ImportError as e:
         raise RuntimeError("scripts/ortcheck.py not importable (%s)" % e)
     return oc
+
+
+# --- --target-opset checks shared by tests/test_target_opset.py (Debian's onnx) and
+# tests/test_target_opset_modern.py (the pinned onnx of .deps/venv) ---
+
+def run_ppqfmt(ppqfmt, args):
+    """(exit status, stderr text) of ppqfmt run with args."""
+    import subprocess
+    p = subprocess.run([ppqfmt] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       timeout=60)
+    return p.returncode, p.stderr.decode("utf-8", "replace")
+
+
+def default_opset(m):
+    return next(o.version for o in m.opset_import if o.domain in ("", "ai.onnx"))
+
+
+def check_raise_alone(check, ppqfmt, label, src, dst, target, min_ir):
+    """`--passes=none --target-opset=target` from src to dst: exit 0, the opset and at least
+    min_ir, the full checker. The output model, or None when ppqfmt failed."""
+    rc, err = run_ppqfmt(ppqfmt, ["--passes=none", "--target-opset=%d" % target, src, "-o", dst])
+    if not check("%s: raise alone exits 0" % label,
+                 lambda: None if rc == 0 else "exit %d: %s" % (rc, err.strip())):
+        return None
+    out = onnx.load(dst)
+    check("%s: opset and IR" % label, lambda: None if default_opset(out) == target and
+          out.ir_version >= min_ir else "opset %d ir %d" % (default_opset(out), out.ir_version))
+    check("%s: full checker" % label, onnx.checker.check_model, out, True)
+    return out
+
+
+def check_refused(check, ppqfmt, label, src, dst, target, word):
+    """--target-opset=target refused: exit 2, one `ppqfmt:` line naming word, no output."""
+    rc, err = run_ppqfmt(ppqfmt, ["--target-opset=%d" % target, src, "-o", dst])
+    lines = err.strip().splitlines()
+    check("%s: exit 2, one line naming %s, no output" % (label, word), lambda: None if (
+        rc == 2 and len(lines) == 1 and lines[0].startswith("ppqfmt: ") and word in lines[0]
+        and not os.path.exists(dst)) else "exit %d, stderr %r, output %s" %
+        (rc, err, os.path.exists(dst)))
+
+
+def check_default_passes(check, ppqfmt, label, src, dst, target, equiv):
+    """`--target-opset=target` with the default passes: exit 0, the full checker, and
+    equiv(src, dst) (None, or why the outputs differ)."""
+    rc, err = run_ppqfmt(ppqfmt, ["--target-opset=%d" % target, src, "-o", dst])
+    if check("%s: default passes exit 0" % label,
+             lambda: None if rc == 0 else "exit %d: %s" % (rc, err.strip())):
+        check("%s: default passes full checker" % label, onnx.checker.check_model,
+              onnx.load(dst), True)
+        check("%s: onnxruntime same outputs" % label, equiv, src, dst)

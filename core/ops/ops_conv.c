@@ -452,6 +452,8 @@ static int conv_einsum(InferCtx *c)
 
 static const OpSchema ops_conv[] = {
     {"", "Conv", 1, 2, 3, 1, 1, conv_conv},
+    /* its output is a Conv's of X and W; offsets, bias and mask do not shape it */
+    {"", "DeformConv", 19, 3, 5, 1, 1, conv_conv},
     {"", "ConvInteger", 10, 2, 4, 1, 1, conv_conv_integer},
     {"", "QLinearConv", 10, 8, 9, 1, 1, conv_qlinear},
     {"", "ConvTranspose", 1, 2, 3, 1, 1, conv_transpose},

@@ -206,6 +206,14 @@ static int ew_cast_legacy(InferCtx *c)
 
 static int ew_castlike(InferCtx *c) { return ew_cast_to(c, infer_in(c, 1)->dtype); }
 
+/* BitCast-26: the same shape, the bits read as `to` (of the same width);
+ * no contents carried, unlike Cast. */
+static int ew_bitcast(InferCtx *c)
+{
+    const InferFact *x = infer_in(c, 0);
+    return infer_set(c, 0, (int32_t)op_attr_int(c->op, "to", 0), x->rank, x->dims);
+}
+
 #define UNARY(name, v) {"", name, v, 1, 1, 1, 1, ew_unary}
 /* The output is shaped like input 0, whatever the other inputs are. */
 #define LIKE_INPUT0(name, v, min_in, max_in) {"", name, v, min_in, max_in, 1, 1, ew_unary}
@@ -230,6 +238,13 @@ static const OpSchema ops_elementwise[] = {
     UNARY("LpNormalization", 1), LIKE_INPUT0("CumSum", 11, 2, 2), LIKE_INPUT0("Trilu", 14, 1, 2),
     LIKE_INPUT0("ReverseSequence", 10, 2, 2), LIKE_INPUT0("ScatterElements", 11, 3, 3),
     LIKE_INPUT0("Scatter", 9, 3, 3), LIKE_INPUT0("ScatterND", 11, 3, 3),
+    /* opset 18 on: the output like X (Y of RMSNormalization-23 and
+     * RotaryEmbedding-23, the updated cache of TensorScatter-24, SwiGLU-28's
+     * gate-shaped product) */
+    UNARY("Swish", 24), LIKE_INPUT0("CumProd", 26, 2, 2), LIKE_INPUT0("RMSNormalization", 23, 2, 2),
+    LIKE_INPUT0("RotaryEmbedding", 23, 3, 4), LIKE_INPUT0("TensorScatter", 24, 2, 3),
+    LIKE_INPUT0("SwiGLU", 28, 2, 2), {"", "BitCast", 26, 1, 1, 1, 1, ew_bitcast},
+    {"", "RegexFullMatch", 20, 1, 1, 1, 1, ew_to_bool}, BINARY("StringConcat", 20, ew_binary),
     /* onnxruntime's contrib ops that fusions (fuse-gelu) and exporters emit */
     {"com.microsoft", "Gelu", 1, 1, 1, 1, 1, ew_unary},
     {"com.microsoft", "FastGelu", 1, 1, 2, 1, 1, ew_unary},

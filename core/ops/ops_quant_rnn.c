@@ -16,11 +16,14 @@ static int quant_quantize(InferCtx *c)
 }
 
 /* DequantizeLinear: x's shape; float before opset 19, then the scale's
- * type. */
+ * type, from opset 23 output_dtype when set. */
 static int quant_dequantize(InferCtx *c)
 {
     const InferFact *x = infer_in(c, 0);
     int32_t dtype = c->opset >= 19 ? infer_in(c, 1)->dtype : DT_FLOAT;
+    int64_t out = c->opset >= 23 ? op_attr_int(c->op, "output_dtype", 0) : 0;
+    if (out > 0)
+        dtype = (int32_t)out;
     return infer_set(c, 0, dtype, x->rank, x->dims);
 }
 

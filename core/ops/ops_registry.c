@@ -14,7 +14,7 @@ static const OpTable *const ops_families[] = {
     &ops_elementwise_table, &ops_conv_table, &ops_shape_table, &ops_reduce_table,
     &ops_resize_table, &ops_control_table, &ops_quant_rnn_table, &ops_generate_table,
     &ops_select_table, &ops_sequence_table, &ops_signal_table, &ops_text_train_table,
-    &ops_contrib_table,
+    &ops_contrib_table, &ops_versions_table, &ops_attention_table, &ops_image_table,
 };
 
 static const OpKernelTable *const ops_kernel_families[] = {
@@ -105,7 +105,11 @@ static void ops_build(void)
     qsort(ops_sorted, ops_n, sizeof *ops_sorted, ops_cmp);
     for (size_t i = 0; i < ops_n; i++) {
         const OpSchema *s = ops_sorted[i];
-        ops_rules[i] = (InferRule){s->since, s->min_in, s->max_in, s->min_out, s->max_out, s->infer};
+        OpInferFn infer = s->infer;
+        /* a version that shares its rule: the previous row's (resolved already) */
+        if (!infer && i > 0 && !ops_cmp_key(s->domain, s->type, ops_sorted[i - 1]))
+            infer = ops_rules[i - 1].infer;
+        ops_rules[i] = (InferRule){s->since, s->min_in, s->max_in, s->min_out, s->max_out, infer};
         ops_evals[i] = kernel_of(s);
     }
 }
@@ -138,7 +142,7 @@ const OpSchema *ops_lookup(const char *domain, const char *type, int64_t opset)
 const InferRule *ops_rule(const char *domain, const char *type, int64_t opset)
 {
     size_t i = ops_find(domain, type, opset);
-    return i < ops_n ? &ops_rules[i] : NULL;
+    return i < ops_n && ops_rules[i].infer ? &ops_rules[i] : NULL;
 }
 
 const OpSchema *ops_at(size_t i)

@@ -191,9 +191,13 @@ static int opt_wrap(InferCtx *c)
 
 static int opt_has(InferCtx *c) { return infer_set(c, 0, DT_BOOL, 0, NULL); }
 
+/* OptionalGetElement: the optional's content; from opset 18 a plain tensor
+ * or sequence passes through. */
 static int opt_get(InferCtx *c)
 {
     const InferFact *x = infer_in_any(c, 0);
+    if (c->opset >= 18 && (x->kind == FACT_TENSOR || x->kind == FACT_SEQUENCE))
+        return infer_set_fact(c, 0, x);
     if (x->kind == FACT_OPTIONAL)
         return seq_set(c, 0, x, FACT_TENSOR);
     return x->kind == FACT_OPTIONAL_SEQUENCE ? seq_set(c, 0, x, FACT_SEQUENCE) : 0;

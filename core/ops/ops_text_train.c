@@ -65,11 +65,28 @@ static int train_gradient(InferCtx *c)
     return 0;
 }
 
+/* StringSplit-20: the substrings [..., max count] (the count known only at
+ * run time) and their number per input string, of the input's shape. */
+static int text_split(InferCtx *c)
+{
+    const InferFact *x = infer_in(c, 0);
+    if (x->rank < 0 || x->rank >= 64)
+        return infer_set_dtype(c, 0, DT_STRING) ? -1 : infer_set_dtype(c, 1, DT_INT64);
+    Dim d[64];
+    for (int i = 0; i < x->rank; i++)
+        d[i] = x->dims[i];
+    d[x->rank] = dim_fresh(c->dt);
+    if (infer_set(c, 0, DT_STRING, x->rank + 1, d))
+        return -1;
+    return infer_set(c, 1, DT_INT64, x->rank, x->dims);
+}
+
 #define TRAINING "ai.onnx.preview.training"
 
 static const OpSchema ops_text_train[] = {
     {"", "StringNormalizer", 10, 1, 1, 1, 1, text_normalize},
     {"", "TfIdfVectorizer", 9, 1, 1, 1, 1, text_tfidf},
+    {"", "StringSplit", 20, 1, 1, 2, 2, text_split},
     {TRAINING, "Adagrad", 1, 5, OPS_VARIADIC, 2, OPS_VARIADIC, train_adagrad},
     {TRAINING, "Momentum", 1, 5, OPS_VARIADIC, 2, OPS_VARIADIC, train_adagrad},
     {TRAINING, "Adam", 1, 6, OPS_VARIADIC, 3, OPS_VARIADIC, train_adam},

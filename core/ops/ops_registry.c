@@ -12,7 +12,7 @@
 
 static const OpTable *const ops_families[] = {
     &ops_elementwise_table, &ops_conv_table, &ops_shape_table, &ops_reduce_table,
-    &ops_resize_table, &ops_control_table, &ops_quant_rnn_table, &ops_generate_table,
+    &ops_pad_resize_table, &ops_control_table, &ops_quant_rnn_table, &ops_generate_table,
     &ops_select_table, &ops_sequence_table, &ops_signal_table, &ops_text_train_table,
     &ops_contrib_table, &ops_versions_table, &ops_attention_table, &ops_image_table,
 };

@@ -1,4 +1,4 @@
-/* ops_resize.c - rules for operators that grow spatial axes: Pad (pads as
+/* ops_pad_resize.c - rules for operators that grow spatial axes: Pad (pads as
  * an attribute in Pad-1/2, as an input from 11, with axes from 18),
  * Resize (scales or sizes; axes and the aspect-ratio policy from 18) and
  * Upsample (scales as an attribute in 7, an input in 9). */
@@ -145,11 +145,11 @@ static int resize_upsample(InferCtx *c)
     return resize_apply(c, scales, NULL, n, NULL);
 }
 
-static const OpSchema ops_resize[] = {
+static const OpSchema ops_pad_resize[] = {
     {"", "Pad", 1, 1, 1, 1, 1, pad_attr_form},
     {"", "Pad", 11, 2, 4, 1, 1, pad_input_form},
     {"", "Resize", 10, 2, 4, 1, 1, resize_resize},
     {"", "Upsample", 7, 1, 2, 1, 1, resize_upsample},
 };
 
-const OpTable ops_resize_table = {ops_resize, sizeof ops_resize / sizeof ops_resize[0]};
+const OpTable ops_pad_resize_table = {ops_pad_resize, sizeof ops_pad_resize / sizeof ops_pad_resize[0]};

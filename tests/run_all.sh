@@ -50,6 +50,7 @@ if [ -n "$SANITIZED" ]; then
     run "$PYTHON" tests/fold_oracle.py
     run .deps/venv/bin/python tests/onnx_node_suite.py
     run .deps/venv/bin/python tests/qdq_suite.py
+    run .deps/venv/bin/python tests/lowbit_types.py
     run .deps/venv/bin/python tests/contrib_ops.py
 else
     run "$PYTHON" tests/test_fuzz_diff.py
@@ -63,6 +64,7 @@ else
     run "$PYTHON" tests/fold_oracle.py
     run .deps/venv/bin/python tests/onnx_node_suite.py
     run .deps/venv/bin/python tests/qdq_suite.py
+    run .deps/venv/bin/python tests/lowbit_types.py
     run .deps/venv/bin/python tests/contrib_ops.py
 fi
 rm -f "$LOG"

@@ -21,7 +21,9 @@ static const struct {
     [DT_FLOAT8E5M2] = {"float8e5m2", 1},
     [DT_FLOAT8E5M2FNUZ] = {"float8e5m2fnuz", 1},
     [DT_UINT4] = {"uint4", 0},         [DT_INT4] = {"int4", 0},
-    [DT_FLOAT4E2M1] = {"float4e2m1", 0},
+    [DT_FLOAT4E2M1] = {"float4e2m1", 0}, [DT_FLOAT8E8M0] = {"float8e8m0", 1},
+    [DT_UINT2] = {"uint2", 0},         [DT_INT2] = {"int2", 0},
+    [DT_FLOAT6E2M3] = {"float6e2m3", 0}, [DT_FLOAT6E3M2] = {"float6e3m2", 0},
 };
 
 bool dtype_is_known(int32_t dtype)

@@ -1,8 +1,9 @@
 /* ops_conv.c - rules for convolution, pooling, normalisation and matrix
  * products: Conv, ConvTranspose, Max/Average/LpPool, the global pools,
- * BatchNormalization, LayerNormalization, Gemm, MatMul. Spatial sizes follow
- * the operators' formulas with symbolic dims (floor division by a stride
- * stays exact only when provable, else the dim is a fresh symbol). */
+ * BatchNormalization, LayerNormalization, RMSNormalization, Gemm, MatMul.
+ * Spatial sizes follow the operators' formulas with symbolic dims (floor
+ * division by a stride stays exact only when provable, else the dim is a
+ * fresh symbol). */
 #include <string.h>
 
 #include "ops.h"
@@ -465,6 +466,7 @@ static const OpSchema ops_conv[] = {
     {"", "BatchNormalization", 1, 5, 5, 1, 5, conv_batchnorm},
     {"", "LayerNormalization", 17, 2, 3, 1, 3, conv_layernorm},
     {"com.microsoft", "LayerNormalization", 1, 2, 3, 1, 3, conv_layernorm},
+    {"", "RMSNormalization", 23, 2, 2, 1, 1, conv_layernorm}, /* Y only: x's type and shape */
     {"", "GroupNormalization", 18, 3, 3, 1, 1, conv_batchnorm},
     {"", "Gemm", 1, 2, 3, 1, 1, conv_gemm},
     {"", "MatMul", 1, 2, 2, 1, 1, conv_matmul},

@@ -63,6 +63,8 @@ static const Pass PASSES[] = {
      false, pass_fuse_matmul_add_nd, FACTS_ROUND, ON_MATMUL},
     {"fuse-layernorm", "decomposed layer norm to LayerNormalization (opset >= 17)", true,
      pass_fuse_layernorm, FACTS_ROUND, ON_REDUCE_MEAN},
+    {"fuse-rmsnorm", "decomposed RMS norm to RMSNormalization (opset >= 23)", true,
+     pass_fuse_rmsnorm, FACTS_ROUND, ON_REDUCE_MEAN},
     {"fuse-gelu", "GELU forms to com.microsoft (Bias/Fast/Quick)Gelu (onnxruntime only)", false,
      pass_fuse_gelu, FACTS_ROUND, NULL},
     {"identity", "remove Identity nodes, rewiring their consumers", true, pass_identity,

@@ -33,6 +33,7 @@ int pass_fuse_conv_scale(Graph *g, Diag *d);
 int pass_fuse_matmul_add(Graph *g, Diag *d);
 int pass_fuse_matmul_add_nd(Graph *g, Diag *d);
 int pass_fuse_layernorm(Graph *g, Diag *d);
+int pass_fuse_rmsnorm(Graph *g, Diag *d);
 int pass_fuse_gelu(Graph *g, Diag *d);
 int pass_identity(Graph *g, Diag *d);
 int pass_isolated(Graph *g, Diag *d);

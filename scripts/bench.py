@@ -432,7 +432,7 @@ def bench_inference():
 # --opsets 14 --models NAMES).
 FUSION_PASSES = ('fuse-bias', 'fuse-bn', 'fuse-bn-forward', 'bn-to-conv', 'fuse-pad',
                  'fuse-conv-scale', 'fuse-matmul-add', 'fuse-matmul-add-nd', 'fuse-layernorm',
-                 'fuse-gelu')
+                 'fuse-rmsnorm', 'fuse-gelu')
 FUSION_ARGS = ['--target-opset=17', '--enable=fuse-gelu', '--report=json']
 FUSION_MODELS = ('gpt2_tiny', 'bert_tiny', 'llama_tiny', 'vit_b_16', 'swin_t', 'maxvit_t',
                  'resnet18', 'mobilenet_v2', 'efficientnet_v2_s')

@@ -51,6 +51,7 @@ if [ -n "$SANITIZED" ]; then
     run .deps/venv/bin/python tests/onnx_node_suite.py
     run .deps/venv/bin/python tests/qdq_suite.py
     run .deps/venv/bin/python tests/lowbit_types.py
+    run .deps/venv/bin/python tests/rmsnorm_suite.py
     run .deps/venv/bin/python tests/contrib_ops.py
 else
     run "$PYTHON" tests/test_fuzz_diff.py
@@ -65,6 +66,7 @@ else
     run .deps/venv/bin/python tests/onnx_node_suite.py
     run .deps/venv/bin/python tests/qdq_suite.py
     run .deps/venv/bin/python tests/lowbit_types.py
+    run .deps/venv/bin/python tests/rmsnorm_suite.py
     run .deps/venv/bin/python tests/contrib_ops.py
 fi
 rm -f "$LOG"

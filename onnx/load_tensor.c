@@ -141,6 +141,23 @@ static int read_typed(Loader *L, Tensor *t, Bytes wire, int64_t numel)
     return 0;
 }
 
+/* A 4- or 2-bit tensor's raw_data is its packed bytes, checked against the
+ * dims and kept as they are (nothing computes with them; a writer may move
+ * them to external data). Its int32_data form and types of no known packing
+ * stay encoded as read. */
+static int read_packed(Loader *L, Tensor *t, Bytes raw, bool has_raw, int64_t numel)
+{
+    if (!has_raw || !dtype_packed_bytes(t->dtype, 1))
+        return 0;
+    size_t want = dtype_packed_bytes(t->dtype, numel);
+    if (raw.len != want)
+        return loader_error(L, "tensor '%s': raw_data has %zu bytes, %lld %s elements pack into "
+                            "%zu", t->name, raw.len, (long long)numel, dtype_name(t->dtype), want);
+    t->data = raw.ptr;
+    t->nbytes = raw.len;
+    return 0;
+}
+
 int load_tensor(Loader *L, Bytes wire, Tensor **out)
 {
     Tensor *t = arena_alloc(&L->m->arena, sizeof *t);
@@ -184,7 +201,7 @@ int load_tensor(Loader *L, Bytes wire, Tensor **out)
     if (t->dtype == DT_STRING)
         return read_strings(L, t, wire, numel);
     if (!size)
-        return 0; /* a dtype we do not compute with: kept as it is */
+        return read_packed(L, t, raw, has_raw, numel);
     if (has_raw) {
         if ((uint64_t)numel > SIZE_MAX / size || raw.len != (size_t)numel * size)
             return loader_error(L, "tensor '%s': raw_data has %zu bytes, dims declare %lld x %zu",

@@ -9,7 +9,8 @@ float; Cast from float to float8; DequantizeLinear of float8 (opset 19) and of b
 int4 (opset 21); QuantizeLinear with output_dtype int4. Each output must pass onnx's full
 checker, keep every initializer it still holds stored exactly as before (the TensorProto bytes
 equal), and compute what the original computes under onnxruntime (tolerance 1e-5 +
-1e-3*max|ref|) where onnxruntime runs the original. Run with .deps/venv/bin/python (as
+1e-3*max|ref|) where onnxruntime runs the original. --external-data moves 4-bit and float8
+weights out byte for byte; 4-bit bytes that do not match the dims are refused. Run with .deps/venv/bin/python (as
 tests/run_all.sh does). Last line: `lowbit_types: N passed, M failed`.
 """
 import os
@@ -182,6 +183,59 @@ def check_case(t, tmp, name, build, external):
     t.check('%s: onnxruntime same outputs' % name, ort_same, src, out)
 
 
+def moved_out(tmp):
+    """--external-data with threshold 16: an int4 weight of 4097 elements (2049 bytes, raw_data)
+    and a float8 one of 33 leave the model for the data file, their bytes as before."""
+    d = os.path.join(tmp, 'moved_out')
+    os.makedirs(d)
+    vals = [int(v) for v in np.random.default_rng(0).integers(-8, 8, 4097)]
+    w = helper.make_tensor('w', T.INT4, [4097], _packed(vals), raw=True)
+    f = helper.make_tensor('f', T.FLOAT8E4M3FN, [33], list(np.linspace(-3, 3, 33)))
+    f = numpy_helper.from_array(numpy_helper.to_array(f), 'f')
+    nodes = [helper.make_node('Cast', ['w'], ['y'], to=T.FLOAT),
+             helper.make_node('Cast', ['f'], ['z'], to=T.FLOAT)]
+    g = helper.make_graph(nodes, 'moved', [], [vi('y', T.FLOAT, [4097]), vi('z', T.FLOAT, [33])],
+                          [w, f])
+    src, out = os.path.join(d, 'in.onnx'), os.path.join(d, 'out.onnx')
+    onnx.save(model_at(g, 21), src)
+    p = subprocess.run([PPQFMT, '-q', src, '-o', out, '--external-data=out.data',
+                        '--size-threshold=16'], capture_output=True, text=True)
+    if p.returncode:
+        return p.stderr
+    stored = onnx.load(out, load_external_data=False).graph.initializer
+    if any(t.data_location != T.EXTERNAL for t in stored):
+        return 'kept inline: %s' % [t.name for t in stored if t.data_location != T.EXTERNAL]
+    onnx.checker.check_model(out, True)
+    b = {t.name: t.raw_data for t in onnx.load(out).graph.initializer}
+    if b != {t.name: t.raw_data for t in (w, f)}:
+        return 'bytes changed'
+    return ort_same(src, out)
+
+
+def refused(tmp, name, tensor, external=False):
+    """A 4-bit initializer whose stored bytes do not match its dims: exit 2, one stderr line,
+    no output."""
+    d = os.path.join(tmp, name)
+    os.makedirs(d)
+    g = helper.make_graph([helper.make_node('Cast', ['w'], ['y'], to=T.FLOAT)], name, [],
+                          [vi('y', T.FLOAT, [5])], [tensor])
+    src, out = os.path.join(d, 'in.onnx'), os.path.join(d, 'out.onnx')
+    m = model_at(g, 21)
+    if external:
+        with open(os.path.join(d, 'w.bin'), 'wb') as fh:
+            fh.write(tensor.raw_data)
+        external_data_helper.set_external_data(m.graph.initializer[0], 'w.bin')
+        m.graph.initializer[0].ClearField('raw_data')
+        m.graph.initializer[0].data_location = T.EXTERNAL
+    with open(src, 'wb') as fh:  # onnx.save would check nothing either; written as built
+        fh.write(m.SerializeToString())
+    p = subprocess.run([PPQFMT, '-q', src, '-o', out], capture_output=True, text=True)
+    lines = p.stderr.strip().splitlines()
+    if p.returncode != 2 or len(lines) != 1 or 'pack' not in lines[0] or os.path.exists(out):
+        return 'exit %d, stderr %r, output %s' % (p.returncode, p.stderr, os.path.exists(out))
+    return None
+
+
 def main():
     ort.set_default_logger_severity(3)
     t = testlib.Tally('lowbit_types')
@@ -191,6 +245,11 @@ def main():
                 check_case(t, tmp, name, build, external)
             except Exception as e:  # a case onnx itself rejects is a broken test
                 t.report('%s: build' % name, '%s: %s' % (type(e).__name__, e))
+        t.check('external-data output: 4-bit and float8 weights move out', moved_out, tmp)
+        short = helper.make_tensor('w', T.INT4, [5], b'\x12\x34\x05', raw=True)
+        short.raw_data = b'\x12\x34'  # 5 elements need 3 bytes
+        t.check('int4 raw_data too short: refused', refused, tmp, 'short_raw', short)
+        t.check('int4 external data too short: refused', refused, tmp, 'short_ext', short, True)
     return t.summary()
 
 

@@ -41,6 +41,17 @@ size_t dtype_size(int32_t dtype)
     return dtype_is_known(dtype) ? DTYPES[dtype].size : 0;
 }
 
+size_t dtype_packed_bytes(int32_t dtype, int64_t numel)
+{
+    if (numel < 0)
+        return 0;
+    switch (dtype) {
+    case DT_UINT4: case DT_INT4: case DT_FLOAT4E2M1: return (size_t)numel / 2 + numel % 2;
+    case DT_UINT2: case DT_INT2: return (size_t)numel / 4 + (numel % 4 != 0);
+    default: return (size_t)numel * dtype_size(dtype);
+    }
+}
+
 const char *dtype_name(int32_t dtype)
 {
     return dtype >= 0 && dtype <= DT_LAST ? DTYPES[dtype].name : "unknown";

@@ -66,6 +66,11 @@ typedef struct Tensor {
  * keeps their encoding as it is, so nothing computes with them. */
 size_t dtype_size(int32_t dtype);
 const char *dtype_name(int32_t dtype);
+/* Bytes of numel packed elements as raw_data and external data store them:
+ * numel * dtype_size, two 4-bit or four 2-bit elements a byte (low bits
+ * first, the last byte padded); 0 for strings and types of no known
+ * packing. */
+size_t dtype_packed_bytes(int32_t dtype, int64_t numel);
 bool dtype_is_known(int32_t dtype);
 /* float, double, float16 or bfloat16. */
 bool dtype_is_float(int32_t dtype);

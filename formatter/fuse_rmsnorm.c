@@ -14,9 +14,10 @@
  * stash_type float computes as the chain did). eps must be a constant
  * scalar, weight a constant [D] of x's float type (D x's last dim, known)
  * read by this Mul alone, and every intermediate value read by the pattern
- * alone and no graph output; x itself may have other readers. The fused
- * node reads x and weight with axis -1, epsilon the Add's constant and
- * stash_type its default (float). A double x stays: the decomposed form
+ * alone and no graph output; x itself may have other readers (not in the
+ * Cast form, where the Cast goes too). The fused node reads x (or in) and
+ * weight with axis -1, epsilon the Add's constant and stash_type its
+ * default (float). A double x stays: the decomposed form
  * computes in double, RMSNormalization's stash_type in float. The output
  * keeps its name. onnxruntime's SimplifiedLayerNormalization is no target:
  * onnxruntime knows it only in the ai.onnx domain, which onnx's checker

@@ -1,17 +1,18 @@
 #!/usr/bin/env python3
-"""Float8, 4-bit and float4 tensors through ppqfmt's default passes.
+"""Float8, 4-bit, 2-bit and float4 tensors through ppqfmt's default passes.
 
-Models are built here with onnx's helper: initializers and Constants of each low-bit type
-(odd element counts, so a 4-bit tensor ends in half a byte; float8e8m0 and the
-2-bit types of opsets 24 and 25 too) in every storage form onnx writes
-(raw_data, int32_data, external data), read through Identity/Reshape/Transpose and Cast to
-float; Cast from float to float8; DequantizeLinear of float8 (opset 19) and of block-quantized
-int4 (opset 21); QuantizeLinear with output_dtype int4. Each output must pass onnx's full
-checker, keep every initializer it still holds stored exactly as before (the TensorProto bytes
-equal), and compute what the original computes under onnxruntime (tolerance 1e-5 +
+Models are built here with onnx's helper: initializers and Constants of each low-bit type (odd
+element counts, so a 4-bit tensor ends in half a byte; float8e8m0 and the 2-bit types of
+opsets 24 and 25 too) in every storage form onnx writes (raw_data, int32_data, external data),
+read through Identity/Reshape/Transpose and Cast to float; Cast from float to each type;
+DequantizeLinear of float8 (opset 19) and of block-quantized int4 (opset 21); QuantizeLinear
+with output_dtype int4 and float8e5m2, CastLike to float8 and uint4. Each output must pass
+onnx's full checker, keep every initializer it still holds stored exactly as before (the
+TensorProto bytes equal), type and shape every value_info as onnx's inference does on the
+original, and compute what the original computes under onnxruntime (tolerance 1e-5 +
 1e-3*max|ref|) where onnxruntime runs the original. --external-data moves 4-bit and float8
-weights out byte for byte; 4-bit bytes that do not match the dims are refused. Run with .deps/venv/bin/python (as
-tests/run_all.sh does). Last line: `lowbit_types: N passed, M failed`.
+weights out byte for byte; 4-bit bytes that do not match the dims are refused. Run with
+.deps/venv/bin/python (as tests/run_all.sh does). Last line: `lowbit_types: N passed, M failed`.
 """
 import os
 import subprocess
@@ -115,6 +116,22 @@ def dq_int4_block(raw):
     return model_at(g, 21)
 
 
+def castlike_q():
+    """Opset 21: CastLike to float8 and uint4, QuantizeLinear with output_dtype float8e5m2."""
+    nodes = [helper.make_node('CastLike', ['x', 't8'], ['a']),
+             helper.make_node('CastLike', ['x', 't4'], ['b']),
+             helper.make_node('QuantizeLinear', ['x', 's'], ['q'], output_dtype=T.FLOAT8E5M2),
+             helper.make_node('Cast', ['a'], ['ya'], to=T.FLOAT),
+             helper.make_node('Cast', ['b'], ['yb'], to=T.FLOAT),
+             helper.make_node('DequantizeLinear', ['q', 's'], ['yq'])]
+    inits = [helper.make_tensor('t8', T.FLOAT8E4M3FN, [1], [1.0]),
+             helper.make_tensor('t4', T.UINT4, [1], [1]),
+             numpy_helper.from_array(np.array(0.5, np.float32), 's')]
+    g = helper.make_graph(nodes, 'castlike_q', [vi('x', T.FLOAT, [3])],
+                          [vi(n, T.FLOAT, [3]) for n in ('ya', 'yb', 'yq')], inits)
+    return model_at(g, 21)
+
+
 def _packed(vals):
     """Two 4-bit elements a byte, low nibble first; the last byte half empty when odd."""
     nib = [v & 15 for v in vals] + ([0] if len(vals) % 2 else [])
@@ -133,6 +150,7 @@ def cases():
     yield 'dq-int4-block/int32', lambda: dq_int4_block(False), False
     yield 'dq-int4-block/raw', lambda: dq_int4_block(True), False
     yield 'dq-int4-block/external', lambda: dq_int4_block(True), True
+    yield 'castlike-q-float8', castlike_q, False
 
 
 def same_initializers(a, b):
@@ -147,6 +165,25 @@ def same_initializers(a, b):
                     bytes(x.raw_data) != bytes(y.raw_data) or \
                     list(x.int32_data) != list(y.int32_data):
                 return '%s: stored bytes changed' % t.name
+    return None
+
+
+def types_as_onnx_infers(src, out):
+    """Every value_info ppqfmt wrote has the element type and dims onnx's own inference gives
+    the original."""
+    want = {v.name: v.type.tensor_type for v in
+            onnx.shape_inference.infer_shapes(onnx.load(src), strict_mode=True).graph.value_info}
+    got = onnx.load(out).graph.value_info
+    if not got:
+        return 'no value_info written'
+    for v in got:
+        w, g = want.get(v.name), v.type.tensor_type
+        if w is None:
+            continue  # onnx infers nothing there: nothing to compare
+        dims = [[d.dim_value for d in t.shape.dim] for t in (w, g)]
+        if w.elem_type != g.elem_type or dims[0] != dims[1]:
+            return '%s: %s%s, onnx infers %s%s' % (v.name, T.DataType.Name(g.elem_type), dims[1],
+                                                T.DataType.Name(w.elem_type), dims[0])
     return None
 
 
@@ -180,6 +217,7 @@ def check_case(t, tmp, name, build, external):
     a, b = onnx.load(src), onnx.load(out)
     t.check('%s: full checker' % name, onnx.checker.check_model, out, True)
     t.check('%s: initializers stored as before' % name, same_initializers, a, b)
+    t.check('%s: types as onnx infers them' % name, types_as_onnx_infers, src, out)
     t.check('%s: onnxruntime same outputs' % name, ort_same, src, out)
 
 

@@ -222,20 +222,23 @@ def check_case(t, tmp, name, build, external):
 
 
 def moved_out(tmp):
-    """--external-data with threshold 16: an int4 weight of 4097 elements (2049 bytes, raw_data)
-    and a float8 one of 33 leave the model for the data file, their bytes as before."""
+    """--external-data with threshold 16: int4 weights of 4097 elements (2049 bytes) as raw_data
+    and as int32_data, an int2 one of 4099 as int32_data and a float8 one of 33 leave the model
+    for the data file, their values as before."""
     d = os.path.join(tmp, 'moved_out')
     os.makedirs(d)
-    vals = [int(v) for v in np.random.default_rng(0).integers(-8, 8, 4097)]
-    w = helper.make_tensor('w', T.INT4, [4097], _packed(vals), raw=True)
+    rng = np.random.default_rng(0)
+    vals = [int(v) for v in rng.integers(-8, 8, 4097)]
     f = helper.make_tensor('f', T.FLOAT8E4M3FN, [33], list(np.linspace(-3, 3, 33)))
-    f = numpy_helper.from_array(numpy_helper.to_array(f), 'f')
-    nodes = [helper.make_node('Cast', ['w'], ['y'], to=T.FLOAT),
-             helper.make_node('Cast', ['f'], ['z'], to=T.FLOAT)]
-    g = helper.make_graph(nodes, 'moved', [], [vi('y', T.FLOAT, [4097]), vi('z', T.FLOAT, [33])],
-                          [w, f])
+    inits = [helper.make_tensor('w', T.INT4, [4097], _packed(vals), raw=True),
+             helper.make_tensor('w2', T.INT4, [4097], vals),
+             helper.make_tensor('u2', T.INT2, [4099], [int(v) for v in rng.integers(-2, 2, 4099)]),
+             numpy_helper.from_array(numpy_helper.to_array(f), 'f')]
+    nodes = [helper.make_node('Cast', [t.name], ['y_' + t.name], to=T.FLOAT) for t in inits]
+    g = helper.make_graph(nodes, 'moved', [], [vi('y_' + t.name, T.FLOAT, list(t.dims))
+                                              for t in inits], inits)
     src, out = os.path.join(d, 'in.onnx'), os.path.join(d, 'out.onnx')
-    onnx.save(model_at(g, 21), src)
+    onnx.save(model_at(g, 25), src)
     p = subprocess.run([PPQFMT, '-q', src, '-o', out, '--external-data=out.data',
                         '--size-threshold=16'], capture_output=True, text=True)
     if p.returncode:
@@ -244,9 +247,9 @@ def moved_out(tmp):
     if any(t.data_location != T.EXTERNAL for t in stored):
         return 'kept inline: %s' % [t.name for t in stored if t.data_location != T.EXTERNAL]
     onnx.checker.check_model(out, True)
-    b = {t.name: t.raw_data for t in onnx.load(out).graph.initializer}
-    if b != {t.name: t.raw_data for t in (w, f)}:
-        return 'bytes changed'
+    values = lambda ts: {t.name: numpy_helper.to_array(t).tobytes() for t in ts}  # noqa: E731
+    if values(onnx.load(out).graph.initializer) != values(inits):
+        return 'values changed'
     return ort_same(src, out)
 
 
@@ -288,6 +291,9 @@ def main():
         short.raw_data = b'\x12\x34'  # 5 elements need 3 bytes
         t.check('int4 raw_data too short: refused', refused, tmp, 'short_raw', short)
         t.check('int4 external data too short: refused', refused, tmp, 'short_ext', short, True)
+        few = helper.make_tensor('w', T.INT4, [5], [1, 2, 3, 4, 5])
+        del few.int32_data[-1]  # 5 elements need 3 packed bytes
+        t.check('int4 int32_data too short: refused', refused, tmp, 'short_int32', few)
     return t.summary()
 
 

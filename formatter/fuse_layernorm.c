@@ -30,7 +30,7 @@
 #include "params.h"
 #include "passes.h"
 
-enum { LN_MAX_AXES = 8 };
+enum { LN_MAX_AXES = MATCH_MAX_AXES };
 
 typedef struct LnMatch {
     Chain chain;
@@ -44,49 +44,6 @@ typedef struct LnMatch {
     int64_t nd[LN_MAX_AXES]; /* normalized dims; nd_known when set */
     bool nd_known;
 } LnMatch;
-
-/* The axes a ReduceMean reduces, read from its attribute or input. */
-static bool reduce_axes(const Op *r, int64_t *axes, size_t *n)
-{
-    const Attr *a = op_attr(r, "axes");
-    if (a) {
-        if (a->type != ATTR_INTS || a->n > LN_MAX_AXES || r->n_inputs != 1)
-            return false;
-        attr_copy_ints(a, axes);
-        *n = a->n;
-        return true;
-    }
-    *n = 0;
-    if (r->n_inputs < 2 || !r->inputs[1])
-        return r->n_inputs >= 1 && !op_attr_int(r, "noop_with_empty_axes", 0);
-    const Tensor *t = param_numeric(r->inputs[1]);
-    if (!t || t->dtype != DT_INT64 || t->ndims != 1 || t->dims[0] > LN_MAX_AXES || !t->data ||
-        t->dims[0] < 1)
-        return false;
-    *n = (size_t)t->dims[0];
-    memcpy(axes, t->data, *n * sizeof *axes); /* raw_data need not be aligned */
-    return true;
-}
-
-/* How many trailing axes a ReduceMean (keeping dims) of x reduces: 0 when
- * not trailing ones or not known. No axes: all of them (rank needed). */
-static size_t trailing_axes(const Op *r, int rank)
-{
-    int64_t axes[LN_MAX_AXES];
-    size_t n;
-    if (!op_is(r, "ReduceMean") || op_attr_int(r, "keepdims", 1) != 1 || !reduce_axes(r, axes, &n))
-        return 0;
-    if (!n)
-        return rank > 0 && rank <= LN_MAX_AXES ? (size_t)rank : 0;
-    bool seen[LN_MAX_AXES] = {false};
-    for (size_t i = 0; i < n; i++) {
-        int64_t a = axes[i] >= 0 ? (rank >= 0 ? axes[i] - rank : 0) : axes[i];
-        if (a >= 0 || a < -(int64_t)n || seen[-a - 1])
-            return 0; /* positive with no rank, not trailing, or repeated */
-        seen[-a - 1] = true;
-    }
-    return n;
-}
 
 /* Every use of the Sub outputs subs[0..ns) is by the square or the
  * normalizing operation: which is which. */
@@ -127,7 +84,8 @@ static Var *match_deviation(LnMatch *lm, Op *square)
 {
     Chain *c = &lm->chain;
     Op *r2 = match_next(match_out(square), "ReduceMean");
-    if (!chain_add(c, square) || !chain_add(c, r2) || trailing_axes(r2, lm->rank) != lm->k)
+    if (!chain_add(c, square) || !chain_add(c, r2) ||
+        match_trailing_axes(r2, lm->rank) != lm->k)
         return NULL;
     Op *add = match_next(match_out(r2), "Add");
     Var *eps = match_other(add, match_out(r2));
@@ -223,7 +181,7 @@ static Var *ln_start(Op *r1, LnMatch *lm)
         return NULL;
     lm->x = x;
     lm->rank = value_rank(x);
-    lm->k = trailing_axes(r1, lm->rank);
+    lm->k = match_trailing_axes(r1, lm->rank);
     if (!lm->k || !chain_add(&lm->chain, r1))
         return NULL;
     declared_normalized(lm);

@@ -54,6 +54,47 @@ Var *match_out(const Op *op)
     return op && op->n_outputs == 1 ? op->outputs[0] : NULL;
 }
 
+/* The axes a ReduceMean reduces, read from its attribute or input. */
+static bool reduce_axes(const Op *r, int64_t *axes, size_t *n)
+{
+    const Attr *a = op_attr(r, "axes");
+    if (a) {
+        if (a->type != ATTR_INTS || a->n > MATCH_MAX_AXES || r->n_inputs != 1)
+            return false;
+        attr_copy_ints(a, axes);
+        *n = a->n;
+        return true;
+    }
+    *n = 0;
+    if (r->n_inputs < 2 || !r->inputs[1])
+        return r->n_inputs >= 1 && !op_attr_int(r, "noop_with_empty_axes", 0);
+    const Tensor *t = param_numeric(r->inputs[1]);
+    if (!t || t->dtype != DT_INT64 || t->ndims != 1 || t->dims[0] > MATCH_MAX_AXES || !t->data ||
+        t->dims[0] < 1)
+        return false;
+    *n = (size_t)t->dims[0];
+    memcpy(axes, t->data, *n * sizeof *axes); /* raw_data need not be aligned */
+    return true;
+}
+
+size_t match_trailing_axes(const Op *r, int rank)
+{
+    int64_t axes[MATCH_MAX_AXES];
+    size_t n;
+    if (!op_is(r, "ReduceMean") || op_attr_int(r, "keepdims", 1) != 1 || !reduce_axes(r, axes, &n))
+        return 0;
+    if (!n)
+        return rank > 0 && rank <= MATCH_MAX_AXES ? (size_t)rank : 0;
+    bool seen[MATCH_MAX_AXES] = {false};
+    for (size_t i = 0; i < n; i++) {
+        int64_t a = axes[i] >= 0 ? (rank >= 0 ? axes[i] - rank : 0) : axes[i];
+        if (a >= 0 || a < -(int64_t)n || seen[-a - 1])
+            return 0; /* positive with no rank, not trailing, or repeated */
+        seen[-a - 1] = true;
+    }
+    return n;
+}
+
 bool chain_add(Chain *c, Op *op)
 {
     if (!op || c->n == CHAIN_MAX)

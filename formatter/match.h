@@ -1,5 +1,5 @@
 /* match.h - what the pattern fusions share (fuse-pad, fuse-conv-scale,
- * fuse-matmul-add, fuse-layernorm, fuse-gelu): reading a chain of operations
+ * fuse-matmul-add, fuse-layernorm, fuse-rmsnorm, fuse-gelu): reading a chain of operations
  * value by value, constants that must equal a number, and removing the
  * operations a fused node replaces. match.c. */
 #ifndef PPQ_MATCH_H
@@ -25,6 +25,12 @@ bool match_scalar(const Var *v, double *out);
 bool match_near(const Var *v, double want);
 /* Is op's string attribute `name` equal to want (dflt when absent)? */
 bool match_attr_is(const Op *op, const char *name, const char *want, bool dflt);
+/* How many trailing axes a ReduceMean keeping dims reduces (axes from the
+ * attribute or, from opset 18, the constant input; negative axes as they
+ * are, positive ones when the input's rank is known): 0 when not trailing
+ * axes or not known. No axes: all of them (rank needed). */
+enum { MATCH_MAX_AXES = 8 };
+size_t match_trailing_axes(const Op *r, int rank);
 /* The single output of op, or NULL. */
 Var *match_out(const Op *op);
 

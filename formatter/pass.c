@@ -14,8 +14,8 @@
     X(de_inplace) X(constant) X(fold) X(reshape_target) X(eliminate_noops) X(cse) \
     X(split_params) X(dedup_initializers) X(fuse_bias) X(fuse_bn) X(fuse_bn_forward) \
     X(bn_to_conv) X(slice) X(clip) X(pad) X(resize) X(fuse_pad) X(fuse_conv_scale) \
-    X(fuse_matmul_add) X(fuse_matmul_add_nd) X(fuse_layernorm) X(fuse_gelu) X(identity) \
-    X(isolated) X(infer_shapes)
+    X(fuse_matmul_add) X(fuse_matmul_add_nd) X(fuse_layernorm) X(fuse_rmsnorm) X(fuse_gelu) \
+    X(identity) X(isolated) X(infer_shapes)
 
 #define DECLARE_ROW(n) extern const Pass n##_pass;
 PIPELINE(DECLARE_ROW)

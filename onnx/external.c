@@ -203,6 +203,11 @@ int load_external(Loader *L, Tensor *t, Bytes wire)
     if (size && ((uint64_t)numel > UINT64_MAX / size || (uint64_t)numel * size != length))
         return loader_error(L, "tensor '%s': external data has %llu bytes, dims declare %lld x "
                             "%zu", t->name, (unsigned long long)length, (long long)numel, size);
+    size_t packed = dtype_packed_bytes(t->dtype, numel); /* 4- and 2-bit types */
+    if (!size && dtype_packed_bytes(t->dtype, 1) && packed != length)
+        return loader_error(L, "tensor '%s': external data has %llu bytes, %lld %s elements pack "
+                            "into %zu", t->name, (unsigned long long)length, (long long)numel,
+                            dtype_name(t->dtype), packed);
     t->data = file.ptr + offset;
     t->nbytes = (size_t)length;
     return 0;

@@ -141,6 +141,36 @@ static int read_typed(Loader *L, Tensor *t, Bytes wire, int64_t numel)
     return 0;
 }
 
+/* A 4- or 2-bit tensor's packed bytes, checked against the dims: raw_data
+ * as it is, int32_data (one packed byte a value, as onnx writes it) decoded.
+ * Nothing computes with them; a writer may move them to external data, and
+ * the unchanged TensorProto is written back as read. Types of no known
+ * packing stay encoded as read. */
+static int read_packed(Loader *L, Tensor *t, Bytes wire, Bytes raw, bool has_raw,
+                       int64_t numel)
+{
+    if (!dtype_packed_bytes(t->dtype, 1))
+        return 0;
+    size_t want = dtype_packed_bytes(t->dtype, numel);
+    int64_t count = has_raw ? (int64_t)raw.len
+                            : each_scalar(wire, T_INT32_DATA, WT_VARINT, NULL, 0, 0);
+    if (count < 0 || (uint64_t)count != want)
+        return loader_error(L, "tensor '%s': %s has %lld bytes, %lld %s elements pack into %zu",
+                            t->name, has_raw ? "raw_data" : "int32_data", (long long)count,
+                            (long long)numel, dtype_name(t->dtype), want);
+    if (has_raw) {
+        t->data = raw.ptr;
+    } else {
+        uint8_t *data = arena_array(&L->m->arena, want, 1);
+        if (!data && want)
+            return loader_oom(L);
+        each_scalar(wire, T_INT32_DATA, WT_VARINT, data, 1, count);
+        t->data = data;
+    }
+    t->nbytes = want;
+    return 0;
+}
+
 int load_tensor(Loader *L, Bytes wire, Tensor **out)
 {
     Tensor *t = arena_alloc(&L->m->arena, sizeof *t);
@@ -184,7 +214,7 @@ int load_tensor(Loader *L, Bytes wire, Tensor **out)
     if (t->dtype == DT_STRING)
         return read_strings(L, t, wire, numel);
     if (!size)
-        return 0; /* a dtype we do not compute with: kept as it is */
+        return read_packed(L, t, wire, raw, has_raw, numel);
     if (has_raw) {
         if ((uint64_t)numel > SIZE_MAX / size || raw.len != (size_t)numel * size)
             return loader_error(L, "tensor '%s': raw_data has %zu bytes, dims declare %lld x %zu",

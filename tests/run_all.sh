@@ -54,6 +54,8 @@ if [ -n "$SANITIZED" ]; then
     run .deps/venv/bin/python tests/test_registry_rows.py
     run .deps/venv/bin/python tests/infer_oracle_modern.py
     run .deps/venv/bin/python tests/qdq_suite.py
+    run .deps/venv/bin/python tests/lowbit_types.py
+    run .deps/venv/bin/python tests/rmsnorm_suite.py
     run .deps/venv/bin/python tests/contrib_ops.py
 else
     run "$PYTHON" tests/test_fuzz_diff.py
@@ -71,6 +73,8 @@ else
     run .deps/venv/bin/python tests/test_registry_rows.py
     run .deps/venv/bin/python tests/infer_oracle_modern.py
     run .deps/venv/bin/python tests/qdq_suite.py
+    run .deps/venv/bin/python tests/lowbit_types.py
+    run .deps/venv/bin/python tests/rmsnorm_suite.py
     run .deps/venv/bin/python tests/contrib_ops.py
 fi
 rm -f "$LOG"

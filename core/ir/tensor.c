@@ -21,7 +21,9 @@ static const struct {
     [DT_FLOAT8E5M2] = {"float8e5m2", 1},
     [DT_FLOAT8E5M2FNUZ] = {"float8e5m2fnuz", 1},
     [DT_UINT4] = {"uint4", 0},         [DT_INT4] = {"int4", 0},
-    [DT_FLOAT4E2M1] = {"float4e2m1", 0},
+    [DT_FLOAT4E2M1] = {"float4e2m1", 0}, [DT_FLOAT8E8M0] = {"float8e8m0", 1},
+    [DT_UINT2] = {"uint2", 0},         [DT_INT2] = {"int2", 0},
+    [DT_FLOAT6E2M3] = {"float6e2m3", 0}, [DT_FLOAT6E3M2] = {"float6e3m2", 0},
 };
 
 bool dtype_is_known(int32_t dtype)
@@ -37,6 +39,17 @@ bool dtype_is_float(int32_t dtype)
 size_t dtype_size(int32_t dtype)
 {
     return dtype_is_known(dtype) ? DTYPES[dtype].size : 0;
+}
+
+size_t dtype_packed_bytes(int32_t dtype, int64_t numel)
+{
+    if (numel < 0)
+        return 0;
+    switch (dtype) {
+    case DT_UINT4: case DT_INT4: case DT_FLOAT4E2M1: return (size_t)numel / 2 + numel % 2;
+    case DT_UINT2: case DT_INT2: return (size_t)numel / 4 + (numel % 4 != 0);
+    default: return (size_t)numel * dtype_size(dtype);
+    }
 }
 
 const char *dtype_name(int32_t dtype)

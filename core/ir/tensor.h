@@ -26,7 +26,8 @@ enum {
     DT_COMPLEX64 = 14, DT_COMPLEX128 = 15, DT_BFLOAT16 = 16,
     DT_FLOAT8E4M3FN = 17, DT_FLOAT8E4M3FNUZ = 18, DT_FLOAT8E5M2 = 19,
     DT_FLOAT8E5M2FNUZ = 20, DT_UINT4 = 21, DT_INT4 = 22, DT_FLOAT4E2M1 = 23,
-    DT_LAST = 23,
+    DT_FLOAT8E8M0 = 24, DT_UINT2 = 25, DT_INT2 = 26, DT_FLOAT6E2M3 = 27, DT_FLOAT6E3M2 = 28,
+    DT_LAST = 28,
 };
 
 /* Element bytes computed on demand, such as a folded weight: written straight
@@ -60,9 +61,16 @@ typedef struct Tensor {
     Bytes wire;       /* encoded TensorProto; empty for new tensors */
 } Tensor;
 
-/* Bytes per element; 0 for strings, sub-byte and unknown types. */
+/* Bytes per element; 0 for strings, sub-byte and unknown types. Sub-byte
+ * tensors (4-, 2- and 6-bit) have no element bytes in memory: the loader
+ * keeps their encoding as it is, so nothing computes with them. */
 size_t dtype_size(int32_t dtype);
 const char *dtype_name(int32_t dtype);
+/* Bytes of numel packed elements as raw_data and external data store them:
+ * numel * dtype_size, two 4-bit or four 2-bit elements a byte (low bits
+ * first, the last byte padded); 0 for strings and types of no known
+ * packing. */
+size_t dtype_packed_bytes(int32_t dtype, int64_t numel);
 bool dtype_is_known(int32_t dtype);
 /* float, double, float16 or bfloat16. */
 bool dtype_is_float(int32_t dtype);

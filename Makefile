@@ -14,7 +14,9 @@ PREFIX  ?= /usr/local
 MANDIR  ?= $(PREFIX)/share/man
 
 B       := build
-SRC     := $(wildcard core/*/*.c onnx/*.c formatter/*.c)
+LIBDIR  ?= $(PREFIX)/lib
+INCDIR  ?= $(PREFIX)/include
+SRC     := $(wildcard core/*/*.c onnx/*.c formatter/*.c api/*.c)
 LIB_OBJ := $(SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/onnx.pb-c.o
 CLI_OBJ := $(patsubst %.c,$(B)/obj/%.o,$(wildcard cli/*.c))
 TESTS_C := $(wildcard tests/*.c)
@@ -56,6 +58,25 @@ $(B)/obj/%.o: %.c $(B)/gen/onnx.pb-c.h
 $(B)/libppqfmt.a: $(LIB_OBJ)
 	rm -f $@ && $(AR) rcs $@ $^
 
+# The shared library: the same sources compiled position-independent; only
+# the ppqfmt_* functions of api/ppqfmt.h are exported (api/libppqfmt.map).
+PIC_OBJ := $(LIB_OBJ:$(B)/obj/%=$(B)/pic/%)
+$(B)/pic/gen/onnx.pb-c.o: $(B)/gen/onnx.pb-c.c
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(CFLAGS) -fPIC -Wno-unused-parameter -c $< -o $@
+
+$(B)/pic/%.o: %.c $(B)/gen/onnx.pb-c.h
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(CFLAGS) -fPIC -I$(B)/gen -c $< -o $@
+
+$(B)/libppqfmt.so: $(PIC_OBJ) api/libppqfmt.map
+	$(CC) $(WARN) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,libppqfmt.so \
+		-Wl,--version-script=api/libppqfmt.map -o $@ $(PIC_OBJ) $(LDLIBS)
+
+$(B)/ppqfmt.pc: api/ppqfmt.pc.in
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCDIR@|$(INCDIR)|' \
+		$< > $@
+
 $(B)/ppqfmt: $(CLI_OBJ) $(B)/libppqfmt.a
 	$(CC) $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -84,6 +105,12 @@ $(B)/tools/short_writes.so: tests/tools/short_writes.c
 $(B)/tests/%: tests/%.c $(B)/libppqfmt.a
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(CFLAGS) -I$(B)/gen -o $@ $^ $(LDLIBS)
+
+# The public API as a user sees it: the header alone, the shared library.
+$(B)/tests/test_api: tests/test_api.c $(B)/libppqfmt.so
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(CFLAGS) $(LDFLAGS) -Iapi -o $@ $< -L$(B) -lppqfmt \
+		-Wl,-rpath,$(abspath $(B)) -pthread
 
 run: all
 	$(B)/ppqfmt --report testdata/sample.onnx -o $(B)/sample.formatted.onnx
@@ -192,15 +219,23 @@ fuzz-diff: all $(B)/tools/fork_server
 test-bad-inputs: all
 	PPQFMT=$(B)/ppqfmt $(PYTHON) tests/test_bad_inputs.py
 
-install: $(B)/ppqfmt
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(MANDIR)/man1
+install: $(B)/ppqfmt $(B)/libppqfmt.a $(B)/libppqfmt.so $(B)/ppqfmt.pc
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(LIBDIR)/pkgconfig \
+		$(DESTDIR)$(INCDIR)
 	install -m 755 $(B)/ppqfmt $(DESTDIR)$(PREFIX)/bin/ppqfmt
 	install -m 644 ppqfmt.1 $(DESTDIR)$(MANDIR)/man1/ppqfmt.1
+	install -m 644 api/ppqfmt.h $(DESTDIR)$(INCDIR)/ppqfmt.h
+	install -m 644 $(B)/libppqfmt.a $(DESTDIR)$(LIBDIR)/libppqfmt.a
+	install -m 755 $(B)/libppqfmt.so $(DESTDIR)$(LIBDIR)/libppqfmt.so
+	install -m 644 $(B)/ppqfmt.pc $(DESTDIR)$(LIBDIR)/pkgconfig/ppqfmt.pc
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/ppqfmt $(DESTDIR)$(MANDIR)/man1/ppqfmt.1
+	rm -f $(DESTDIR)$(PREFIX)/bin/ppqfmt $(DESTDIR)$(MANDIR)/man1/ppqfmt.1 \
+		$(DESTDIR)$(INCDIR)/ppqfmt.h $(DESTDIR)$(LIBDIR)/libppqfmt.a \
+		$(DESTDIR)$(LIBDIR)/libppqfmt.so \
+		$(DESTDIR)$(LIBDIR)/pkgconfig/ppqfmt.pc
 
 clean:
 	rm -rf $(B) tests/tmp
 
--include $(shell find $(B)/obj -name '*.d' 2>/dev/null)
+-include $(shell find $(B)/obj $(B)/pic -name '*.d' 2>/dev/null)

@@ -4,8 +4,8 @@
  * Several threads may add and drop entries at once (the library formats
  * models on as many threads as its user likes): an entry is claimed by an
  * atomic compare-and-swap of its state from FREE to CLAIMED, its path written,
- * and only then is it made LIVE. A handler may run at any moment, and reads
- * only LIVE entries. Blocks of entries are chained (again by compare-and-swap)
+ * and only then is it made LIVE; only the thread that made an entry drops
+ * it. A handler may run at any moment, and reads only LIVE entries. Blocks of entries are chained (again by compare-and-swap)
  * and never freed, so a handler never follows a dangling pointer. */
 #include "tempfile.h"
 
@@ -27,8 +27,22 @@ _Static_assert(ATOMIC_INT_LOCK_FREE == 2, "tempfile: int atomics must be lock-fr
 typedef struct TempBlock {
     char path[TEMP_SLOTS][PATH_MAX];
     atomic_int used[TEMP_SLOTS];
+    atomic_int owner[TEMP_SLOTS]; /* the temp_thread_id of the thread that made it */
     struct TempBlock *_Atomic next;
 } TempBlock;
+
+/* A number per thread, 1 and up: a thread reads the path only of its own
+ * entries, which no other thread writes (another's may be rewritten as soon
+ * as its owner drops it). */
+static atomic_int temp_threads;
+static _Thread_local int temp_thread_id;
+
+static int temp_self(void)
+{
+    if (!temp_thread_id)
+        temp_thread_id = atomic_fetch_add(&temp_threads, 1) + 1;
+    return temp_thread_id;
+}
 
 static TempBlock temp_first;
 static char temp_bus_msg[PATH_MAX + 128];
@@ -89,8 +103,10 @@ int tempfile_create(const char *dir, char *path, size_t size)
     sigset_t old;
     tempfile_block_signals(&old);
     int fd = mkstemp(path);
-    if (fd >= 0)
+    if (fd >= 0) {
         strcpy(b->path[slot], path);
+        atomic_store(&b->owner[slot], temp_self());
+    }
     /* seq_cst: the path is written before the entry is LIVE, for handlers too */
     atomic_store(&b->used[slot], fd >= 0 ? TEMP_LIVE : TEMP_FREE);
     int e = errno;
@@ -101,9 +117,11 @@ int tempfile_create(const char *dir, char *path, size_t size)
 
 void tempfile_done(const char *path)
 {
+    int self = temp_self();
     for (TempBlock *b = &temp_first; b; b = atomic_load(&b->next))
         for (int i = 0; i < TEMP_SLOTS; i++)
-            if (atomic_load(&b->used[i]) == TEMP_LIVE && strcmp(b->path[i], path) == 0)
+            if (atomic_load(&b->used[i]) == TEMP_LIVE && atomic_load(&b->owner[i]) == self &&
+                strcmp(b->path[i], path) == 0)
                 atomic_store(&b->used[i], TEMP_FREE);
 }
 

@@ -14,12 +14,14 @@ PREFIX  ?= /usr/local
 MANDIR  ?= $(PREFIX)/share/man
 
 B       := build
-SRC     := $(wildcard core/*/*.c onnx/*.c formatter/*.c)
+LIBDIR  ?= $(PREFIX)/lib
+INCDIR  ?= $(PREFIX)/include
+SRC     := $(wildcard core/*/*.c onnx/*.c formatter/*.c api/*.c)
 LIB_OBJ := $(SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/onnx.pb-c.o
 CLI_OBJ := $(patsubst %.c,$(B)/obj/%.o,$(wildcard cli/*.c))
 TESTS_C := $(wildcard tests/*.c)
 
-.PHONY: all deps deps-models run test test-unit test-passes test-fidelity test-conformance \
+.PHONY: all deps deps-models run test test-python-rss test-unit test-passes test-fidelity test-conformance \
         test-models test-models-quick test-cli test-bad-inputs bench bench-quick bench-peers \
         deps-peers fuzz fuzz-diff \
         check-layers check-asan check-valgrind install uninstall clean
@@ -37,8 +39,9 @@ deps-models: deps
 	@scripts/install_model_deps.sh
 
 # The proto comes with the Debian packages deps installs: order-only, so that
-# `make -j` does not look for it before deps has run.
-$(B)/gen/onnx.pb-c.h: | deps
+# `make -j` does not look for it before deps has run. NODEPS=1 (the Python
+# package's build, setup.py) skips deps: the test oracles are not needed.
+$(B)/gen/onnx.pb-c.h: | $(if $(NODEPS),,deps)
 	@mkdir -p $(B)/gen
 	cp $(PROTO) $(B)/gen/onnx.proto
 	cd $(B)/gen && protoc-c --c_out=. onnx.proto
@@ -55,6 +58,25 @@ $(B)/obj/%.o: %.c $(B)/gen/onnx.pb-c.h
 
 $(B)/libppqfmt.a: $(LIB_OBJ)
 	rm -f $@ && $(AR) rcs $@ $^
+
+# The shared library: the same sources compiled position-independent; only
+# the ppqfmt_* functions of api/ppqfmt.h are exported (api/libppqfmt.map).
+PIC_OBJ := $(LIB_OBJ:$(B)/obj/%=$(B)/pic/%)
+$(B)/pic/gen/onnx.pb-c.o: $(B)/gen/onnx.pb-c.c
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(CFLAGS) -fPIC -Wno-unused-parameter -c $< -o $@
+
+$(B)/pic/%.o: %.c $(B)/gen/onnx.pb-c.h
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(CFLAGS) -fPIC -I$(B)/gen -c $< -o $@
+
+$(B)/libppqfmt.so: $(PIC_OBJ) api/libppqfmt.map
+	$(CC) $(WARN) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,libppqfmt.so \
+		-Wl,--version-script=api/libppqfmt.map -o $@ $(PIC_OBJ) $(LDLIBS)
+
+$(B)/ppqfmt.pc: api/ppqfmt.pc.in
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCDIR@|$(INCDIR)|' \
+		$< > $@
 
 $(B)/ppqfmt: $(CLI_OBJ) $(B)/libppqfmt.a
 	$(CC) $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -84,6 +106,12 @@ $(B)/tools/short_writes.so: tests/tools/short_writes.c
 $(B)/tests/%: tests/%.c $(B)/libppqfmt.a
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(CFLAGS) -I$(B)/gen -o $@ $^ $(LDLIBS)
+
+# The public API as a user sees it: the header alone, the shared library.
+$(B)/tests/test_api: tests/test_api.c $(B)/libppqfmt.so
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(CFLAGS) $(LDFLAGS) -Iapi -o $@ $< -L$(B) -lppqfmt \
+		-Wl,-rpath,$(abspath $(B)) -pthread
 
 run: all
 	$(B)/ppqfmt --report testdata/sample.onnx -o $(B)/sample.formatted.onnx
@@ -119,6 +147,13 @@ check-valgrind: all
 
 test-unit: all $(TESTS_C:%.c=$(B)/%)
 	@for t in $(TESTS_C:%.c=$(B)/%); do $$t || exit 1; done
+
+# A 2 GiB+ external-data model formatted from Python against the binary's
+# peak RSS (tests/test_python_rss.py; ~1 min and 4.5 GB of disk, so not in
+# make test). Uses the package tests/test_python.py installs.
+test-python-rss: all $(B)/libppqfmt.so
+	BUILD=$(B) .deps/venv/bin/python tests/test_python.py
+	BUILD=$(B) .deps/venv/bin/python tests/test_python_rss.py
 
 test-passes: all
 	$(PYTHON) tests/test_passes.py
@@ -192,15 +227,23 @@ fuzz-diff: all $(B)/tools/fork_server
 test-bad-inputs: all
 	PPQFMT=$(B)/ppqfmt $(PYTHON) tests/test_bad_inputs.py
 
-install: $(B)/ppqfmt
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(MANDIR)/man1
+install: $(B)/ppqfmt $(B)/libppqfmt.a $(B)/libppqfmt.so $(B)/ppqfmt.pc
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(LIBDIR)/pkgconfig \
+		$(DESTDIR)$(INCDIR)
 	install -m 755 $(B)/ppqfmt $(DESTDIR)$(PREFIX)/bin/ppqfmt
 	install -m 644 ppqfmt.1 $(DESTDIR)$(MANDIR)/man1/ppqfmt.1
+	install -m 644 api/ppqfmt.h $(DESTDIR)$(INCDIR)/ppqfmt.h
+	install -m 644 $(B)/libppqfmt.a $(DESTDIR)$(LIBDIR)/libppqfmt.a
+	install -m 755 $(B)/libppqfmt.so $(DESTDIR)$(LIBDIR)/libppqfmt.so
+	install -m 644 $(B)/ppqfmt.pc $(DESTDIR)$(LIBDIR)/pkgconfig/ppqfmt.pc
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/ppqfmt $(DESTDIR)$(MANDIR)/man1/ppqfmt.1
+	rm -f $(DESTDIR)$(PREFIX)/bin/ppqfmt $(DESTDIR)$(MANDIR)/man1/ppqfmt.1 \
+		$(DESTDIR)$(INCDIR)/ppqfmt.h $(DESTDIR)$(LIBDIR)/libppqfmt.a \
+		$(DESTDIR)$(LIBDIR)/libppqfmt.so \
+		$(DESTDIR)$(LIBDIR)/pkgconfig/ppqfmt.pc
 
 clean:
 	rm -rf $(B) tests/tmp
 
--include $(shell find $(B)/obj -name '*.d' 2>/dev/null)
+-include $(shell find $(B)/obj $(B)/pic -name '*.d' 2>/dev/null)

@@ -1,211 +1,15 @@
-/* main.c - ppqfmt: read a model, run the enabled passes, write the model.
+/* main.c - ppqfmt: read a model, run the enabled passes, write the model
+ * (api/run.c does the work).
  *
  * Messages go to stderr as one line "ppqfmt: ..."; data (the model, --print)
  * goes to stdout or the -o file. The exit code is the Diag code. */
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
-#include "../core/ir/mapping.h"
-#include "../formatter/cut.h"
-#include "../formatter/opset.h"
-#include "../formatter/pass.h"
-#include "../onnx/load.h"
-#include "../onnx/load_check.h"
-#include "../onnx/path.h"
+#include "../api/report.h"
+#include "../api/run.h"
+#include "../api/term.h"
 #include "../onnx/tempfile.h"
-#include "../onnx/write.h"
-#include "options.h"
-#include "report.h"
-#include "term.h"
-
-/* The folder external data is relative to; NULL for standard input. */
-static const char *input_dir(const char *input, char *buf, size_t size)
-{
-    if (strcmp(input, "-") == 0)
-        return NULL;
-    path_folder(input, buf, size);
-    return buf;
-}
-
-/* A node output of g that has no element type after the passes, or NULL. */
-static const Var *untyped_value(const Graph *g)
-{
-    for (size_t i = 0; i < g->n_ops; i++)
-        for (size_t j = 0; j < g->ops[i]->n_outputs; j++) {
-            const Var *v = g->ops[i]->outputs[j];
-            if (v && !v->param && !v->type.elem_type)
-                return v;
-        }
-    return NULL;
-}
-
-/* --mark-preprocessed: onnxruntime's quantize_static warns unless the model
- * carries quant_pre_process's tag. The passes stand for its steps (the
- * options checked they ran); the tag also promises a type for every value
- * the quantizer may read, which inference may not have found. */
-static void mark_preprocessed(Model *m)
-{
-    const Var *v = untyped_value(m->graph);
-    if (v)
-        model_warn(m, v->name, "--mark-preprocessed: not marked, shape inference found no type "
-                   "for this value (output of node '%s')", op_label(v->producer));
-    else
-        model_set_metadata(m, "onnx.quant.pre_process", "onnxruntime.quant");
-}
-
-static int run_passes(Model *m, const Options *o, RunStats *st, Diag *d)
-{
-    PipelineHooks hooks = report_pipeline_hooks(st);
-    PipelineOptions po = {o->enabled, o->verify_ir, &hooks,
-                          {o->fold_limit, o->fold_growth, o->fold_growth_limit}};
-    int rc = input_shape_apply(m, o->input_shapes, o->n_input_shapes, d);
-    if (!rc && (o->cut_inputs.n || o->cut_outputs.n))
-        rc = model_cut(m, o->cut_inputs.names, o->cut_inputs.n, o->cut_outputs.names,
-                       o->cut_outputs.n, d);
-    /* The passes then see the raised model: the legacy-form passes find
-     * nothing left to raise, and opset-gated passes see the new opset. */
-    if (!rc && o->target_opset)
-        rc = opset_raise_to(m, o->target_opset, d);
-    if (!rc)
-        rc = pass_pipeline(m, &po, NULL, d);
-    if (!rc && (o->cut_inputs.n || o->cut_outputs.n))
-        model_cut_finish(m, o->cut_inputs.names, o->cut_inputs.n);
-    if (!rc && o->mark_preprocessed)
-        mark_preprocessed(m);
-    if (!rc && o->rewrite)
-        model_rewrite_all(m); /* --rewrite */
-    return rc;
-}
-
-/* Puts the input's name before the message in d. */
-static void name_input(Diag *d, const char *input)
-{
-    const char *name = strcmp(input, "-") ? input : "standard input";
-    size_t len = strlen(name);
-    if (len + 3 >= sizeof d->msg)
-        return;
-    memmove(d->msg + len + 2, d->msg, sizeof d->msg - len - 3); /* cut the end if need be */
-    d->msg[sizeof d->msg - 1] = '\0';
-    memcpy(d->msg, name, len);
-    memcpy(d->msg + len, ": ", 2);
-}
-
-/* Nothing will change the model or look at its graph: no pass, no --print,
- * --rewrite, --verify-ir, --external-data, --input-shape, --target-opset or
- * report. */
-static bool copy_unchanged(const Options *o)
-{
-    for (size_t i = 0; i < MAX_PASSES; i++)
-        if (o->enabled[i])
-            return false;
-    return !o->print && !o->rewrite && !o->verify_ir && !o->external_data &&
-           !o->n_input_shapes && !o->target_opset && o->report == REPORT_NONE &&
-           !o->cut_inputs.n && !o->cut_outputs.n && !o->mark_preprocessed;
-}
-
-/* The model as onnx_load reads it, or, when it is written back unchanged
- * and its form allows, as onnx_load_for_copy checks it (much less work). */
-static int load_model(const Source *src, const Options *o, Model **m, Diag *d)
-{
-    char dir[4096];
-    const char *in_dir = input_dir(o->input, dir, sizeof dir);
-    *m = NULL;
-    int rc = copy_unchanged(o) ? onnx_load_for_copy(src->bytes, in_dir, m, d) : 0;
-    return rc || *m ? rc : onnx_load(src->bytes, in_dir, m, d);
-}
-
-/* Loads the model and runs the passes. With many models at once (xargs -P)
- * a message needs the file's name as well as the node or tensor it names. */
-static int load_and_run(const Source *src, const Options *o, Model **m, RunStats *st, Diag *d)
-{
-    int rc = load_model(src, o, m, d);
-    if (!rc && o->report == REPORT_NONE)
-        (*m)->log.count_only = true; /* only the warnings are printed */
-    if (!rc && src->mapped && model_add_mapping(*m, src->bytes.ptr, src->bytes.len, src->fd))
-        rc = diag_set(d, PPQ_EINTERNAL, "out of memory");
-    if (!rc)
-        rc = run_passes(*m, o, st, d);
-    if (!rc)
-        model_drop_stale_training_info(*m);
-    if (rc)
-        name_input(d, o->input);
-    return rc;
-}
-
-static void report_to(const Model *m, const Options *o, const RunStats *st, FILE *f)
-{
-    if (o->report == REPORT_JSON)
-        report_json(m, o, st, f);
-    else if (o->report == REPORT_TEXT)
-        report_text(m, o->verbosity >= 0, f);
-    else if (o->verbosity >= 0)
-        report_warnings(m, f);
-}
-
-/* Warnings and the report on stderr. The JSON report holds the warnings, so
- * that stderr stays one JSON document. Written through a memory buffer: stderr
- * is unbuffered, and a report put out a few bytes at a time costs one system
- * call each (thousands for a small model, more than formatting it). */
-static void report(const Model *m, const Options *o, const RunStats *st)
-{
-    char *text = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&text, &len);
-    if (!mem) { /* out of memory: unbuffered is slower, not wrong */
-        report_to(m, o, st, stderr);
-        return;
-    }
-    report_to(m, o, st, mem);
-    if (fclose(mem) == 0)
-        fwrite(text, 1, len, stderr);
-    else
-        report_to(m, o, st, stderr);
-    free(text);
-}
-
-static int format_model(const Options *o, Diag *d)
-{
-    char in_dir[4096];
-    Source src;
-    Model *m = NULL;
-    RunStats st;
-    const char *out = options_output(o);
-    /* Known before reading anything: no need to load a big model first. */
-    if (out && strcmp(out, "-") == 0 && isatty(STDOUT_FILENO))
-        return diag_set(d, PPQ_EOUTPUT, STDOUT_TERMINAL_MSG);
-    int rc = source_open(&src, o->input, d);
-    if (rc)
-        return rc;
-    report_stats_init(&st, o);
-    progress_start(src.bytes.len, o->verbosity == 0 && report_stderr_free(o));
-    progress_show("loading", NULL);
-    if (out)
-        rc = check_output_is_not_input(out, &src, d);
-    if (!rc)
-        rc = load_and_run(&src, o, &m, &st, d);
-    progress_clear();
-    if (!rc)
-        report(m, o, &st);
-    if (!rc && o->print)
-        print_graph(m->graph, stdout);
-    if (!rc && out) {
-        progress_show("writing", NULL);
-        rc = onnx_write(m, &(WriteOptions){.path = out,
-                                           .in_dir = input_dir(o->input, in_dir, sizeof in_dir),
-                                           .external_data = o->external_data,
-                                           .size_threshold = o->size_threshold,
-                                           .page_align = o->page_align,
-                                           .link_external = o->link_external}, d);
-        if (rc == PPQ_EINPUT) /* the input changed while it was copied */
-            name_input(d, o->input);
-        progress_clear();
-    }
-    model_free(m);
-    source_close(&src);
-    return rc;
-}
+#include "args.h"
 
 int main(int argc, char **argv)
 {
@@ -215,7 +19,7 @@ int main(int argc, char **argv)
     if (!rc && !o.exit_now) {
         tempfile_install_handlers(o.input);
         report_option_warnings(&o, stderr);
-        rc = format_model(&o, &d);
+        rc = run_format(&o, &(RunIO){.report = stderr}, &d);
     }
     if (fflush(stdout) != 0 && !rc)
         rc = diag_set(&d, PPQ_EOUTPUT, "standard output: write error");

@@ -5,7 +5,7 @@
  * masks), and the file then carries it twice.
  *
  * It undoes split-params on purpose, so the command line turns split-params
- * off when this pass is asked for (cli/options.c); a quantizer that
+ * off when this pass is asked for (api/options.c); a quantizer that
  * calibrates per consumer wants split-params instead. Never merged: an
  * initializer that is also a graph input (a default a caller may override)
  * or output, a sparse one, one whose bytes are computed only while written,

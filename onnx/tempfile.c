@@ -1,10 +1,12 @@
 /* tempfile.c - the registry of temporary files and the signal handlers that
  * remove them (see tempfile.h).
  *
- * Only the main thread adds or drops entries; a handler may run at any moment
- * in between, so an entry's path is written before its `used` flag is set,
- * and the handler reads only entries whose flag is set. Blocks of entries are
- * chained and never freed, so a handler never follows a dangling pointer. */
+ * Several threads may add and drop entries at once (the library formats
+ * models on as many threads as its user likes): an entry is claimed by an
+ * atomic compare-and-swap of its state from FREE to CLAIMED, its path written,
+ * and only then is it made LIVE; only the thread that made an entry drops
+ * it. A handler may run at any moment, and reads only LIVE entries. Blocks of entries are chained (again by compare-and-swap)
+ * and never freed, so a handler never follows a dangling pointer. */
 #include "tempfile.h"
 
 #include <errno.h>
@@ -17,12 +19,30 @@
 #include <unistd.h>
 
 enum { TEMP_SLOTS = 8 };
+enum { TEMP_FREE, TEMP_CLAIMED, TEMP_LIVE }; /* an entry's state */
+
+/* Lock-free atomics only: a signal handler reads them. */
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "tempfile: int atomics must be lock-free");
 
 typedef struct TempBlock {
     char path[TEMP_SLOTS][PATH_MAX];
-    volatile sig_atomic_t used[TEMP_SLOTS];
+    atomic_int used[TEMP_SLOTS];
+    atomic_int owner[TEMP_SLOTS]; /* the temp_thread_id of the thread that made it */
     struct TempBlock *_Atomic next;
 } TempBlock;
+
+/* A number per thread, 1 and up: a thread reads the path only of its own
+ * entries, which no other thread writes (another's may be rewritten as soon
+ * as its owner drops it). */
+static atomic_int temp_threads;
+static _Thread_local int temp_thread_id;
+
+static int temp_self(void)
+{
+    if (!temp_thread_id)
+        temp_thread_id = atomic_fetch_add(&temp_threads, 1) + 1;
+    return temp_thread_id;
+}
 
 static TempBlock temp_first;
 static char temp_bus_msg[PATH_MAX + 128];
@@ -33,26 +53,35 @@ static const char TEMP_CHANGED[] =
 
 const char *tempfile_input_changed(void) { return TEMP_CHANGED; }
 
-/* A free entry, chaining a new block when every one is taken; NULL when out
- * of memory. */
+/* The block after b, chaining a new one if there is none; NULL when out of
+ * memory. Of two threads chaining at once, the loser frees its block. */
+static TempBlock *temp_next_block(TempBlock *b)
+{
+    TempBlock *next = atomic_load(&b->next);
+    if (next)
+        return next;
+    TempBlock *fresh = calloc(1, sizeof *fresh);
+    if (!fresh)
+        return NULL;
+    if (atomic_compare_exchange_strong(&b->next, &next, fresh))
+        return fresh;
+    free(fresh); /* next is now the block the other thread chained */
+    return next;
+}
+
+/* A free entry, claimed (CLAIMED) for the caller; NULL when out of memory. */
 static TempBlock *temp_free_slot(int *slot)
 {
-    TempBlock *b = &temp_first;
-    for (;;) {
-        for (int i = 0; i < TEMP_SLOTS; i++)
-            if (!b->used[i]) {
+    for (TempBlock *b = &temp_first; b; b = temp_next_block(b))
+        for (int i = 0; i < TEMP_SLOTS; i++) {
+            int expected = TEMP_FREE;
+            if (atomic_load(&b->used[i]) == TEMP_FREE &&
+                atomic_compare_exchange_strong(&b->used[i], &expected, TEMP_CLAIMED)) {
                 *slot = i;
                 return b;
             }
-        TempBlock *next = atomic_load(&b->next);
-        if (!next) {
-            next = calloc(1, sizeof *next);
-            if (!next)
-                return NULL;
-            atomic_store(&b->next, next);
         }
-        b = next;
-    }
+    return NULL;
 }
 
 int tempfile_create(const char *dir, char *path, size_t size)
@@ -65,6 +94,7 @@ int tempfile_create(const char *dir, char *path, size_t size)
     }
     if (snprintf(path, size, "%s/.ppqfmt-XXXXXX", dir) >= (int)size ||
         strlen(path) >= sizeof b->path[slot]) {
+        atomic_store(&b->used[slot], TEMP_FREE);
         errno = ENAMETOOLONG;
         return -1;
     }
@@ -75,9 +105,10 @@ int tempfile_create(const char *dir, char *path, size_t size)
     int fd = mkstemp(path);
     if (fd >= 0) {
         strcpy(b->path[slot], path);
-        atomic_signal_fence(memory_order_seq_cst); /* the path before the flag */
-        b->used[slot] = 1;
+        atomic_store(&b->owner[slot], temp_self());
     }
+    /* seq_cst: the path is written before the entry is LIVE, for handlers too */
+    atomic_store(&b->used[slot], fd >= 0 ? TEMP_LIVE : TEMP_FREE);
     int e = errno;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     errno = e;
@@ -86,10 +117,12 @@ int tempfile_create(const char *dir, char *path, size_t size)
 
 void tempfile_done(const char *path)
 {
+    int self = temp_self();
     for (TempBlock *b = &temp_first; b; b = atomic_load(&b->next))
         for (int i = 0; i < TEMP_SLOTS; i++)
-            if (b->used[i] && strcmp(b->path[i], path) == 0)
-                b->used[i] = 0;
+            if (atomic_load(&b->used[i]) == TEMP_LIVE && atomic_load(&b->owner[i]) == self &&
+                strcmp(b->path[i], path) == 0)
+                atomic_store(&b->used[i], TEMP_FREE);
 }
 
 void tempfile_remove(const char *path)
@@ -103,7 +136,7 @@ static void temp_unlink_all(void)
 {
     for (TempBlock *b = &temp_first; b; b = atomic_load(&b->next))
         for (int i = 0; i < TEMP_SLOTS; i++)
-            if (b->used[i])
+            if (atomic_load(&b->used[i]) == TEMP_LIVE)
                 unlink(b->path[i]);
 }
 

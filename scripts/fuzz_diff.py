@@ -48,7 +48,7 @@ row for that folder's README. Seeds listed in --known (that README) as known
 bugs are skipped.
 
 The last lines: models/s, rejects, checks passed and failed, per pass the
-number of models it changed in any configuration (from --report=json, cli/report.c),
+number of models it changed in any configuration (from --report=json, api/report.c),
 and the failures grouped by signature. The exit status is 1 when a failure is
 not a known bug.
 Each run (not --replay) appends one line to --ledger (tests/regress/diff/ledger.tsv: date,

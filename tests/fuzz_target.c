@@ -41,7 +41,7 @@
 #include "../onnx/load.h"
 #include "../onnx/write.h"
 
-/* Rounds of the whole pipeline, as cli/main.c runs them. */
+/* Rounds of the whole pipeline, as api/run.c runs them. */
 
 /* One violated property, described for the report. */
 static char why[1200];

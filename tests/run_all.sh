@@ -76,6 +76,7 @@ else
     run .deps/venv/bin/python tests/lowbit_types.py
     run .deps/venv/bin/python tests/rmsnorm_suite.py
     run .deps/venv/bin/python tests/contrib_ops.py
+    run .deps/venv/bin/python tests/test_python.py
 fi
 rm -f "$LOG"
 echo "total: $passed passed, $failed failed"

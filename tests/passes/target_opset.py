@@ -1,5 +1,5 @@
 """target_opset: --target-opset (formatter/opset.c's driver run once before the passes, by
-cli/main.c) and the independence of the legacy-form passes.
+api/run.c) and the independence of the legacy-form passes.
 
 One small model per operator whose definition changed between opset 7 and 17 in a way
 --target-opset has to adapt (an attribute that became an input, a renamed or deprecated

@@ -13,7 +13,8 @@
 
 static bool colour_on(void)
 {
-    static int on = -1; /* -1: not decided yet */
+    /* -1: not decided yet; atomic: threads formatting at once may decide it together */
+    static _Atomic int on = -1;
     if (on < 0) {
         const char *no = getenv("NO_COLOR"), *term = getenv("TERM");
         on = isatty(STDERR_FILENO) && !(no && *no) && !(term && strcmp(term, "dumb") == 0);
@@ -30,8 +31,10 @@ const char *term_colour(TermColour c)
     return colour_on() ? seq[c] : "";
 }
 
-static bool progress_on;
-static int progress_width; /* length of the line now shown, to blank it */
+/* Per thread: a library user may format models on several threads at once, and
+ * the status line is only ever drawn by the thread that started it. */
+static _Thread_local bool progress_on;
+static _Thread_local int progress_width; /* length of the line now shown, to blank it */
 
 void progress_start(size_t model_bytes, bool wanted)
 {

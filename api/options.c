@@ -1,11 +1,13 @@
-/* options.c - getopt_long parsing. Each pass P gets --no-P, which is the same
- * as --disable=P; --passes, --enable and --disable apply in command-line order. */
+/* options.c - ppqfmt's options by name, the one parser behind the command line
+ * (cli/args.c splits argv) and the library (ppqfmt_options_set). Each pass P
+ * gets --no-P, which is the same as --disable=P; --passes, --enable and
+ * --disable apply in the order given. */
 
 #include "options.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <getopt.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,12 +20,11 @@
 #endif
 
 enum {
-    OPT_PASSES = 256, OPT_ENABLE, OPT_DISABLE, OPT_LIST, OPT_REPORT, OPT_PRINT, OPT_DRY_RUN,
+    OPT_PASSES = OPTION_ID_FIRST, OPT_ENABLE, OPT_DISABLE, OPT_LIST, OPT_REPORT, OPT_PRINT, OPT_DRY_RUN,
     OPT_VERSION, OPT_VERIFY, OPT_REWRITE, OPT_EXTERNAL, OPT_THRESHOLD, OPT_PAGE_ALIGN, OPT_LINK,
     OPT_TARGET_OPSET,
     OPT_FOLD_LIMIT, OPT_FOLD_GROWTH, OPT_FOLD_GROWTH_LIMIT, OPT_INPUT_SHAPE,
     OPT_MARK_PREPROCESSED, OPT_CUT_INPUTS, OPT_CUT_OUTPUTS,
-    OPT_NO_PASS /* + registry index */
 };
 
 /* One screen (24 lines at most); the man page ppqfmt.1 says the same at length. */
@@ -276,102 +277,69 @@ static int set_report(Options *o, const char *arg, Diag *d)
     return 0;
 }
 
-/* The fixed long options followed by one --no-P per registered pass. */
-static struct option *long_options(char (*names)[40], size_t n)
+/* The long options by name, as on the command line; a new option is one line
+ * here and one case in handle(). -o, -q, -v and -h are output, quiet, verbose
+ * and help. Besides these, "no-P" for each pass P (and "no-all") is --disable=P. */
+static const OptionSpec OPTION_TABLE[] = {
+    {"output", OPTION_REQUIRED, 'o'},         {"passes", OPTION_REQUIRED, OPT_PASSES},
+    {"enable", OPTION_REQUIRED, OPT_ENABLE},  {"disable", OPTION_REQUIRED, OPT_DISABLE},
+    {"list-passes", OPTION_NONE, OPT_LIST},   {"report", OPTION_OPTIONAL, OPT_REPORT},
+    {"print", OPTION_NONE, OPT_PRINT},        {"dry-run", OPTION_NONE, OPT_DRY_RUN},
+    {"verify-ir", OPTION_NONE, OPT_VERIFY},   {"rewrite", OPTION_NONE, OPT_REWRITE},
+    {"quiet", OPTION_NONE, 'q'},              {"verbose", OPTION_NONE, 'v'},
+    {"version", OPTION_NONE, OPT_VERSION},    {"help", OPTION_NONE, 'h'},
+    {"external-data", OPTION_REQUIRED, OPT_EXTERNAL},
+    {"size-threshold", OPTION_REQUIRED, OPT_THRESHOLD},
+    {"page-align", OPTION_NONE, OPT_PAGE_ALIGN},
+    {"link-external", OPTION_NONE, OPT_LINK},
+    {"target-opset", OPTION_REQUIRED, OPT_TARGET_OPSET},
+    {"fold-limit", OPTION_REQUIRED, OPT_FOLD_LIMIT},
+    {"fold-growth", OPTION_REQUIRED, OPT_FOLD_GROWTH},
+    {"fold-growth-limit", OPTION_REQUIRED, OPT_FOLD_GROWTH_LIMIT},
+    {"input-shape", OPTION_REQUIRED, OPT_INPUT_SHAPE},
+    {"mark-preprocessed", OPTION_NONE, OPT_MARK_PREPROCESSED},
+    {"inputs", OPTION_REQUIRED, OPT_CUT_INPUTS},
+    {"outputs", OPTION_REQUIRED, OPT_CUT_OUTPUTS},
+};
+
+const OptionSpec *options_table(size_t *n)
 {
-    static const struct option fixed[] = {
-        {"output", required_argument, NULL, 'o'},     {"passes", required_argument, NULL, OPT_PASSES},
-        {"enable", required_argument, NULL, OPT_ENABLE}, {"disable", required_argument, NULL, OPT_DISABLE},
-        {"list-passes", no_argument, NULL, OPT_LIST}, {"report", optional_argument, NULL, OPT_REPORT},
-        {"print", no_argument, NULL, OPT_PRINT},      {"dry-run", no_argument, NULL, OPT_DRY_RUN},
-        {"verify-ir", no_argument, NULL, OPT_VERIFY}, {"rewrite", no_argument, NULL, OPT_REWRITE},
-        {"quiet", no_argument, NULL, 'q'},            {"verbose", no_argument, NULL, 'v'},
-        {"version", no_argument, NULL, OPT_VERSION},  {"help", no_argument, NULL, 'h'},
-        {"external-data", required_argument, NULL, OPT_EXTERNAL},
-        {"size-threshold", required_argument, NULL, OPT_THRESHOLD},
-        {"page-align", no_argument, NULL, OPT_PAGE_ALIGN},
-        {"link-external", no_argument, NULL, OPT_LINK},
-        {"target-opset", required_argument, NULL, OPT_TARGET_OPSET},
-        {"fold-limit", required_argument, NULL, OPT_FOLD_LIMIT},
-        {"fold-growth", required_argument, NULL, OPT_FOLD_GROWTH},
-        {"fold-growth-limit", required_argument, NULL, OPT_FOLD_GROWTH_LIMIT},
-        {"input-shape", required_argument, NULL, OPT_INPUT_SHAPE},
-        {"mark-preprocessed", no_argument, NULL, OPT_MARK_PREPROCESSED},
-        {"inputs", required_argument, NULL, OPT_CUT_INPUTS},
-        {"outputs", required_argument, NULL, OPT_CUT_OUTPUTS},
-    };
-    size_t nf = sizeof fixed / sizeof *fixed;
-    struct option *opts = calloc(nf + n + 1, sizeof *opts);
-    if (!opts)
-        return NULL;
-    memcpy(opts, fixed, sizeof fixed);
-    const Pass *p = pass_list(&n);
-    for (size_t i = 0; i < n; i++) {
-        snprintf(names[i], sizeof names[i], "no-%s", p[i].name);
-        opts[nf + i] = (struct option){names[i], no_argument, NULL, OPT_NO_PASS + (int)i};
-    }
-    return opts;
+    *n = sizeof OPTION_TABLE / sizeof *OPTION_TABLE;
+    return OPTION_TABLE;
 }
 
-/* An unknown long option. "--no-P" is --disable=P, so a misspelt pass gets
- * the pass message and '_' for '-' works as in --disable ("--no-fuse_bn"). */
-static int unknown_long(Options *o, const char *arg, const struct option *opts, Diag *d)
+const char *options_version(void) { return PPQFMT_VERSION; }
+
+/* --help, --version and --list-passes: done at once, on standard output. */
+static int exit_now(Options *o, int id)
 {
-    size_t len = strcspn(arg, "="), matches = 0;
-    for (const struct option *op = opts; len > 2 && op->name; op++)
-        matches += strncmp(op->name, arg + 2, len - 2) == 0;
-    if (matches > 1) /* getopt_long takes unique prefixes only */
-        return diag_set(d, PPQ_EUSAGE, "option '%.*s' is ambiguous (try --help)", (int)len, arg);
-    if (strcmp(arg, "--no-all") == 0) /* as --disable=all */
-        return set_passes(o, "--no-", "all", false, d);
-    if (strncmp(arg, "--no-", 5) == 0 && !arg[len]) {
-        int k = pass_index(arg + 5, len - 5, d);
-        if (k < 0)
-            return PPQ_EUSAGE;
-        name_pass(o, (size_t)k, false, "--no-");
-        return 0;
-    }
-    return diag_set(d, PPQ_EUSAGE, "unknown option '%.*s' (try --help)", (int)len, arg);
+    if (id == OPT_LIST)
+        list_passes();
+    else if (id == OPT_VERSION)
+        printf("ppqfmt %s\n", PPQFMT_VERSION);
+    else
+        options_usage(stdout);
+    o->exit_now = true;
+    return 0;
 }
 
-/* getopt's '?' (unknown option or an argument where none belongs) and ':'
- * (missing argument), as one message instead of getopt's own two lines.
- * Inside a cluster of short options ("-xq") optind has not moved on, so the
- * option's kind comes from optopt: 0 for an unknown long option, a known
- * option's value for a long one given "=value", else the unknown letter. */
-static int bad_option(Options *o, int c, char **argv, const struct option *opts, Diag *d)
-{
-    const char *arg = argv[optind - 1];
-    bool known = optopt >= OPT_PASSES || (optopt > 0 && strchr("oqvh", optopt));
-    if (c == ':' && strncmp(arg, "--", 2) == 0)
-        return diag_set(d, PPQ_EUSAGE, "option '%s' needs an argument (try --help)", arg);
-    if (c == ':')
-        return diag_set(d, PPQ_EUSAGE, "option -%c needs an argument (try --help)", optopt);
-    if (optopt == 0)
-        return unknown_long(o, arg, opts, d);
-    if (known)
-        return diag_set(d, PPQ_EUSAGE, "option '%.*s' takes no argument (try --help)",
-                        (int)strcspn(arg, "="), arg);
-    if (optopt > 0 && optopt < 128 && isgraph(optopt)) /* a byte >= 0x80 is negative here */
-        return diag_set(d, PPQ_EUSAGE, "unknown option -%c (try --help)", optopt);
-    return diag_set(d, PPQ_EUSAGE, "unknown option -\\x%02x (try --help)", optopt & 0xff);
-}
-
-static int handle(Options *o, int c, char **argv, const struct option *opts, Diag *d)
+static int handle(Options *o, int c, const char *optarg, Diag *d)
 {
     switch (c) {
     case 'o': o->output = optarg; return 0;
     case OPT_PASSES: return set_exact(o, optarg, d);
     case OPT_ENABLE: return set_passes(o, "--enable", optarg, true, d);
     case OPT_DISABLE: return set_passes(o, "--disable", optarg, false, d);
-    case OPT_LIST: list_passes(); o->exit_now = true; return 0;
+    case OPT_LIST: case OPT_VERSION: case 'h': return exit_now(o, c);
     case OPT_REPORT: return set_report(o, optarg, d);
     case OPT_PRINT: o->print = true; return 0;
     case OPT_DRY_RUN: o->dry_run = true; return 0;
     case OPT_VERIFY: o->verify_ir = true; return 0;
     case OPT_REWRITE: o->rewrite = true; return 0;
     case OPT_EXTERNAL: o->external_data = optarg; return 0;
-    case OPT_THRESHOLD: return set_bytes(&o->size_threshold, "--size-threshold", optarg, d);
+    case OPT_THRESHOLD:
+        o->threshold_given = true;
+        return set_bytes(&o->size_threshold, "--size-threshold", optarg, d);
     case OPT_FOLD_LIMIT: return set_fold_bound(&o->fold_limit, "--fold-limit", optarg, d);
     case OPT_FOLD_GROWTH: return set_fold_bound(&o->fold_growth, "--fold-growth", optarg, d);
     case OPT_FOLD_GROWTH_LIMIT:
@@ -385,18 +353,45 @@ static int handle(Options *o, int c, char **argv, const struct option *opts, Dia
     case OPT_CUT_OUTPUTS: return set_cut(&o->cut_outputs, "--outputs", optarg, d);
     case 'q': o->verbosity = -1; return 0;
     case 'v': o->verbosity = 1; return 0;
-    case OPT_VERSION: printf("ppqfmt %s\n", PPQFMT_VERSION); o->exit_now = true; return 0;
-    case 'h': options_usage(stdout); o->exit_now = true; return 0;
-    default:
-        if (c >= OPT_NO_PASS && c < OPT_NO_PASS + MAX_PASSES) {
-            name_pass(o, (size_t)(c - OPT_NO_PASS), false, "--no-");
-            return 0;
-        }
-        return bad_option(o, c, argv, opts, d);
+    default: return diag_set(d, PPQ_EINTERNAL, "option %d has no handler", c);
     }
 }
 
-int options_parse(Options *o, int argc, char **argv, Diag *d)
+/* "no-all" and "no-P" (with '_' for '-' in P, as --disable takes it). */
+static int set_no_pass(Options *o, const char *pass, Diag *d)
+{
+    if (strcmp(pass, "all") == 0) /* as --disable=all */
+        return set_passes(o, "--no-", "all", false, d);
+    int k = pass_index(pass, strlen(pass), d);
+    if (k < 0)
+        return PPQ_EUSAGE;
+    name_pass(o, (size_t)k, false, "--no-");
+    return 0;
+}
+
+const OptionSpec *options_find(const char *name)
+{
+    for (size_t i = 0; i < sizeof OPTION_TABLE / sizeof *OPTION_TABLE; i++)
+        if (strcmp(OPTION_TABLE[i].name, name) == 0)
+            return &OPTION_TABLE[i];
+    return NULL;
+}
+
+int options_set(Options *o, const char *name, const char *value, Diag *d)
+{
+    const OptionSpec *spec = options_find(name);
+    if (!spec && strncmp(name, "no-", 3) == 0 && !value)
+        return set_no_pass(o, name + 3, d);
+    if (!spec)
+        return diag_set(d, PPQ_EUSAGE, "unknown option '--%s' (try --help)", name);
+    if (spec->arg == OPTION_REQUIRED && !value)
+        return diag_set(d, PPQ_EUSAGE, "option '--%s' needs an argument (try --help)", name);
+    if (spec->arg == OPTION_NONE && value)
+        return diag_set(d, PPQ_EUSAGE, "option '--%s' takes no argument (try --help)", name);
+    return handle(o, spec->id, value, d);
+}
+
+void options_init(Options *o)
 {
     size_t n;
     const Pass *p = pass_list(&n);
@@ -404,25 +399,16 @@ int options_parse(Options *o, int argc, char **argv, Diag *d)
     o->size_threshold = 1024;
     for (size_t i = 0; i < n && i < MAX_PASSES; i++)
         o->enabled[i] = p[i].on_by_default;
-    char names[MAX_PASSES][40];
-    struct option *opts = long_options(names, n);
-    if (!opts)
-        return diag_set(d, PPQ_EINTERNAL, "out of memory");
-    int c, rc = 0;
-    optind = 1;
-    opterr = 0; /* bad_option() says it in one line */
-    bool threshold = false;
-    while (!rc && !o->exit_now && (c = getopt_long(argc, argv, ":o:qvh", opts, NULL)) != -1) {
-        threshold |= c == OPT_THRESHOLD;
-        rc = handle(o, c, argv, opts, d);
-    }
-    free(opts);
-    if (rc || o->exit_now)
-        return rc;
+}
+
+/* What depends on several options, once all are given: warnings for those
+ * without effect, and the passes other options need or exclude. */
+int options_finish(Options *o, Diag *d)
+{
     if (o->dry_run && o->output)
         o->warnings[o->n_warnings++] =
             (OptionWarning){"-o", "has no effect with --dry-run: no model is written"};
-    if (threshold && !o->external_data)
+    if (o->threshold_given && !o->external_data)
         o->warnings[o->n_warnings++] =
             (OptionWarning){"--size-threshold", "has no effect without --external-data"};
     if (o->conflict[0][0])
@@ -433,11 +419,5 @@ int options_parse(Options *o, int argc, char **argv, Diag *d)
         return d->code;
     if (o->cut_inputs.n || o->cut_outputs.n) /* what the cut leaves dead goes, then and after */
         o->enabled[pass_find("isolated") - pass_list(&(size_t){0})] = true;
-    if (optind != argc - 1)
-        return diag_set(d, PPQ_EUSAGE, optind >= argc ? "no input model given (try --help)"
-                                                      : "more than one input given");
-    o->input = argv[optind];
-    if (o->output && strcmp(o->output, "-") == 0 && o->print)
-        return diag_set(d, PPQ_EUSAGE, "--print and -o - both want standard output");
     return 0;
 }

@@ -1,4 +1,5 @@
-/* options.h - the command line of ppqfmt. */
+/* options.h - ppqfmt's options, set by their long names (the command line's
+ * and the library's; cli/args.c turns argv into options_set calls). */
 #ifndef PPQ_OPTIONS_H
 #define PPQ_OPTIONS_H
 
@@ -45,6 +46,7 @@ typedef struct Options {
     bool rewrite; /* hidden: re-encode every node and graph (tests the writer) */
     int verbosity; /* -1 quiet, 0 normal, 1 verbose */
     bool exit_now; /* --help, --version, --list-passes done */
+    bool threshold_given; /* --size-threshold, to warn without --external-data */
     OptionWarning warnings[4];
     size_t n_warnings;
     /* The pass options that named a pass (not through 'all'): +1 enabled,
@@ -54,8 +56,31 @@ typedef struct Options {
     char conflict[2][80];
 } Options;
 
-/* Fills o from argv; on error returns PPQ_EUSAGE with a message in d. */
-int options_parse(Options *o, int argc, char **argv, Diag *d);
+/* One option: its long name, whether it takes a value, and its id (the short
+ * option's letter, or OPTION_ID_FIRST and up). */
+typedef enum { OPTION_NONE, OPTION_REQUIRED, OPTION_OPTIONAL } OptionArg;
+enum { OPTION_ID_FIRST = 256 };
+typedef struct OptionSpec {
+    const char *name;
+    OptionArg arg;
+    int id;
+} OptionSpec;
+
+/* The table of long options (not the per-pass "no-P" ones). */
+const OptionSpec *options_table(size_t *n);
+/* The entry called name, or NULL. */
+const OptionSpec *options_find(const char *name);
+/* The defaults: the passes on by default, --size-threshold=1024. */
+void options_init(Options *o);
+/* Sets the option called name ("target-opset", "no-fuse-gelu") to value (NULL
+ * for an option without one) as its command-line spelling would; value must
+ * outlive o. On error returns PPQ_EUSAGE with the message in d. --help,
+ * --version and --list-passes print to standard output and set exit_now. */
+int options_set(Options *o, const char *name, const char *value, Diag *d);
+/* Once every option is set: settles what depends on several of them and adds
+ * the warnings; PPQ_EUSAGE when they contradict each other. */
+int options_finish(Options *o, Diag *d);
+const char *options_version(void);
 void options_usage(FILE *f);
 /* Where the model goes: a path, "-" (standard output) or NULL (nowhere:
  * --dry-run, or --print without -o). */

@@ -15,6 +15,7 @@
 #include "../onnx/path.h"
 #include "../onnx/tempfile.h"
 #include "../onnx/write.h"
+#include "check.h"
 #include "options.h"
 #include "report.h"
 #include "term.h"
@@ -203,6 +204,8 @@ static int format_model(const Options *o, Diag *d)
             name_input(d, o->input);
         progress_clear();
     }
+    if (!rc && o->check_runs)
+        rc = check_model(m, &src, o, d);
     model_free(m);
     source_close(&src);
     return rc;

@@ -22,7 +22,8 @@ enum {
     OPT_VERSION, OPT_VERIFY, OPT_REWRITE, OPT_EXTERNAL, OPT_THRESHOLD, OPT_PAGE_ALIGN, OPT_LINK,
     OPT_TARGET_OPSET,
     OPT_FOLD_LIMIT, OPT_FOLD_GROWTH, OPT_FOLD_GROWTH_LIMIT, OPT_INPUT_SHAPE,
-    OPT_MARK_PREPROCESSED, OPT_CUT_INPUTS, OPT_CUT_OUTPUTS,
+    OPT_MARK_PREPROCESSED, OPT_CUT_INPUTS, OPT_CUT_OUTPUTS, OPT_CHECK, OPT_CHECK_SEED,
+    OPT_CHECK_BREAK,
     OPT_NO_PASS /* + registry index */
 };
 
@@ -258,6 +259,30 @@ static int set_target_opset(Options *o, const char *arg, Diag *d)
     return 0;
 }
 
+/* --check[=N] (N runs, 1 to 1000; default 3) and --check-seed=S. */
+static int set_check(Options *o, const char *arg, Diag *d)
+{
+    char *end;
+    errno = 0;
+    long v = arg ? strtol(arg, &end, 10) : 3;
+    if (arg && (!*arg || *end || errno || v < 1 || v > 1000))
+        return diag_set(d, PPQ_EUSAGE, "--check takes a number of runs from 1 to 1000, not '%s'",
+                        arg);
+    o->check_runs = (int)v;
+    return 0;
+}
+
+static int set_check_seed(Options *o, const char *arg, Diag *d)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(arg, &end, 10);
+    if (!*arg || *end || errno || *arg == '-')
+        return diag_set(d, PPQ_EUSAGE, "--check-seed takes a non-negative integer, not '%s'", arg);
+    o->check_seed = v;
+    return 0;
+}
+
 static int add_input_shape(Options *o, const char *arg, Diag *d)
 {
     if (o->n_input_shapes == MAX_INPUT_SHAPES)
@@ -299,6 +324,9 @@ static struct option *long_options(char (*names)[40], size_t n)
         {"mark-preprocessed", no_argument, NULL, OPT_MARK_PREPROCESSED},
         {"inputs", required_argument, NULL, OPT_CUT_INPUTS},
         {"outputs", required_argument, NULL, OPT_CUT_OUTPUTS},
+        {"check", optional_argument, NULL, OPT_CHECK},
+        {"check-seed", required_argument, NULL, OPT_CHECK_SEED},
+        {"check-break", no_argument, NULL, OPT_CHECK_BREAK},
     };
     size_t nf = sizeof fixed / sizeof *fixed;
     struct option *opts = calloc(nf + n + 1, sizeof *opts);
@@ -383,6 +411,9 @@ static int handle(Options *o, int c, char **argv, const struct option *opts, Dia
     case OPT_MARK_PREPROCESSED: o->mark_preprocessed = true; return 0;
     case OPT_CUT_INPUTS: return set_cut(&o->cut_inputs, "--inputs", optarg, d);
     case OPT_CUT_OUTPUTS: return set_cut(&o->cut_outputs, "--outputs", optarg, d);
+    case OPT_CHECK: return set_check(o, optarg, d);
+    case OPT_CHECK_SEED: return set_check_seed(o, optarg, d);
+    case OPT_CHECK_BREAK: o->check_break = true; return 0;
     case 'q': o->verbosity = -1; return 0;
     case 'v': o->verbosity = 1; return 0;
     case OPT_VERSION: printf("ppqfmt %s\n", PPQFMT_VERSION); o->exit_now = true; return 0;

@@ -64,6 +64,7 @@ else
     run .deps/venv/bin/python tests/onnx_node_suite.py
     run .deps/venv/bin/python tests/qdq_suite.py
     run .deps/venv/bin/python tests/contrib_ops.py
+    run .deps/venv/bin/python tests/check_oracle.py
 fi
 rm -f "$LOG"
 echo "total: $passed passed, $failed failed"

@@ -261,7 +261,7 @@ int check_model(Model *formatted, const Source *src, const Options *o, Diag *d)
     }
     const Var *outs[CHECK_MAX_OUTPUTS];
     size_t n = check_live_outputs(formatted->graph, outs);
-    if (!rc && o->verbosity >= 0)
+    if (!rc && o->verbosity >= 0 && o->report != REPORT_JSON) /* stderr stays one JSON document */
         check_print(formatted->graph, e, n, o->check_runs);
     if (!rc)
         rc = check_verdict(formatted->graph, e, n, o, d);

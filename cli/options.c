@@ -34,8 +34,7 @@ void options_usage(FILE *f)
           "Put an ONNX model into the canonical form a quantizer expects.\n\n"
           "  -o, --output=FILE      write the formatted model to FILE (default: stdout)\n"
           "      --passes=LIST      run exactly these passes (comma list, 'all' or 'none')\n"
-          "      --enable=P[,P]     add passes to the default set\n"
-          "      --disable=P[,P]    remove passes from the set (--no-P, --no-all: the same)\n"
+          "      --enable=P,.. / --disable=P,..  add / remove passes (--no-P, --no-all)\n"
           "      --target-opset=N   raise the default-domain opset to N (7..17) first\n"
           "      --report[=FMT]     say what each pass changed, on stderr (text or json)\n"
           "      --print, --dry-run print the graph as a table / format but write no model\n"
@@ -46,11 +45,13 @@ void options_usage(FILE *f)
           "                         of Expand, Tile: --fold-growth-limit=B, 1 MiB)\n"
           "      --input-shape=[IN=]D  fix dynamic input dims: x=1,3,-1,-1 (repeatable)\n"
           "      --verify-ir        check the graph's use lists after every pass\n"
+          "      --check[=N] --check-seed=S  compare with the input on N (3) random inputs\n"
           "      --mark-preprocessed  tag the model as quant_pre_process does (see man)\n"
           "      --inputs=V,.. --outputs=V,..  keep the graph between these values\n"
           "  -q, --quiet / -v, --verbose  no warnings or progress / name each pass\n"
-          "  -h, --help, --version, --list-passes  this help, the version, the passes\n\n"
-          "Exit codes: 0 ok, 1 usage, 2 bad input model, 3 cannot write, 4 internal error.\n"
+          "  -h, --help, --version, --list-passes  this help, the version, the passes\n"
+          "Exit codes: 0 ok, 1 usage, 2 bad input model, 3 cannot write, 4 internal error,\n"
+          "5 --check found an output that differs, 6 --check cannot run a node.\n"
           "Colour unless NO_COLOR is set. Manual: man ppqfmt, or man -l ppqfmt.1\n",
           f);
 }

@@ -6,6 +6,7 @@
 
 #include "eval.h"
 #include "eval_run.h"
+#include "eval_run_nn.h"
 #include "ops_registry.h"
 #include "../ir/namemap.h"
 
@@ -52,6 +53,7 @@ static int run_node(const Model *m, Arena *a, NameMap *values, const Op *op, Eva
     const char *domain = op->domain ? op->domain : "";
     OpEvalFn eval = ops_kernel(domain, op->type, model_domain_opset(m, domain), op->n_inputs,
                                op->n_outputs);
+    eval = eval ? eval : eval_run_kernel(domain, op->type);
     if (!eval)
         return run_fail(err, op, "no kernel for op %s", op->type);
     const Tensor **ins = arena_array(a, op->n_inputs ? op->n_inputs : 1, sizeof *ins);

@@ -24,7 +24,8 @@ enum {
     OPT_VERSION, OPT_VERIFY, OPT_REWRITE, OPT_EXTERNAL, OPT_THRESHOLD, OPT_PAGE_ALIGN, OPT_LINK,
     OPT_TARGET_OPSET,
     OPT_FOLD_LIMIT, OPT_FOLD_GROWTH, OPT_FOLD_GROWTH_LIMIT, OPT_INPUT_SHAPE,
-    OPT_MARK_PREPROCESSED, OPT_CUT_INPUTS, OPT_CUT_OUTPUTS,
+    OPT_MARK_PREPROCESSED, OPT_CUT_INPUTS, OPT_CUT_OUTPUTS, OPT_CHECK, OPT_CHECK_SEED,
+    OPT_CHECK_BREAK,
 };
 
 /* One screen (24 lines at most); the man page ppqfmt.1 says the same at length. */
@@ -34,8 +35,7 @@ void options_usage(FILE *f)
           "Put an ONNX model into the canonical form a quantizer expects.\n\n"
           "  -o, --output=FILE      write the formatted model to FILE (default: stdout)\n"
           "      --passes=LIST      run exactly these passes (comma list, 'all' or 'none')\n"
-          "      --enable=P[,P]     add passes to the default set\n"
-          "      --disable=P[,P]    remove passes from the set (--no-P, --no-all: the same)\n"
+          "      --enable=P,.. / --disable=P,..  add / remove passes (--no-P, --no-all)\n"
           "      --target-opset=N   raise the default-domain opset to N (7..26) first\n"
           "      --report[=FMT]     say what each pass changed, on stderr (text or json)\n"
           "      --print, --dry-run print the graph as a table / format but write no model\n"
@@ -46,11 +46,13 @@ void options_usage(FILE *f)
           "                         of Expand, Tile: --fold-growth-limit=B, 1 MiB)\n"
           "      --input-shape=[IN=]D  fix dynamic input dims: x=1,3,-1,-1 (repeatable)\n"
           "      --verify-ir        check the graph's use lists after every pass\n"
+          "      --check[=N] --check-seed=S  compare with the input on N (3) random inputs\n"
           "      --mark-preprocessed  tag the model as quant_pre_process does (see man)\n"
           "      --inputs=V,.. --outputs=V,..  keep the graph between these values\n"
           "  -q, --quiet / -v, --verbose  no warnings or progress / name each pass\n"
-          "  -h, --help, --version, --list-passes  this help, the version, the passes\n\n"
-          "Exit codes: 0 ok, 1 usage, 2 bad input model, 3 cannot write, 4 internal error.\n"
+          "  -h, --help, --version, --list-passes  this help, the version, the passes\n"
+          "Exit codes: 0 ok, 1 usage, 2 bad input model, 3 cannot write, 4 internal error,\n"
+          "5 --check found an output that differs, 6 --check cannot run a node.\n"
           "Colour unless NO_COLOR is set. Manual: man ppqfmt, or man -l ppqfmt.1\n",
           f);
 }
@@ -259,6 +261,30 @@ static int set_target_opset(Options *o, const char *arg, Diag *d)
     return 0;
 }
 
+/* --check[=N] (N runs, 1 to 1000; default 3) and --check-seed=S. */
+static int set_check(Options *o, const char *arg, Diag *d)
+{
+    char *end;
+    errno = 0;
+    long v = arg ? strtol(arg, &end, 10) : 3;
+    if (arg && (!*arg || *end || errno || v < 1 || v > 1000))
+        return diag_set(d, PPQ_EUSAGE, "--check takes a number of runs from 1 to 1000, not '%s'",
+                        arg);
+    o->check_runs = (int)v;
+    return 0;
+}
+
+static int set_check_seed(Options *o, const char *arg, Diag *d)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(arg, &end, 10);
+    if (!*arg || *end || errno || *arg == '-')
+        return diag_set(d, PPQ_EUSAGE, "--check-seed takes a non-negative integer, not '%s'", arg);
+    o->check_seed = v;
+    return 0;
+}
+
 static int add_input_shape(Options *o, const char *arg, Diag *d)
 {
     if (o->n_input_shapes == MAX_INPUT_SHAPES)
@@ -300,6 +326,9 @@ static const OptionSpec OPTION_TABLE[] = {
     {"mark-preprocessed", OPTION_NONE, OPT_MARK_PREPROCESSED},
     {"inputs", OPTION_REQUIRED, OPT_CUT_INPUTS},
     {"outputs", OPTION_REQUIRED, OPT_CUT_OUTPUTS},
+    {"check", OPTION_OPTIONAL, OPT_CHECK},
+    {"check-seed", OPTION_REQUIRED, OPT_CHECK_SEED},
+    {"check-break", OPTION_NONE, OPT_CHECK_BREAK}, /* hidden, tests --check */
 };
 
 const OptionSpec *options_table(size_t *n)
@@ -351,6 +380,9 @@ static int handle(Options *o, int c, const char *optarg, Diag *d)
     case OPT_MARK_PREPROCESSED: o->mark_preprocessed = true; return 0;
     case OPT_CUT_INPUTS: return set_cut(&o->cut_inputs, "--inputs", optarg, d);
     case OPT_CUT_OUTPUTS: return set_cut(&o->cut_outputs, "--outputs", optarg, d);
+    case OPT_CHECK: return set_check(o, optarg, d);
+    case OPT_CHECK_SEED: return set_check_seed(o, optarg, d);
+    case OPT_CHECK_BREAK: o->check_break = true; return 0;
     case 'q': o->verbosity = -1; return 0;
     case 'v': o->verbosity = 1; return 0;
     default: return diag_set(d, PPQ_EINTERNAL, "option %d has no handler", c);

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "../core/ir/diag.h"
@@ -43,6 +44,9 @@ typedef struct Options {
     CutList cut_inputs, cut_outputs; /* --inputs, --outputs */
     InputShape input_shapes[MAX_INPUT_SHAPES]; /* --input-shape, in order */
     size_t n_input_shapes;
+    int check_runs;      /* --check[=N]: runs of the interpreter; 0: no check */
+    uint64_t check_seed; /* --check-seed=S */
+    bool check_break;    /* hidden --check-break: spoil a weight (tests --check) */
     bool rewrite; /* hidden: re-encode every node and graph (tests the writer) */
     int verbosity; /* -1 quiet, 0 normal, 1 verbose */
     bool exit_now; /* --help, --version, --list-passes done */

@@ -17,6 +17,7 @@
 #include "../onnx/load_check.h"
 #include "../onnx/path.h"
 #include "../onnx/write.h"
+#include "check.h"
 #include "report.h"
 #include "run.h"
 #include "term.h"
@@ -220,6 +221,8 @@ int run_format(const Options *o, const RunIO *io, Diag *d)
             name_input(d, src.path);
         progress_clear();
     }
+    if (!rc && o->check_runs)
+        rc = check_model(m, &src, o, d);
     model_free(m);
     if (!io->in_mem)
         source_close(&src);

@@ -77,6 +77,7 @@ else
     run .deps/venv/bin/python tests/rmsnorm_suite.py
     run .deps/venv/bin/python tests/contrib_ops.py
     run .deps/venv/bin/python tests/test_python.py
+    run .deps/venv/bin/python tests/check_oracle.py
 fi
 rm -f "$LOG"
 echo "total: $passed passed, $failed failed"

@@ -65,7 +65,7 @@ ROUNDS = os.path.join(REPO, "testdata", "pipeline", "mixed_loop_body.onnx")  # n
 OPSET9 = os.path.join(REPO, "testdata", "legacy", "mixed_opset9.onnx")
 MAN = os.path.join(REPO, "ppqfmt.1")
 RUN_TIMEOUT = 60
-EXIT_CODES = (0, 1, 2, 3, 4)
+EXIT_CODES = (0, 1, 2, 3, 4, 5, 6)
 
 TMP = None
 SKIP = testlib.SKIP

@@ -14,6 +14,8 @@ enum {
     PPQ_EINPUT = 2,    /* unreadable or invalid model */
     PPQ_EOUTPUT = 3,   /* output cannot be written */
     PPQ_EINTERNAL = 4, /* out of memory or a pass failed */
+    PPQ_EMISMATCH = 5, /* --check: an output of the formatted model differs */
+    PPQ_ECHECK = 6,    /* --check: a node could not be run (no kernel) */
 };
 
 typedef struct Diag {

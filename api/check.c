@@ -1,0 +1,271 @@
+/* check.c - ppqfmt --check (check.h). Inputs are drawn from a seeded
+ * generator so that a reported mismatch can be run again: floats uniform in
+ * [-1, 1), integers in [0, 4) (small enough to be valid indices and
+ * counts), bools either way; a dimension the graph leaves dynamic (and
+ * --input-shape did not fix) is CHECK_DEFAULT_DIM. The tolerance is the
+ * project's: |out - ref| <= 1e-5 + 1e-3 * max|ref| per output, NaN equal
+ * to NaN, same type and shape. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../core/ops/eval.h"
+#include "../core/ops/eval_run.h"
+#include "../onnx/load.h"
+#include "../onnx/path.h"
+#include "check.h"
+
+enum { CHECK_DEFAULT_DIM = 1, CHECK_MAX_INPUTS = 256, CHECK_MAX_OUTPUTS = 256 };
+
+/* splitmix64: one state word, every seed a good one. */
+static uint64_t check_next(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15u);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
+    return z ^ (z >> 31);
+}
+
+/* A random tensor of v's declared type; NULL when it has none the
+ * interpreter handles (d says which) or out of memory. */
+static Tensor *check_random_input(Arena *a, const Var *v, uint64_t *state, Diag *d)
+{
+    int32_t dt = v->type.elem_type;
+    if (!dt || !eval_dtype_ok(dt) || v->type.rank < 0 || v->type.rank > EVAL_MAX_RANK) {
+        diag_set(d, PPQ_ECHECK, "--check: graph input '%s' has no tensor type and rank "
+                 "--check can draw values for", v->name);
+        return NULL;
+    }
+    int64_t dims[EVAL_MAX_RANK];
+    for (int i = 0; i < v->type.rank; i++)
+        dims[i] = v->type.dims[i] < 0 ? CHECK_DEFAULT_DIM : v->type.dims[i];
+    Tensor *t = tensor_new(a, dt, (size_t)v->type.rank, dims);
+    if (!t) {
+        diag_set(d, PPQ_EINTERNAL, "out of memory");
+        return NULL;
+    }
+    size_t size = dtype_size(dt), n = (size_t)tensor_numel(t);
+    for (size_t k = 0; k < n; k++) {
+        uint64_t r = check_next(state);
+        EvalNum x;
+        if (dtype_is_float(dt))
+            x.f = (double)(r >> 11) * 0x1.0p-52 - 1.0;
+        else
+            x.i = (int64_t)(r >> 62) & (dt == DT_BOOL ? 1 : 3);
+        eval_store(dt, (uint8_t *)t->data + k * size, x);
+    }
+    return t;
+}
+
+/* Inputs for m: the one of the formatted model's of the same name, else a
+ * new random one. */
+static int check_inputs_for(const Model *m, Arena *a, const Var *const *fvars,
+                            Tensor *const *fvals, size_t nf, uint64_t *state,
+                            const Tensor **out, Diag *d)
+{
+    const Var *vars[CHECK_MAX_INPUTS];
+    size_t n = eval_run_inputs(m->graph, vars, CHECK_MAX_INPUTS);
+    if (n > CHECK_MAX_INPUTS)
+        return diag_set(d, PPQ_ECHECK, "--check: more than %d graph inputs", CHECK_MAX_INPUTS);
+    for (size_t i = 0; i < n; i++) {
+        out[i] = NULL;
+        for (size_t j = 0; j < nf && !out[i]; j++)
+            if (strcmp(fvars[j]->name, vars[i]->name) == 0)
+                out[i] = fvals[j];
+        if (!out[i] && !(out[i] = check_random_input(a, vars[i], state, d)))
+            return d->code;
+    }
+    return 0;
+}
+
+typedef struct CheckError {
+    double abs, ref; /* max |out - ref|, max |ref| */
+    bool differs;
+    const char *why; /* type or shape differ */
+} CheckError;
+
+static void check_compare(const Tensor *ref, const Tensor *out, CheckError *e)
+{
+    if (ref->dtype != out->dtype || ref->ndims != out->ndims ||
+        (ref->ndims && memcmp(ref->dims, out->dims, ref->ndims * sizeof *ref->dims))) {
+        e->differs = true;
+        e->why = ref->dtype != out->dtype ? "element type differs" : "shape differs";
+        return;
+    }
+    if (!ref->data || !out->data || !eval_dtype_ok(ref->dtype)) {
+        e->differs = true;
+        e->why = "values not in memory or of a type --check does not compare";
+        return;
+    }
+    size_t size = dtype_size(ref->dtype), n = (size_t)tensor_numel(ref);
+    bool fl = dtype_is_float(ref->dtype);
+    double worst = 0, top = 0;
+    for (size_t k = 0; k < n; k++) {
+        EvalNum a = eval_load(ref->dtype, (const uint8_t *)ref->data + k * size);
+        EvalNum b = eval_load(out->dtype, (const uint8_t *)out->data + k * size);
+        double x = fl ? a.f : (double)a.i, y = fl ? b.f : (double)b.i;
+        if (isnan(x) || isnan(y)) {
+            worst = isnan(x) && isnan(y) ? worst : INFINITY;
+            continue;
+        }
+        double diff = x == y ? 0 : fabs(x - y); /* equal infinities differ by nothing */
+        worst = diff > worst || isnan(diff) ? (isnan(diff) ? INFINITY : diff) : worst;
+        top = isfinite(x) && fabs(x) > top ? fabs(x) : top; /* an infinity is no scale */
+    }
+    e->abs = worst > e->abs ? worst : e->abs;
+    e->ref = top > e->ref ? top : e->ref;
+    e->differs |= fl ? !(worst <= 1e-5 + 1e-3 * top) : worst != 0;
+}
+
+/* The output of the reference run named like formatted output k, else
+ * the k-th. */
+static const Tensor *check_ref_output(const Graph *rg, Tensor *const *ref, size_t nr,
+                                      const char *name, size_t k)
+{
+    size_t j = 0;
+    for (size_t i = 0; i < rg->n_outputs; i++) {
+        const Var *v = rg->outputs[i].var;
+        if (rg->outputs[i].removed || !v)
+            continue;
+        if (strcmp(v->name, name) == 0)
+            return ref[j];
+        j++;
+    }
+    return k < nr ? ref[k] : NULL;
+}
+
+static size_t check_live_outputs(const Graph *g, const Var **vars)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < g->n_outputs; i++)
+        if (!g->outputs[i].removed && g->outputs[i].var && n < CHECK_MAX_OUTPUTS)
+            vars[n++] = g->outputs[i].var;
+    return n;
+}
+
+static int check_run_failed(int rc, const EvalRunError *err, const char *which, Diag *d)
+{
+    if (rc == EVAL_RUN_OOM)
+        return diag_set(d, PPQ_EINTERNAL, "--check: out of memory");
+    if (err->op)
+        return diag_set(d, PPQ_ECHECK, "--check: cannot run the %s model: node '%s' (%s): %s",
+                        which, op_label(err->op), err->op->type, err->why);
+    return diag_set(d, PPQ_ECHECK, "--check: cannot run the %s model: %s", which, err->why);
+}
+
+/* One run of both models on the same random inputs; errors into e. */
+static int check_once(Model *orig, Model *fmt, Arena *a, uint64_t *state, CheckError *e,
+                      Diag *d)
+{
+    const Var *fvars[CHECK_MAX_INPUTS], *outs[CHECK_MAX_OUTPUTS];
+    Tensor *fvals[CHECK_MAX_INPUTS], *fres[CHECK_MAX_OUTPUTS], *rres[CHECK_MAX_OUTPUTS];
+    const Tensor *rins[CHECK_MAX_INPUTS];
+    EvalRunError err;
+    size_t nf = eval_run_inputs(fmt->graph, fvars, CHECK_MAX_INPUTS);
+    if (nf > CHECK_MAX_INPUTS)
+        return diag_set(d, PPQ_ECHECK, "--check: more than %d graph inputs", CHECK_MAX_INPUTS);
+    for (size_t i = 0; i < nf; i++)
+        if (!(fvals[i] = check_random_input(a, fvars[i], state, d)))
+            return d->code;
+    size_t no = check_live_outputs(fmt->graph, outs);
+    const Var *rvars[CHECK_MAX_OUTPUTS];
+    size_t nr = check_live_outputs(orig->graph, rvars);
+    int rc = check_inputs_for(orig, a, fvars, fvals, nf, state, rins, d);
+    if (rc)
+        return rc;
+    if ((rc = eval_run_graph(orig, a, rins, rres, &err)))
+        return check_run_failed(rc, &err, "input", d);
+    if ((rc = eval_run_graph(fmt, a, (const Tensor *const *)fvals, fres, &err)))
+        return check_run_failed(rc, &err, "formatted", d);
+    for (size_t k = 0; k < no; k++) {
+        const Tensor *ref = check_ref_output(orig->graph, rres, nr, outs[k]->name, k);
+        if (!ref) {
+            e[k].differs = true;
+            e[k].why = "the input model has no such output";
+        } else
+            check_compare(ref, fres[k], &e[k]);
+    }
+    return 0;
+}
+
+/* Test-only (--check-break, undocumented): stands for a broken pass by
+ * changing the formatted model's largest float weight, so that the tests
+ * see --check catch it. */
+static void check_break(Model *m)
+{
+    Var *best = NULL;
+    for (size_t i = 0; i < m->graph->n_params; i++) {
+        Var *v = m->graph->params[i];
+        if (v->param && v->param->dtype == DT_FLOAT && v->param->data &&
+            (!best || v->param->nbytes > best->param->nbytes))
+            best = v;
+    }
+    if (!best)
+        return;
+    Tensor *t = tensor_new(&m->arena, DT_FLOAT, best->param->ndims, best->param->dims);
+    if (!t)
+        return;
+    const float *src = best->param->data;
+    float *dst = (float *)t->data;
+    for (size_t k = 0; k < t->nbytes / sizeof *dst; k++)
+        dst[k] = src[k] * (k % 2 ? 2.0f : -1.0f) + 0.25f;
+    best->param = t;
+}
+
+static void check_print(const Graph *g, const CheckError *e, size_t n, int runs)
+{
+    const Var *outs[CHECK_MAX_OUTPUTS];
+    check_live_outputs(g, outs);
+    for (size_t k = 0; k < n; k++)
+        fprintf(stderr, "ppqfmt: check: output '%s': max abs error %.3g, max rel error %.3g "
+                "(%d runs)\n", outs[k]->name, e[k].abs, e[k].ref > 0 ? e[k].abs / e[k].ref : e[k].abs,
+                runs);
+}
+
+static int check_verdict(const Graph *g, const CheckError *e, size_t n, const Options *o,
+                         Diag *d)
+{
+    const Var *outs[CHECK_MAX_OUTPUTS];
+    check_live_outputs(g, outs);
+    for (size_t k = 0; k < n; k++) {
+        if (!e[k].differs)
+            continue;
+        if (e[k].why)
+            return diag_set(d, PPQ_EMISMATCH, "--check: output '%s' differs: %s%s", outs[k]->name,
+                            e[k].why, options_output(o) ? " (the output file is kept)" : "");
+        return diag_set(d, PPQ_EMISMATCH, "--check: output '%s' differs: max abs error %.3g over "
+                        "tolerance %.3g (seed %llu)%s", outs[k]->name, e[k].abs,
+                        1e-5 + 1e-3 * e[k].ref, (unsigned long long)o->check_seed,
+                        options_output(o) ? " (the output file is kept)" : "");
+    }
+    return 0;
+}
+
+int check_model(Model *formatted, const Source *src, const Options *o, Diag *d)
+{
+    char dir[4096];
+    Model *orig = NULL;
+    const char *in_dir = o->input && strcmp(o->input, "-")
+                             ? (path_folder(o->input, dir, sizeof dir), dir) : NULL;
+    int rc = onnx_load(src->bytes, in_dir, &orig, d);
+    if (rc)
+        return rc;
+    if (o->check_break)
+        check_break(formatted);
+    CheckError e[CHECK_MAX_OUTPUTS];
+    memset(e, 0, sizeof e);
+    uint64_t state = o->check_seed;
+    Arena a = {0};
+    for (int r = 0; r < o->check_runs && !rc; r++) {
+        rc = check_once(orig, formatted, &a, &state, e, d);
+        arena_free(&a);
+    }
+    const Var *outs[CHECK_MAX_OUTPUTS];
+    size_t n = check_live_outputs(formatted->graph, outs);
+    if (!rc && o->verbosity >= 0 && o->report != REPORT_JSON) /* stderr stays one JSON document */
+        check_print(formatted->graph, e, n, o->check_runs);
+    if (!rc)
+        rc = check_verdict(formatted->graph, e, n, o, d);
+    model_free(orig);
+    return rc;
+}

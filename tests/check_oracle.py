@@ -1,0 +1,158 @@
+"""check_oracle.py - ppqfmt --check judged by onnxruntime.
+
+For every model under testdata/: ppqfmt formats it with --check; where the
+interpreter ran both models (exit 0 or 5), onnxruntime runs the input and the
+written output on its own random inputs (numpy, same value ranges and the
+same default of 1 for a dynamic dimension) and compares every output with
+the project's tolerance (1e-5 + 1e-3 * max|ref|). The two verdicts must be
+equal. Exit 6 (a node without a kernel) is counted, never taken as a
+verdict. Then: a weight spoilt by the test-only --check-break switch is
+caught (exit 5), and bad values of the new options give one stderr line and
+the usage exit code.
+
+Run: .deps/venv/bin/python tests/check_oracle.py [--filter WORD]
+"""
+import glob
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+from onnx import helper
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PPQFMT = os.environ.get("PPQFMT", os.path.join(REPO, "build", "ppqfmt"))
+EXIT_MISMATCH, EXIT_NO_KERNEL, EXIT_USAGE = 5, 6, 1
+
+
+def ort_feeds(model, rng):
+    inits = {t.name for t in model.graph.initializer}
+    feeds = {}
+    for vi in model.graph.input:
+        if vi.name in inits:
+            continue
+        tt = vi.type.tensor_type
+        shape = [d.dim_value if d.HasField("dim_value") else 1 for d in tt.shape.dim]
+        dtype = helper.tensor_dtype_to_np_dtype(tt.elem_type)
+        if np.issubdtype(dtype, np.floating):
+            feeds[vi.name] = rng.uniform(-1, 1, shape).astype(dtype)
+        elif dtype == np.bool_:
+            feeds[vi.name] = rng.integers(0, 2, shape).astype(np.bool_)
+        else:
+            feeds[vi.name] = rng.integers(0, 4, shape).astype(dtype)
+    return feeds
+
+
+def ort_run(path, feeds):
+    opts = ort.SessionOptions()
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    opts.log_severity_level = 3
+    sess = ort.InferenceSession(path, opts, providers=["CPUExecutionProvider"])
+    names = [i.name for i in sess.get_inputs()]
+    return [o.name for o in sess.get_outputs()], sess.run(None, {n: feeds[n] for n in names})
+
+
+def close(ref, out):
+    ref, out = np.asarray(ref), np.asarray(out)
+    if ref.dtype != out.dtype or ref.shape != out.shape:
+        return False
+    if not np.issubdtype(ref.dtype, np.floating):
+        return bool(np.array_equal(ref, out))
+    nan = np.isnan(ref)
+    if not np.array_equal(nan, np.isnan(out)):
+        return False
+    r, o = ref[~nan].astype(np.float64), out[~nan].astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        diff = np.where(r == o, 0.0, np.abs(r - o))  # equal infinities differ by nothing
+    finite = np.abs(r[np.isfinite(r)])
+    top = float(np.max(finite)) if finite.size else 0.0
+    return bool(np.all(diff <= 1e-5 + 1e-3 * top))
+
+
+def ort_verdict(inp, out, runs=2):
+    """True (equal), False (differs), None (onnxruntime cannot run them)."""
+    model = onnx.load(inp)
+    rng = np.random.default_rng(0)
+    for _ in range(runs):
+        feeds = ort_feeds(model, rng)
+        try:
+            names_a, a = ort_run(inp, feeds)
+            names_b, b = ort_run(out, feeds)
+        except Exception:
+            return None
+        by_name = dict(zip(names_a, a))
+        for k, name in enumerate(names_b):
+            if not close(by_name.get(name, a[k] if k < len(a) else None), b[k]):
+                return False
+    return True
+
+
+def t_agrees_with_ort(path, tmp):
+    out = os.path.join(tmp, "out.onnx")
+    p = subprocess.run([PPQFMT, "-q", "--check=2", path, "-o", out], capture_output=True, text=True)
+    if p.returncode == EXIT_NO_KERNEL:
+        return "no-kernel", None
+    if p.returncode not in (0, EXIT_MISMATCH):
+        return "skip", None  # a model ppqfmt refuses: other suites judge that
+    verdict = ort_verdict(path, out)
+    if verdict is None:
+        return "skip", None
+    mine = p.returncode == 0
+    if mine != verdict:
+        return "fail", "--check says %s, onnxruntime says %s (%s)" % (
+            "equal" if mine else "differs", "equal" if verdict else "differs", p.stderr.strip())
+    return "ok", None
+
+
+def t_break_caught():
+    path = os.path.join(REPO, "testdata", "sample.onnx")
+    p = subprocess.run([PPQFMT, "--dry-run", "--check", "--check-break", path],
+                       capture_output=True, text=True)
+    if p.returncode != EXIT_MISMATCH or "output 'Y' differs" not in p.stderr:
+        return "a spoilt weight: exit %d, stderr %r" % (p.returncode, p.stderr)
+    return None
+
+
+def t_bad_options():
+    path = os.path.join(REPO, "testdata", "sample.onnx")
+    errs = []
+    for bad in (["--check=0"], ["--check=x"], ["--check=1001"], ["--check=-1"],
+                ["--check-seed=x"], ["--check-seed=-3"], ["--check-seed"]):
+        p = subprocess.run([PPQFMT, "--dry-run"] + bad + [path], capture_output=True, text=True)
+        lines = p.stderr.splitlines()
+        if p.returncode != EXIT_USAGE or len(lines) != 1:
+            errs.append("%s: exit %d, stderr %r" % (bad, p.returncode, p.stderr))
+    return "; ".join(errs) or None
+
+
+def main():
+    word = sys.argv[sys.argv.index("--filter") + 1] if "--filter" in sys.argv else ""
+    models = sorted(glob.glob(os.path.join(REPO, "testdata", "**", "*.onnx"), recursive=True))
+    counts = {"ok": 0, "fail": 0, "skip": 0, "no-kernel": 0}
+    with tempfile.TemporaryDirectory() as tmp:
+        for path in models:
+            if word not in path:
+                continue
+            kind, msg = t_agrees_with_ort(path, tmp)
+            counts[kind] += 1
+            if msg:
+                print("FAIL %s: %s" % (os.path.relpath(path, REPO), msg))
+    failed = counts["fail"]
+    print("verdicts compared with onnxruntime: %d; a node without a kernel: %d; "
+          "not judged (refused or not run by onnxruntime): %d"
+          % (counts["ok"] + counts["fail"], counts["no-kernel"], counts["skip"]))
+    for name, test in (("break_caught", t_break_caught), ("bad_options", t_bad_options)):
+        msg = test()
+        counts["ok"] += msg is None
+        failed += msg is not None
+        print("%s %s%s" % ("FAIL" if msg else "ok", name, ": " + msg if msg else ""))
+    print("check_oracle: %d passed, %d failed, %d skipped"
+          % (counts["ok"], failed, counts["skip"] + counts["no-kernel"]))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -143,7 +143,7 @@ static int axes_to_attr(Op *op, int64_t from, int64_t to)
 static const char *split_check(const Op *op, int64_t from, int64_t to, char *buf, size_t size)
 {
     const char *why = NULL;
-    bool fed;
+    bool fed = false;
     if (lower_crosses(from, to, 18) && op_attr(op, "num_outputs")) {
         int rank = value_rank(op->inputs[0]);
         int64_t axis = op_attr_int(op, "axis", 0), parts = op_attr_int(op, "num_outputs", 0);
@@ -153,8 +153,11 @@ static const char *split_check(const Op *op, int64_t from, int64_t to, char *buf
         if (dim < 0 || parts <= 0 || dim % parts != 0 || parts != (int64_t)op->n_outputs)
             why = "num_outputs over an axis not known to divide evenly";
     }
-    if (!why && lower_crosses(from, to, 13) && (const_input(op, 1, &fed), fed))
+    const Tensor *sizes = lower_crosses(from, to, 13) ? const_input(op, 1, &fed) : NULL;
+    if (!why && lower_crosses(from, to, 13) && fed)
         why = "split sizes that are not a constant";
+    else if (!why && sizes && tensor_numel(sizes) != (int64_t)op->n_outputs)
+        why = "split sizes that are not one per output";
     if (!why && to < 11 && op_attr_int(op, "axis", 0) < 0)
         why = "a negative axis";
     if (!why)
@@ -375,7 +378,7 @@ static const char *versions_check(const Op *op, const OpVersion *hi, const OpVer
     for (const OpVersion *v = lo + 1; v <= hi; v++) {
         bool ok = v->kind == OV_TYPES || handles(g, v->since) ||
                   (v->kind == OV_ADDED && !uses_added(op, v, v - 1));
-        if (ok && v->since == 11 && negative_axis_attr(op) && !g) {
+        if (ok && v->since == 11 && negative_axis_attr(op)) {
             snprintf(buf, size, "%s with a negative axis has no opset-%lld form", op->type,
                      (long long)to);
             return buf;

@@ -22,8 +22,6 @@ from onnx import TensorProto, helper, numpy_helper
 
 import testlib  # tests/, beside this file
 
-sys.path.insert(0, testlib.SCRIPTS)
-import ortcheck  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PPQFMT = os.environ.get("PPQFMT", os.path.join(REPO, "build", "ppqfmt"))
@@ -34,31 +32,18 @@ IR_OF_OPSET = {13: 7, 16: 8, 17: 8, 18: 8, 19: 9, 20: 9, 21: 10, 22: 10, 23: 11,
 T = testlib.Tally("test_lower_opset")
 check = T.check
 
+fvi = testlib.tensor_vi
+attr = testlib.node_attr
+by_name = testlib.node_named
+same_outputs = testlib.ort_same_outputs
 
-def fvi(name, shape, dtype=TensorProto.FLOAT):
-    return helper.make_tensor_value_info(name, dtype, shape)
+
+def at_opset(opset, nodes, inputs, outputs, inits=()):
+    return testlib.model_at(opset, IR_OF_OPSET[opset], nodes, inputs, outputs, inits)
 
 
 def ints(name, values):
     return numpy_helper.from_array(np.array(values, np.int64), name)
-
-
-def at_opset(opset, nodes, inputs, outputs, inits=()):
-    g = helper.make_graph(nodes, "g", inputs, outputs, initializer=list(inits))
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
-    m.ir_version = IR_OF_OPSET[opset]
-    return m
-
-
-def attr(node, name):
-    for a in node.attribute:
-        if a.name == name:
-            return helper.get_attribute_value(a)
-    return None
-
-
-def by_name(model, name):
-    return next(n for n in model.graph.node if n.name == name)
 
 
 def input_value(model, node, slot):
@@ -285,7 +270,13 @@ def gelu20():
                     [fvi("y", [4])])
 
 
-CANNOT = [("reducemax20_bool", reduce_max20_bool, 18, "rmax"),
+def reduce13_negative_axis():
+    return at_opset(13, [helper.make_node("ReduceMean", ["x"], ["y"], "rneg", axes=[-1])],
+                    [fvi("x", [2, 3])], [fvi("y", [2, 1])])
+
+
+CANNOT = [("reduce13_negative_axis", reduce13_negative_axis, 10, "rneg"),
+          ("reducemax20_bool", reduce_max20_bool, 18, "rmax"),
           ("groupnorm21", group_norm21, 18, "'gn'"),
           ("split18_uneven", split18_uneven, 17, "usplit"),
           ("reduce18_fed_axes", reduce18_fed_axes, 17, "rfed"),
@@ -304,12 +295,6 @@ def debian_checker(path):
                         "onnx.checker.check_model(onnx.load(sys.argv[1]), full_check=True)", path],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
     return None if p.returncode == 0 else p.stderr.decode("utf-8", "replace").strip()[-300:]
-
-
-def same_outputs(src, dst):
-    feeds = ortcheck.random_inputs(src)
-    ok, msg = ortcheck.compare(ortcheck.run_python(src, feeds), ortcheck.run_python(dst, feeds))
-    return None if ok else msg
 
 
 def lowered(label, build, target, chk, tmp):

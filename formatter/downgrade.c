@@ -291,15 +291,16 @@ static bool handles(const Downgrade *g, int64_t since)
     return false;
 }
 
-/* Versions whose signature stayed but whose meaning grew in a way a node
- * may use: the attribute values they added are checked by the adapters
- * above, and GroupNormalization-21 (scale and bias per channel, not per
- * group) and RoiAlign-16 (a new default coordinate mode) have no old form
- * for the same node. */
-static bool meaning_changed(const char *type, int64_t since)
+/* Versions whose signature stayed (or only grew) but whose meaning changed
+ * for the same node: why, or NULL. (The attribute values other versions
+ * added are checked by the adapters above.) */
+static const char *meaning_changed(const char *type, int64_t since)
 {
-    return (strcmp(type, "GroupNormalization") == 0 && since == 21) ||
-           (strcmp(type, "RoiAlign") == 0 && since == 16);
+    if (strcmp(type, "GroupNormalization") == 0 && since == 21)
+        return "GroupNormalization-21 scales and shifts per channel, -18 per group";
+    if (strcmp(type, "RoiAlign") == 0 && since == 16)
+        return "RoiAlign-16's default coordinate mode (half_pixel) is not RoiAlign-10's";
+    return NULL;
 }
 
 /* --- per node --- */
@@ -344,8 +345,8 @@ static const char *types_check(const Op *op, const OpVersion *v, size_t n_in, in
             int32_t dt = x ? value_dtype(x) : 0;
             if (!dt || !mask || (dt < 32 && (mask >> dt & 1)))
                 continue;
-            snprintf(buf, size, "its %s %s of element type %d has no opset-%lld form (%s-%d "
-                     "does not take it)", k ? "output" : "input", x->name, (int)dt,
+            snprintf(buf, size, "its %s '%s' of element type %s has no opset-%lld form (%s-%d "
+                     "does not take it)", k ? "output" : "input", x->name, dtype_name(dt),
                      (long long)to, v->type, v->since);
             return buf;
         }
@@ -383,11 +384,19 @@ static const char *versions_check(const Op *op, const OpVersion *hi, const OpVer
                      (long long)to);
             return buf;
         }
-        if (!ok || meaning_changed(op->type, v->since)) {
-            snprintf(buf, size, "%s-%d changed %s at opset %d and ppqfmt has no exact "
-                     "opset-%lld form for it", op->type, v->since,
-                     v->kind == OV_ADDED ? "(this node uses what it added)" : "its signature",
-                     v->since, (long long)to);
+        const char *meaning = meaning_changed(op->type, v->since);
+        if (meaning) {
+            snprintf(buf, size, "%s: no opset-%lld form", meaning, (long long)to);
+            return buf;
+        }
+        if (!ok) {
+            if (v->kind == OV_ADDED)
+                snprintf(buf, size, "this node uses what %s-%d added (%s or a later input): "
+                         "no opset-%lld form", op->type, v->since, v->added, (long long)to);
+            else
+                snprintf(buf, size, "%s-%d changed its inputs, outputs or attributes and "
+                         "ppqfmt has no exact opset-%lld form for it", op->type, v->since,
+                         (long long)to);
             return buf;
         }
     }
@@ -405,8 +414,8 @@ static const char *node_check(const Op *op, int64_t from, int64_t to, bool *need
             const Var *x = k ? op->outputs[i] : op->inputs[i];
             int32_t dt = x ? value_dtype(x) : 0;
             if (dtype_since(dt) > to) {
-                snprintf(buf, size, "element type %d of '%s' exists from opset %lld only",
-                         (int)dt, x->name, (long long)dtype_since(dt));
+                snprintf(buf, size, "element type %s of '%s' exists from opset %lld only",
+                         dtype_name(dt), x->name, (long long)dtype_since(dt));
                 return buf;
             }
         }

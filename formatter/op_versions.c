@@ -220,7 +220,7 @@ const OpVersion OP_VERSIONS[] = {
     {"GridSample", 16, OV_NEW, "", 2, 1, 0, {0xfffeu, 0xc02u}, {0xfffeu}},
     {"GridSample", 20, OV_CHANGED, "", 2, 1, 0, {0xfffeu, 0xc02u}, {0xfffeu}},
     {"GridSample", 22, OV_TYPES, "", 2, 1, 0, {0x1fffeu, 0x10c02u}, {0x1fffeu}},
-    {"GroupNormalization", 18, OV_DEPRECATED, "", 3, 1, 0, {0x10c02u, 0x10c02u, 0x10c02u}, {0x10c02u}},
+    {"GroupNormalization", 18, OV_NEW, "", 3, 1, 0, {0x10c02u, 0x10c02u, 0x10c02u}, {0x10c02u}},
     {"GroupNormalization", 21, OV_ADDED, "stash_type", 3, 1, 0, {0x10c02u, 0x10c02u, 0x10c02u}, {0x10c02u}},
     {"HammingWindow", 17, OV_NEW, "", 1, 1, 0, {0xc0u}, {0x13cfeu}},
     {"HannWindow", 17, OV_NEW, "", 1, 1, 0, {0xc0u}, {0x13cfeu}},

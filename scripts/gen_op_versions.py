@@ -71,7 +71,7 @@ def main():
             kind = "OV_NEW" if prev is None else (
                 "OV_TYPES" if signature(s) == signature(prev) else
                 "OV_ADDED" if added is not None else "OV_CHANGED")
-            if s.deprecated:
+            if s.deprecated and prev is not None:  # GroupNormalization-18 is flagged too
                 kind = "OV_DEPRECATED"
             variadic = 1 if s.inputs and s.inputs[-1].option == 2 else 0
             rows.append('    {"%s", %d, %s, "%s", %d, %d, %d, %s, %s},' % (

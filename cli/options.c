@@ -35,7 +35,7 @@ void options_usage(FILE *f)
           "      --passes=LIST      run exactly these passes (comma list, 'all' or 'none')\n"
           "      --enable=P[,P]     add passes to the default set\n"
           "      --disable=P[,P]    remove passes from the set (--no-P, --no-all: the same)\n"
-          "      --target-opset=N   raise or lower the default-domain opset to N (7..26) first\n"
+          "      --target-opset=N   raise or lower the default-domain opset to N (7..26)\n"
           "      --report[=FMT]     say what each pass changed, on stderr (text or json)\n"
           "      --print, --dry-run print the graph as a table / format but write no model\n"
           "      --external-data=F  put initializers >= --size-threshold=BYTES (1024) in\n"

@@ -36,7 +36,7 @@ void options_usage(FILE *f)
           "  -o, --output=FILE      write the formatted model to FILE (default: stdout)\n"
           "      --passes=LIST      run exactly these passes (comma list, 'all' or 'none')\n"
           "      --enable=P,.. / --disable=P,..  add / remove passes (--no-P, --no-all)\n"
-          "      --target-opset=N   raise the default-domain opset to N (7..26) first\n"
+          "      --target-opset=N   raise or lower the default-domain opset to N (7..26)\n"
           "      --report[=FMT]     say what each pass changed, on stderr (text or json)\n"
           "      --print, --dry-run print the graph as a table / format but write no model\n"
           "      --external-data=F  put initializers >= --size-threshold=BYTES (1024) in\n"
@@ -256,7 +256,7 @@ static int set_target_opset(Options *o, const char *arg, Diag *d)
         return diag_set(d, PPQ_EUSAGE, "--target-opset takes an opset number, not '%s'", arg);
     if (v < OPSET_TARGET_MIN || v > OPSET_TARGET_MAX)
         return diag_set(d, PPQ_EUSAGE, "--target-opset=%ld is outside the opsets ppqfmt can "
-                        "raise to (%d to %d)", v, OPSET_TARGET_MIN, OPSET_TARGET_MAX);
+                        "raise or lower to (%d to %d)", v, OPSET_TARGET_MIN, OPSET_TARGET_MAX);
     o->target_opset = (int)v;
     return 0;
 }

@@ -18,6 +18,7 @@
 
 #include "../core/infer/infer.h"
 #include "../core/ops/ops_registry.h"
+#include "downgrade.h"
 #include "params.h"
 #include "passes.h"
 #include "upgrade.h"
@@ -468,16 +469,21 @@ static int raise_model(Model *m, int64_t target, Diag *d)
     if (from == 0)
         model_warn(m, "opset_import", "the model imports no default-domain opset: nothing "
                    "to raise to %lld", (long long)target);
-    else if (from > target)
-        model_warn(m, "opset_import", "opset %lld kept: it is above --target-opset=%lld "
-                   "(ppqfmt never lowers an opset)", (long long)from, (long long)target);
-    if (from == 0 || from >= target)
+    if (from == 0 || from == target)
         return 0;
     /* The rules read element types and ranks (a Clip's bounds take its input's
      * type): before the pipeline nothing has inferred them yet. */
     infer_free(m->facts);
     if (!(m->facts = infer_model(m, d, ops_rule)))
         return d->code;
+    if (from > target) {
+        int rc = opset_lower(m, from, target, d);
+        infer_free(m->facts); /* stale now: the pipeline infers again */
+        m->facts = NULL;
+        graph_walk_post(m->graph, compact_graph, NULL);
+        return rc ? rc : m->oom ? diag_set(d, PPQ_EINTERNAL, "out of memory lowering the opset")
+                                : 0;
+    }
     Walk w = {.from = from, .to = target};
     graph_walk_post(m->graph, gather, &w);
     const FunctionNode *fn;

@@ -1,5 +1,6 @@
-/* opset.h - --target-opset: raising the whole model to a chosen default-domain
- * opset before the passes run (opset.c; the adaptations are in upgrade.h). */
+/* opset.h - --target-opset: raising or lowering the whole model to a chosen
+ * default-domain opset before the passes run (opset.c; the adaptations are
+ * in upgrade.h, the lowering in downgrade.h). */
 #ifndef PPQ_OPSET_H
 #define PPQ_OPSET_H
 
@@ -15,10 +16,9 @@ enum { OPSET_TARGET_MIN = 7, OPSET_TARGET_MAX = 26 };
 /* The stage its changes and warnings are logged under (--report). */
 #define OPSET_STAGE "target-opset"
 
-/* Raises m's default-domain opset to target, adapting every node (subgraphs
- * included). A model already at target or above is left as it is, with a
- * warning when above. A node that cannot be adapted: PPQ_EINPUT naming it,
- * and the model unchanged. */
+/* Raises or lowers m's default-domain opset to target, adapting every node
+ * (subgraphs included). A model already at target is left as it is. A node
+ * that cannot be adapted: PPQ_EINPUT naming it, and the model unchanged. */
 int opset_raise_to(Model *m, int64_t target, Diag *d);
 
 #endif

@@ -13,10 +13,13 @@ onnx.checker.check_model(full_check=True), and onnxruntime gives the expected ou
 in REFUSED, with the reason, are counted apart; any other refusal fails.
 With --target-opset=N ppqfmt also raises every case to opset N first (cases above N stay
 as they are, with ppqfmt's warning); the refusals allowed then are REFUSED_RAISE's.
-Last line: `onnx_node_suite[-raised]: N passed, M failed, K skipped`; exit 1 if M > 0.
+With --round-trip ppqfmt raises every case to opset 26 (--passes=none) and lowers the result
+back to the case's own opset (--passes=none --verify-ir): the case passes as above, or ppqfmt
+refuses with exit 2 (the raise or the lowering); refusals are counted by reason and printed.
+Last line: `onnx_node_suite[-raised|-round-trip]: N passed, M failed, K skipped`; exit 1 if M > 0.
 
     .deps/venv/bin/python tests/onnx_node_suite.py [--filter SUBSTR] [-j N] [-v]
-        [--target-opset=N]
+        [--target-opset=N | --round-trip]
 """
 import argparse
 import collections
@@ -47,6 +50,32 @@ REFUSED_RAISE = {
     'test_scan_sum': 'Scan-8 (its signature changed in opset 9)',
 }
 ORT_MAX_IR = 13  # onnxruntime 1.31.1: "max supported IR version: 13"
+ROUND_TRIP_MIN, ROUND_TRIP_TOP = 7, 26  # the opsets --target-opset accepts
+
+
+def default_opset(model):
+    return next((o.version for o in model.opset_import if o.domain in ('', 'ai.onnx')), 0)
+
+
+def round_trip(path, opset):
+    """Raises path to ROUND_TRIP_TOP, then lowers that to opset: None when path.out was
+    written, else why not (a 'ppqfmt exit N: ...' line from the step that stopped)."""
+    raised = path + '.raised'
+    err = run_ppqfmt([PPQFMT, '-q', '--passes=none', '--target-opset=%d' % ROUND_TRIP_TOP,
+                      path, '-o', raised], raised)
+    if err:
+        return err.replace('ppqfmt exit', 'raise: ppqfmt exit', 1)
+    return run_ppqfmt([PPQFMT, '-q', '--passes=none', '--verify-ir',
+                       '--target-opset=%d' % opset, raised, '-o', path + '.out'], path + '.out')
+
+
+def refusal_reason(err):
+    """A refusal's message without node, value and function names: countable."""
+    m = re.search(r'cannot (lower|raise) opset.*', err)
+    why = m.group(0) if m else err
+    why = re.sub(r"node '[^']*' \((\w+)\)", r'\1', why)
+    why = re.sub(r"'[^']*'", "'...'", why)
+    return re.sub(r'(cannot (lower|raise) opset) \d+ to \d+', r'\1', why)[:160]
 
 
 def as_arrays(values):
@@ -166,8 +195,11 @@ def main():
     ap.add_argument('-v', action='store_true', help='also list the skipped cases')
     ap.add_argument('--target-opset', type=int, default=0,
                     help='also raise every case to this opset (ppqfmt --target-opset)')
+    ap.add_argument('--round-trip', action='store_true',
+                    help='raise every case to opset %d and lower it back' % ROUND_TRIP_TOP)
     args = ap.parse_args()
-    suite = 'onnx_node_suite' + ('-raised' if args.target_opset else '')
+    suite = 'onnx_node_suite' + ('-raised' if args.target_opset else
+                                 '-round-trip' if args.round_trip else '')
     allowed = REFUSED_RAISE if args.target_opset else REFUSED
     extra = ['--target-opset=%d' % args.target_opset] if args.target_opset else []
     t0 = time.time()
@@ -181,9 +213,19 @@ def main():
             paths[name] = os.path.join(tmp, name, 'model.onnx')
             onnx.save(model, paths[name])
         pool = concurrent.futures.ThreadPoolExecutor(max(1, args.j))
-        runs = {name: pool.submit(run_ppqfmt, [PPQFMT, '--verify-ir', '-q'] + extra +
-                                  [paths[name], '-o', paths[name] + '.out'], paths[name] + '.out')
-                for name, *_ in ready}
+        if args.round_trip:  # the opsets --target-opset can lower to
+            for name, model, _, _ in ready:
+                if not ROUND_TRIP_MIN <= default_opset(model) <= ROUND_TRIP_TOP:
+                    skipped[name] = 'round trip: default-domain opset %d outside %d..%d' % (
+                        default_opset(model), ROUND_TRIP_MIN, ROUND_TRIP_TOP)
+            ready = [case for case in ready if case[0] not in skipped]
+            runs = {name: pool.submit(round_trip, paths[name], default_opset(model))
+                    for name, model, _, _ in ready}
+        else:
+            runs = {name: pool.submit(run_ppqfmt, [PPQFMT, '--verify-ir', '-q'] + extra +
+                                      [paths[name], '-o', paths[name] + '.out'],
+                                      paths[name] + '.out')
+                    for name, *_ in ready}
         for name, model, feeds, expected in ready:
             got = ort_run(paths[name], feeds)
             ok, msg = (False, got) if isinstance(got, str) else ortcheck.compare(expected, got)
@@ -200,6 +242,8 @@ def main():
             elif verdict[0] == 'ort-limit':
                 skipped[name] = 'raised: %s, also on the original at opset %d' % (
                     verdict[1], args.target_opset)
+            elif verdict[0] == 'refused' and args.round_trip:
+                refused[name] = refusal_reason(verdict[1])
             elif verdict[0] == 'refused' and name in allowed and allowed[name] in verdict[1]:
                 refused[name] = allowed[name]
             else:
@@ -212,6 +256,9 @@ def main():
     if args.v:
         for name in sorted(skipped):
             print('SKIP %s: %s' % (name, skipped[name]))
+    if args.round_trip:
+        for why, n in collections.Counter(refused.values()).most_common():
+            print('refused %4d  %s' % (n, why))
     for name in sorted(refused):
         print('refused %s: %s' % (name, refused[name]))
     for name in sorted(failed):

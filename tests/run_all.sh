@@ -50,7 +50,9 @@ if [ -n "$SANITIZED" ]; then
     run "$PYTHON" tests/fold_oracle.py
     run .deps/venv/bin/python tests/onnx_node_suite.py
     run .deps/venv/bin/python tests/onnx_node_suite.py --target-opset=26
+    run .deps/venv/bin/python tests/onnx_node_suite.py --round-trip
     run .deps/venv/bin/python tests/test_target_opset_modern.py
+    run .deps/venv/bin/python tests/test_lower_opset.py
     run .deps/venv/bin/python tests/test_registry_rows.py
     run .deps/venv/bin/python tests/infer_oracle_modern.py
     run .deps/venv/bin/python tests/qdq_suite.py
@@ -69,7 +71,9 @@ else
     run "$PYTHON" tests/fold_oracle.py
     run .deps/venv/bin/python tests/onnx_node_suite.py
     run .deps/venv/bin/python tests/onnx_node_suite.py --target-opset=26
+    run .deps/venv/bin/python tests/onnx_node_suite.py --round-trip
     run .deps/venv/bin/python tests/test_target_opset_modern.py
+    run .deps/venv/bin/python tests/test_lower_opset.py
     run .deps/venv/bin/python tests/test_registry_rows.py
     run .deps/venv/bin/python tests/infer_oracle_modern.py
     run .deps/venv/bin/python tests/qdq_suite.py

@@ -23,8 +23,6 @@ from onnx import TensorProto, helper, numpy_helper
 
 import testlib  # tests/, beside this file
 
-sys.path.insert(0, testlib.SCRIPTS)
-import ortcheck  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PPQFMT = os.environ.get("PPQFMT", os.path.join(REPO, "build", "ppqfmt"))
@@ -36,23 +34,14 @@ IR_OF_OPSET = {13: 7, 16: 8, 17: 8, 18: 8, 19: 9, 20: 9, 21: 10, 22: 10, 23: 11,
 T = testlib.Tally("test_target_opset_modern")
 check = T.check
 
-
-def fvi(name, shape, dtype=TensorProto.FLOAT):
-    return helper.make_tensor_value_info(name, dtype, shape)
+fvi = testlib.tensor_vi
+attr = testlib.node_attr
+by_name = testlib.node_named
+same_outputs = testlib.ort_same_outputs
 
 
 def at_opset(opset, nodes, inputs, outputs, inits=()):
-    g = helper.make_graph(nodes, "g", inputs, outputs, initializer=list(inits))
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
-    m.ir_version = IR_OF_OPSET[opset]
-    return m
-
-
-def attr(node, name):
-    for a in node.attribute:
-        if a.name == name:
-            return helper.get_attribute_value(a)
-    return None
+    return testlib.model_at(opset, IR_OF_OPSET[opset], nodes, inputs, outputs, inits)
 
 
 def init_value(model, name):
@@ -60,10 +49,6 @@ def init_value(model, name):
         if t.name == name:
             return numpy_helper.to_array(t)
     raise AssertionError("input %s is no initializer" % name)
-
-
-def by_name(model, name):
-    return next(n for n in model.graph.node if n.name == name)
 
 
 # --- the cases: (label, model, target, structure check(inp, out) -> None or why) ---
@@ -229,12 +214,6 @@ CANNOT = [("groupnorm18_input", group_norm18_input, 21, "GroupNormalization")]
 
 def run(args):
     return testlib.run_ppqfmt(PPQFMT, args)
-
-
-def same_outputs(src, dst):
-    feeds = ortcheck.random_inputs(src)
-    ok, msg = ortcheck.compare(ortcheck.run_python(src, feeds), ortcheck.run_python(dst, feeds))
-    return None if ok else msg
 
 
 def raised(label, build, target, chk, tmp):

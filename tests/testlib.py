@@ -182,3 +182,39 @@ def check_default_passes(check, ppqfmt, label, src, dst, target, equiv):
         check("%s: default passes full checker" % label, onnx.checker.check_model,
               onnx.load(dst), True)
         check("%s: onnxruntime same outputs" % label, equiv, src, dst)
+
+
+# --- small models built with onnx.helper, shared by tests/test_target_opset_modern.py and
+# tests/test_lower_opset.py (the pinned onnx of .deps/venv) ---
+
+def tensor_vi(name, shape, dtype=onnx.TensorProto.FLOAT):
+    return onnx.helper.make_tensor_value_info(name, dtype, shape)
+
+
+def model_at(opset, ir_version, nodes, inputs, outputs, inits=()):
+    """A one-graph model importing default-domain opset `opset`, at ir_version."""
+    g = onnx.helper.make_graph(nodes, "g", inputs, outputs, initializer=list(inits))
+    m = onnx.helper.make_model(g, opset_imports=[onnx.helper.make_opsetid("", opset)])
+    m.ir_version = ir_version
+    return m
+
+
+def node_attr(node, name):
+    """The value of node's attribute name, or None."""
+    for a in node.attribute:
+        if a.name == name:
+            return onnx.helper.get_attribute_value(a)
+    return None
+
+
+def node_named(model, name):
+    return next(n for n in model.graph.node if n.name == name)
+
+
+def ort_same_outputs(src, dst):
+    """None when onnxruntime gives the same outputs on the models at src and dst (random
+    inputs), else why not."""
+    oc = ortcheck()
+    feeds = oc.random_inputs(src)
+    ok, msg = oc.compare(oc.run_python(src, feeds), oc.run_python(dst, feeds))
+    return None if ok else msg

@@ -25,9 +25,6 @@ import testlib  # tests/, beside this file
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PPQFMT = os.environ.get("PPQFMT", os.path.join(REPO, "build", "ppqfmt"))
-# The IR version of the onnx release that introduced each opset (onnx.helper.VERSION_TABLE).
-IR_OF_OPSET = {13: 7, 16: 8, 17: 8, 18: 8, 19: 9, 20: 9, 21: 10, 22: 10, 23: 11, 24: 12,
-               25: 13, 26: 13}
 
 T = testlib.Tally("test_lower_opset")
 check = T.check
@@ -36,10 +33,6 @@ fvi = testlib.tensor_vi
 attr = testlib.node_attr
 by_name = testlib.node_named
 same_outputs = testlib.ort_same_outputs
-
-
-def at_opset(opset, nodes, inputs, outputs, inits=()):
-    return testlib.model_at(opset, IR_OF_OPSET[opset], nodes, inputs, outputs, inits)
 
 
 def ints(name, values):
@@ -70,7 +63,7 @@ def reduce18():
         shape = list(np.zeros((2, 3, 4)).sum(axis=None if axes is None else tuple(axes),
                                               keepdims=bool(keep)).shape)
         outs.append(fvi("y%d" % i, shape))
-    return at_opset(18, nodes, [fvi("x", [2, 3, 4])], outs, inits)
+    return testlib.model_at(18, nodes, [fvi("x", [2, 3, 4])], outs, inits)
 
 
 def axes_moved(inp, out):
@@ -90,7 +83,7 @@ def axes13():
     nodes = [helper.make_node("ReduceSum", ["x", "a0"], ["s"], "sum", keepdims=1),
              helper.make_node("Unsqueeze", ["s", "a1"], ["u"], "unsq"),
              helper.make_node("Squeeze", ["u", "a2"], ["y"], "sq")]
-    return at_opset(13, nodes, [fvi("x", [2, 3, 4])], [fvi("y", [2, 1, 4])], inits)
+    return testlib.model_at(13, nodes, [fvi("x", [2, 3, 4])], [fvi("y", [2, 1, 4])], inits)
 
 
 def split18(opset=18):
@@ -98,7 +91,7 @@ def split18(opset=18):
         nodes = [helper.make_node("Split", ["x"], ["a", "b", "c"], "split", axis=1,
                                   num_outputs=3)]
         outs = [fvi(n, [2, 2]) for n in "abc"]
-        return at_opset(opset, nodes, [fvi("x", [2, 6])], outs)
+        return testlib.model_at(opset, nodes, [fvi("x", [2, 6])], outs)
     return build
 
 
@@ -118,7 +111,7 @@ def split_equal(inp, out):
 
 def split13():
     nodes = [helper.make_node("Split", ["x", "sz"], ["a", "b"], "split", axis=0)]
-    return at_opset(13, nodes, [fvi("x", [5, 2])], [fvi("a", [2, 2]), fvi("b", [3, 2])],
+    return testlib.model_at(13, nodes, [fvi("x", [5, 2])], [fvi("a", [2, 2]), fvi("b", [3, 2])],
                     [ints("sz", [2, 3])])
 
 
@@ -134,7 +127,7 @@ def pad_resize(opset):
                  numpy_helper.from_array(np.array([1, 1, 2, 2], np.float32), "scales")]
         nodes = [helper.make_node("Pad", ["x", "pads"], ["p"], "pad", mode="reflect"),
                  helper.make_node("Resize", ["p", "", "scales"], ["y"], "resize", mode="linear")]
-        return at_opset(opset, nodes, [fvi("x", [1, 2, 3, 3])], [fvi("y", [1, 2, 10, 10])],
+        return testlib.model_at(opset, nodes, [fvi("x", [1, 2, 3, 3])], [fvi("y", [1, 2, 10, 10])],
                         inits)
     return build
 
@@ -155,7 +148,7 @@ def scatter18():
              helper.make_node("ScatterElements", ["s", "eidx", "v"], ["y"], "sel", axis=0,
                               reduction="mul"),
              helper.make_node("ScatterND", ["y", "idx", "u"], ["z"], "snone", reduction="none")]
-    return at_opset(18, nodes, [fvi("x", [4, 3]), fvi("u", [2, 3]), fvi("v", [1, 3])],
+    return testlib.model_at(18, nodes, [fvi("x", [4, 3]), fvi("u", [2, 3]), fvi("v", [1, 3])],
                     [fvi("z", [4, 3])], inits)
 
 
@@ -169,7 +162,7 @@ def scatter_reductions_kept(inp, out):
 
 def scatter18_none():
     nodes = [helper.make_node("ScatterND", ["x", "idx", "u"], ["y"], "snone", reduction="none")]
-    return at_opset(18, nodes, [fvi("x", [4, 3]), fvi("u", [2, 3])], [fvi("y", [4, 3])],
+    return testlib.model_at(18, nodes, [fvi("x", [4, 3]), fvi("u", [2, 3])], [fvi("y", [4, 3])],
                     [ints("idx", [[0], [2]])])
 
 
@@ -188,7 +181,7 @@ def plain21():
              helper.make_node("Cast", ["h"], ["f"], "cast2", to=TensorProto.FLOAT),
              helper.make_node("Flatten", ["f"], ["fl"], "flatten", axis=1),
              helper.make_node("Add", ["fl", "fl"], ["y"], "add")]
-    return at_opset(21, nodes, [fvi("x", [1, 3, 4, 4])], [fvi("y", [1, 64])], [w])
+    return testlib.model_at(21, nodes, [fvi("x", [1, 3, 4, 4])], [fvi("y", [1, 64])], [w])
 
 
 def reduce_in_if():
@@ -199,7 +192,7 @@ def reduce_in_if():
             "b_" + name, [], [fvi("o_" + name, [3])], initializer=[ints(name, [axis])])
     nodes = [helper.make_node("If", ["c"], ["y"], "if", then_branch=branch("ta", 0),
                               else_branch=branch("ea", 0))]
-    return at_opset(18, nodes, [fvi("c", [], TensorProto.BOOL), fvi("x", [3, 3])],
+    return testlib.model_at(18, nodes, [fvi("c", [], TensorProto.BOOL), fvi("x", [3, 3])],
                     [fvi("y", [3])])
 
 
@@ -227,51 +220,51 @@ CASES = [("reduce18", reduce18, 17, axes_moved), ("reduce18", reduce18, 13, axes
 # --- refusals: (label, build, target, word the message must hold) ---
 
 def reduce_max20_bool():
-    return at_opset(20, [helper.make_node("ReduceMax", ["x"], ["y"], "rmax", keepdims=0)],
+    return testlib.model_at(20, [helper.make_node("ReduceMax", ["x"], ["y"], "rmax", keepdims=0)],
                     [fvi("x", [2, 3], TensorProto.BOOL)], [fvi("y", [], TensorProto.BOOL)])
 
 
 def group_norm21():
     inits = [numpy_helper.from_array(np.ones(4, np.float32), n) for n in ("s", "b")]
-    return at_opset(21, [helper.make_node("GroupNormalization", ["x", "s", "b"], ["y"], "gn",
+    return testlib.model_at(21, [helper.make_node("GroupNormalization", ["x", "s", "b"], ["y"], "gn",
                                           num_groups=2)],
                     [fvi("x", [1, 4, 2, 2])], [fvi("y", [1, 4, 2, 2])], inits)
 
 
 def split18_uneven():
-    return at_opset(18, [helper.make_node("Split", ["x"], ["a", "b"], "usplit", axis=0,
+    return testlib.model_at(18, [helper.make_node("Split", ["x"], ["a", "b"], "usplit", axis=0,
                                           num_outputs=2)],
                     [fvi("x", [5])], [fvi("a", [3]), fvi("b", [2])])
 
 
 def reduce18_fed_axes():
-    return at_opset(18, [helper.make_node("ReduceMean", ["x", "ax"], ["y"], "rfed")],
+    return testlib.model_at(18, [helper.make_node("ReduceMean", ["x", "ax"], ["y"], "rfed")],
                     [fvi("x", [2, 3]), fvi("ax", [1], TensorProto.INT64)], [fvi("y", None)])
 
 
 def bfloat16_13():
-    return at_opset(13, [helper.make_node("Cast", ["x"], ["y"], "tobf16", to=TensorProto.BFLOAT16)],
+    return testlib.model_at(13, [helper.make_node("Cast", ["x"], ["y"], "tobf16", to=TensorProto.BFLOAT16)],
                     [fvi("x", [2])], [fvi("y", [2], TensorProto.BFLOAT16)])
 
 
 def scatter18_max():
-    return at_opset(18, [helper.make_node("ScatterND", ["x", "i", "u"], ["y"], "smax",
+    return testlib.model_at(18, [helper.make_node("ScatterND", ["x", "i", "u"], ["y"], "smax",
                                           reduction="max")],
                     [fvi("x", [4]), fvi("u", [1])], [fvi("y", [4])], [ints("i", [[1]])])
 
 
 def pad19_wrap():
-    return at_opset(19, [helper.make_node("Pad", ["x", "p"], ["y"], "wrap", mode="wrap")],
+    return testlib.model_at(19, [helper.make_node("Pad", ["x", "p"], ["y"], "wrap", mode="wrap")],
                     [fvi("x", [4])], [fvi("y", [6])], [ints("p", [1, 1])])
 
 
 def gelu20():
-    return at_opset(20, [helper.make_node("Gelu", ["x"], ["y"], "gelu")], [fvi("x", [4])],
+    return testlib.model_at(20, [helper.make_node("Gelu", ["x"], ["y"], "gelu")], [fvi("x", [4])],
                     [fvi("y", [4])])
 
 
 def reduce13_negative_axis():
-    return at_opset(13, [helper.make_node("ReduceMean", ["x"], ["y"], "rneg", axes=[-1])],
+    return testlib.model_at(13, [helper.make_node("ReduceMean", ["x"], ["y"], "rneg", axes=[-1])],
                     [fvi("x", [2, 3])], [fvi("y", [2, 1])])
 
 

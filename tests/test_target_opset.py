@@ -27,8 +27,6 @@ from passes.target_opset import (CANNOT, CASES, LEGACY_RUNS, REFERENCES, attr, d
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TESTDATA = os.path.join(REPO, "testdata", "target_opset")
 PPQFMT = os.environ.get("PPQFMT", os.path.join(REPO, "build", "ppqfmt"))
-# The IR version of the onnx release that introduced each opset (onnx.helper.VERSION_TABLE).
-IR_OF_OPSET = {1: 3, 5: 3, 6: 3, 7: 3, 8: 3, 9: 4, 10: 5, 11: 6, 12: 7, 13: 7, 14: 7, 15: 8, 16: 8, 17: 8}
 
 T = testlib.Tally("test_target_opset")
 report, check = T.report, T.check
@@ -44,7 +42,7 @@ def raised(name, target, chk, tmp):
     inp = onnx.load(src)
     label = "%s@%d" % (name, target)
     dst = os.path.join(tmp, label + ".onnx")
-    out = testlib.check_raise_alone(check, PPQFMT, label, src, dst, target, IR_OF_OPSET[target])
+    out = testlib.check_raise_alone(check, PPQFMT, label, src, dst, target, testlib.IR_OF_OPSET[target])
     if out is None:
         return
     if chk:

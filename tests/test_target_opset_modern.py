@@ -27,9 +27,6 @@ import testlib  # tests/, beside this file
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PPQFMT = os.environ.get("PPQFMT", os.path.join(REPO, "build", "ppqfmt"))
 NEWEST = 26  # the newest opset onnxruntime 1.31.1 runs (onnx 1.23.2 defines 28)
-# The IR version of the onnx release that introduced each opset (onnx.helper.VERSION_TABLE).
-IR_OF_OPSET = {13: 7, 16: 8, 17: 8, 18: 8, 19: 9, 20: 9, 21: 10, 22: 10, 23: 11, 24: 12,
-               25: 13, 26: 13}
 
 T = testlib.Tally("test_target_opset_modern")
 check = T.check
@@ -38,10 +35,6 @@ fvi = testlib.tensor_vi
 attr = testlib.node_attr
 by_name = testlib.node_named
 same_outputs = testlib.ort_same_outputs
-
-
-def at_opset(opset, nodes, inputs, outputs, inits=()):
-    return testlib.model_at(opset, IR_OF_OPSET[opset], nodes, inputs, outputs, inits)
 
 
 def init_value(model, name):
@@ -70,7 +63,7 @@ def reduce13():
         shape = [1 if a in marked else n for a, n in enumerate([2, 3, 4]) if keep or a not in marked]
         outs.append(fvi("y%d" % i, shape))
     nodes.insert(0, helper.make_node("Abs", ["x"], ["xp"], "abs"))
-    return at_opset(17, nodes, [fvi("x", [2, 3, 4])], outs)
+    return testlib.model_at(17, nodes, [fvi("x", [2, 3, 4])], outs)
 
 
 def reduce_check(inp, out):
@@ -90,7 +83,7 @@ def reduce_check(inp, out):
 
 
 def split17_equal():
-    return at_opset(17, [helper.make_node("Split", ["x"], ["a", "b", "c"], "split", axis=1)],
+    return testlib.model_at(17, [helper.make_node("Split", ["x"], ["a", "b", "c"], "split", axis=1)],
                     [fvi("x", [2, 6])], [fvi("a", [2, 2]), fvi("b", [2, 2]), fvi("c", [2, 2])])
 
 
@@ -122,7 +115,7 @@ def grid_sample16():
     nodes = [helper.make_node("GridSample", ["x", "grid"], ["y%d" % i], "gs%d" % i, **kw)
              for i, kw in enumerate([{}, {"mode": "bilinear"}, {"mode": "bicubic"},
                                      {"mode": "nearest", "align_corners": 1}])]
-    return at_opset(16, nodes, [fvi("x", [1, 2, 4, 5]), fvi("grid", [1, 3, 3, 2])],
+    return testlib.model_at(16, nodes, [fvi("x", [1, 2, 4, 5]), fvi("grid", [1, 3, 3, 2])],
                     [fvi("y%d" % i, [1, 2, 3, 3]) for i in range(4)])
 
 
@@ -137,7 +130,7 @@ def dft17():
              helper.make_node("DFT", ["x", ""], ["y1"], "dft1", axis=2, inverse=1),
              helper.make_node("DFT", ["x", "len"], ["y2"], "dft2", axis=2, onesided=1)]
     length = numpy_helper.from_array(np.array(6, np.int64), "len")
-    return at_opset(17, nodes, [fvi("x", [2, 5, 6, 1])],
+    return testlib.model_at(17, nodes, [fvi("x", [2, 5, 6, 1])],
                     [fvi("y0", [2, 5, 6, 2]), fvi("y1", [2, 5, 6, 2]), fvi("y2", [2, 5, 4, 2])],
                     [length])
 
@@ -159,7 +152,7 @@ def dft_check(inp, out):
 def plain13():
     w = numpy_helper.from_array(np.random.default_rng(1).normal(size=(4, 3, 3, 3))
                                 .astype(np.float32), "w")
-    return at_opset(13, [helper.make_node("Conv", ["x", "w"], ["c"], "conv", pads=[1, 1, 1, 1]),
+    return testlib.model_at(13, [helper.make_node("Conv", ["x", "w"], ["c"], "conv", pads=[1, 1, 1, 1]),
                          helper.make_node("Relu", ["c"], ["y"], "relu")],
                     [fvi("x", [1, 3, 5, 5])], [fvi("y", [1, 4, 5, 5])], [w])
 
@@ -186,7 +179,7 @@ def group_norm18_const():
     nodes = [helper.make_node("GroupNormalization", ["x", "s", "b"], ["h"], "gn0", num_groups=3),
              helper.make_node("GroupNormalization", ["h", "s", "b"], ["y"], "gn1", num_groups=3,
                               epsilon=1e-3)]
-    return at_opset(18, nodes, [fvi("x", [2, 6, 3, 2])], [fvi("y", [2, 6, 3, 2])], inits)
+    return testlib.model_at(18, nodes, [fvi("x", [2, 6, 3, 2])], [fvi("y", [2, 6, 3, 2])], inits)
 
 
 def group_norm_check(inp, out):
@@ -201,7 +194,7 @@ def group_norm_check(inp, out):
 
 
 def group_norm18_input():
-    return at_opset(18, [helper.make_node("GroupNormalization", ["x", "s", "b"], ["y"], "gn",
+    return testlib.model_at(18, [helper.make_node("GroupNormalization", ["x", "s", "b"], ["y"], "gn",
                                           num_groups=2)],
                     [fvi("x", [1, 4, 2, 2]), fvi("s", [2]), fvi("b", [2])],
                     [fvi("y", [1, 4, 2, 2])])
@@ -221,7 +214,7 @@ def raised(label, build, target, chk, tmp):
     label = "%s@%d" % (label, target)
     src, dst = (os.path.join(tmp, label + ext) for ext in (".in.onnx", ".onnx"))
     onnx.save(inp, src)
-    out = testlib.check_raise_alone(check, PPQFMT, label, src, dst, target, IR_OF_OPSET[target])
+    out = testlib.check_raise_alone(check, PPQFMT, label, src, dst, target, testlib.IR_OF_OPSET[target])
     if out is None:
         return
     if chk:

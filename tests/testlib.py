@@ -191,11 +191,17 @@ def tensor_vi(name, shape, dtype=onnx.TensorProto.FLOAT):
     return onnx.helper.make_tensor_value_info(name, dtype, shape)
 
 
-def model_at(opset, ir_version, nodes, inputs, outputs, inits=()):
-    """A one-graph model importing default-domain opset `opset`, at ir_version."""
+# The IR version of the onnx release that introduced each default-domain opset
+# (onnx.helper.VERSION_TABLE): what a raise to that opset must write at least.
+IR_OF_OPSET = {1: 3, 5: 3, 6: 3, 7: 3, 8: 3, 9: 4, 10: 5, 11: 6, 12: 7, 13: 7, 14: 7, 15: 8,
+               16: 8, 17: 8, 18: 8, 19: 9, 20: 9, 21: 10, 22: 10, 23: 11, 24: 12, 25: 13, 26: 13}
+
+
+def model_at(opset, nodes, inputs, outputs, inits=()):
+    """A one-graph model importing default-domain opset `opset`, at that opset's IR version."""
     g = onnx.helper.make_graph(nodes, "g", inputs, outputs, initializer=list(inits))
     m = onnx.helper.make_model(g, opset_imports=[onnx.helper.make_opsetid("", opset)])
-    m.ir_version = ir_version
+    m.ir_version = IR_OF_OPSET[opset]
     return m
 
 

@@ -61,7 +61,7 @@ static int run_passes(Model *m, const Options *o, RunStats *st, Diag *d)
 {
     PipelineHooks hooks = report_pipeline_hooks(st);
     PipelineOptions po = {o->enabled, o->verify_ir, &hooks,
-                          {o->fold_limit, o->fold_growth, o->fold_growth_limit}};
+                          {o->fold_limit, o->fold_growth, o->fold_growth_limit, o->target_opset}};
     int rc = input_shape_apply(m, o->input_shapes, o->n_input_shapes, d);
     if (!rc && (o->cut_inputs.n || o->cut_outputs.n))
         rc = model_cut(m, o->cut_inputs.names, o->cut_inputs.n, o->cut_outputs.names,

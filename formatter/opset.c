@@ -428,22 +428,30 @@ static int raise_and_adapt(Model *m, Walk *w, Diag *d)
 
 /* From a legacy-form pass on the main graph: when the model is below opset
  * `to` and holds a node of this type in its legacy form, raises the whole
- * model to `to` (or warns). The raise adapts every node the new opset needs
+ * model to `to` (or warns; also when `to` is above --target-opset, which the
+ * user chose over the canonical form). The raise adapts every node the new opset needs
  * adapted, so a pass that is off (--no-clip) still sees its operator
  * rewritten when another pass raises the opset past its change: the output
  * never declares an opset its nodes do not satisfy. */
-static int opset_upgrade_for(Graph *g, const char *type, int64_t to, Diag *d)
+static int opset_upgrade_for(PassCtx *pc, const char *type, int64_t to)
 {
+    Graph *g = pc->g;
     Model *m = g->model;
-    int64_t from = model_opset(m);
+    int64_t from = model_opset(m), ceiling = pc->opt->opset_ceiling;
     if (g->parent || from >= to || from == 0)
         return 0;
     Walk w = {.from = from, .to = to, .type = type};
     graph_walk_post(g, gather, &w);
     if (w.oom)
-        return diag_set(d, PPQ_EINTERNAL, "out of memory upgrading to opset %lld", (long long)to);
+        return diag_set(pc->d, PPQ_EINTERNAL, "out of memory upgrading to opset %lld",
+                        (long long)to);
     if (!w.found)
         return 0;
+    if (ceiling && to > ceiling) {
+        model_warn(m, type, "legacy form kept: its input form needs opset %lld, above "
+                   "--target-opset=%lld", (long long)to, (long long)ceiling);
+        return 0;
+    }
     if (w.blocker) {
         model_warn(m, op_label(w.blocker), "legacy forms kept at opset %lld: %s cannot be "
                    "adapted to opset %lld", (long long)from, w.why, (long long)to);
@@ -458,7 +466,7 @@ static int opset_upgrade_for(Graph *g, const char *type, int64_t to, Diag *d)
                    (long long)to);
         return 0;
     }
-    return raise_and_adapt(m, &w, d);
+    return raise_and_adapt(m, &w, pc->d);
 }
 
 /* The same raise for the whole model, before the passes; anything that
@@ -522,7 +530,7 @@ int opset_raise_to(Model *m, int64_t target, Diag *d)
  * only, and a Clip-6 with clip off stays; the others need 11. */
 static int pass_slice(PassCtx *pc)
 {
-    return opset_upgrade_for(pc->g, "Slice", 10, pc->d);
+    return opset_upgrade_for(pc, "Slice", 10);
 }
 
 const Pass slice_pass = {
@@ -536,7 +544,7 @@ const Pass slice_pass = {
 
 static int pass_clip(PassCtx *pc)
 {
-    return opset_upgrade_for(pc->g, "Clip", 11, pc->d);
+    return opset_upgrade_for(pc, "Clip", 11);
 }
 
 const Pass clip_pass = {
@@ -550,7 +558,7 @@ const Pass clip_pass = {
 
 static int pass_pad(PassCtx *pc)
 {
-    return opset_upgrade_for(pc->g, "Pad", 11, pc->d);
+    return opset_upgrade_for(pc, "Pad", 11);
 }
 
 const Pass pad_pass = {
@@ -564,8 +572,8 @@ const Pass pad_pass = {
 
 static int pass_resize(PassCtx *pc)
 {
-    int rc = opset_upgrade_for(pc->g, "Resize", 11, pc->d);
-    return rc ? rc : opset_upgrade_for(pc->g, "Upsample", 11, pc->d);
+    int rc = opset_upgrade_for(pc, "Resize", 11);
+    return rc ? rc : opset_upgrade_for(pc, "Upsample", 11);
 }
 
 const Pass resize_pass = {

@@ -19,6 +19,8 @@ typedef struct PassOptions {
     size_t fold_growth;       /* how many times its inputs' size an Expand/Tile/
                                * ConstantOfShape result may be and still fold */
     size_t fold_growth_limit; /* such a result folds anyway up to this many bytes */
+    int64_t opset_ceiling;    /* --target-opset: no pass raises the default-domain
+                               * opset above it */
 } PassOptions;
 
 /* What a pass is handed: the graph it rewrites (the driver hands it every

@@ -771,10 +771,7 @@ def check_idem(ctx):
     """The output formatted again with the same options but --input-shape (the output's
     inputs are bound already: binding SYM:N where SYM is gone is a usage error)."""
     again = ctx['out'] + '.again.onnx'
-    # Nor --target-opset: the legacy passes may have raised the output past it (a Clip-6 to
-    # 11), and formatting it again with it would lower it (or refuse to).
-    rc, err = ppqfmt([a for a in ctx['args'] if not a.startswith(('--input-shape',
-                                                                   '--target-opset'))],
+    rc, err = ppqfmt([a for a in ctx['args'] if not a.startswith('--input-shape')],
                      ctx['out'], again)
     if rc != 0:
         return 'formatting the output again: exit %s: %s' % (rc, err.strip()[:300])

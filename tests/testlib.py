@@ -174,11 +174,15 @@ def check_refused(check, ppqfmt, label, src, dst, target, word):
 
 
 def check_default_passes(check, ppqfmt, label, src, dst, target, equiv):
-    """`--target-opset=target` with the default passes: exit 0, the full checker, and
-    equiv(src, dst) (None, or why the outputs differ)."""
+    """`--target-opset=target` with the default passes: exit 0, the output still at opset
+    target (no legacy-form pass raised it again), the full checker, and equiv(src, dst) (None,
+    or why the outputs differ)."""
     rc, err = run_ppqfmt(ppqfmt, ["--target-opset=%d" % target, src, "-o", dst])
     if check("%s: default passes exit 0" % label,
              lambda: None if rc == 0 else "exit %d: %s" % (rc, err.strip())):
+        check("%s: default passes keep opset %d" % (label, target),
+              lambda: None if default_opset(onnx.load(dst)) == target else
+              "opset %d" % default_opset(onnx.load(dst)))
         check("%s: default passes full checker" % label, onnx.checker.check_model,
               onnx.load(dst), True)
         check("%s: onnxruntime same outputs" % label, equiv, src, dst)

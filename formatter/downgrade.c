@@ -5,8 +5,8 @@
  * model's opset stays as it is. One whose operator changed in between stays
  * when every version crossed only grew its types (the node's element types
  * are then checked against the old version's) or only added optional
- * attributes and inputs the node does not use (op_versions.h, from the
- * pinned onnx's schemas); the changes with an exact old form have a
+ * attributes and inputs the node does not use (the registry's signature
+ * column, from the pinned onnx's schemas); the changes with an exact old form have a
  * down-adapter below; anything else refuses the whole lowering, naming the
  * node. */
 #include "downgrade.h"
@@ -14,7 +14,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "op_versions.h"
+#include "../core/ops/ops_registry.h"
+#include "../core/ops/ops_signatures.h"
 #include "params.h"
 #include "upgrade.h"
 
@@ -22,8 +23,8 @@
 
 /* The first opset whose operators accept each element type newer than
  * opset 7 (TensorProto.DataType -> opset): the versions of Cast that added
- * them in the pinned onnx's schemas (op_versions.c's Cast rows; onnx's
- * Changelog.md says the same): bfloat16 at 13, the float8 types at 19,
+ * them in the pinned onnx's schemas (the Cast rows of
+ * core/ops/ops_signatures.c; onnx's Changelog.md says the same): bfloat16 at 13, the float8 types at 19,
  * int4/uint4 at 21, float4e2m1 at 23, float8e8m0 at 24, int2/uint2 at 25. */
 static int64_t dtype_since(int32_t dt)
 {
@@ -319,7 +320,7 @@ static bool attr_listed(const char *list, const char *name)
 }
 
 /* Does op use an attribute or input that version v added to the one before? */
-static bool uses_added(const Op *op, const OpVersion *v, const OpVersion *prev)
+static bool uses_added(const Op *op, const OpSignature *v, const OpSignature *prev)
 {
     for (size_t i = 0; i < op->n_attrs; i++)
         if (attr_listed(v->added, op->attrs[i].name))
@@ -332,7 +333,7 @@ static bool uses_added(const Op *op, const OpVersion *v, const OpVersion *prev)
 
 /* The element types of op's first n_in inputs and of its outputs are ones
  * version v accepts. */
-static const char *types_check(const Op *op, const OpVersion *v, size_t n_in, int64_t to,
+static const char *types_check(const Op *op, const OpSignature *v, size_t n_in, int64_t to,
                                char *buf, size_t size)
 {
     for (size_t k = 0; k < 2; k++) {
@@ -372,11 +373,11 @@ static bool negative_axis_attr(const Op *op)
 
 /* Every version of op's operator crossed from `from` down to `to`: NULL when
  * op has an exact form at `to`, else why not. */
-static const char *versions_check(const Op *op, const OpVersion *hi, const OpVersion *lo,
+static const char *versions_check(const Op *op, const OpSignature *hi, const OpSignature *lo,
                                   int64_t to, char *buf, size_t size)
 {
     const Downgrade *g = downgrade_for(op->type);
-    for (const OpVersion *v = lo + 1; v <= hi; v++) {
+    for (const OpSignature *v = lo + 1; v <= hi; v++) {
         bool ok = v->kind == OV_TYPES || handles(g, v->since) ||
                   (v->kind == OV_ADDED && !uses_added(op, v, v - 1));
         if (ok && v->since == 11 && negative_axis_attr(op)) {
@@ -421,7 +422,7 @@ static const char *node_check(const Op *op, int64_t from, int64_t to, bool *need
         }
     if (*op->domain && strcmp(op->domain, "ai.onnx") != 0)
         return NULL;
-    const OpVersion *hi = op_version_at(op->type, from), *lo = op_version_at(op->type, to);
+    const OpSignature *hi = ops_signature(op->type, from), *lo = ops_signature(op->type, to);
     if (hi == lo)
         return NULL;
     if (!lo || lo->kind == OV_DEPRECATED) {
@@ -485,7 +486,7 @@ static const char *functions_check(const Model *m, int64_t to, char *buf, size_t
         int64_t from = opsets_version(f->opsets, f->n_opsets, "");
         for (size_t j = 0; from > to && j < f->n_nodes; j++) {
             const char *type = f->nodes[j].type;
-            if (op_version_at(type, from) == op_version_at(type, to))
+            if (ops_signature(type, from) == ops_signature(type, to))
                 continue;
             snprintf(buf, size, "model-local function '%s', node '%s' (%s): its operator "
                      "changed in between and ppqfmt does not adapt nodes inside functions",
@@ -505,13 +506,7 @@ static int lower_and_adapt(Model *m, Lower *w, Diag *d)
     if (!action || model_set_opset(m, "", w->to, 0))
         return diag_set(d, PPQ_EINTERNAL, "out of memory lowering the opset");
     model_note(m, action, "");
-    for (size_t i = 0; i < m->n_functions; i++) {
-        ModelFunction *f = &m->functions[i];
-        if (opsets_version(f->opsets, f->n_opsets, "") > w->to) {
-            model_function_set_opset(m, f, w->to);
-            model_note(m, action, f->name);
-        }
-    }
+    model_functions_follow_opset(m, w->from, w->to, action);
     for (size_t i = 0; i < w->n; i++) {
         Op *op = w->todo[i];
         const Downgrade *g = downgrade_for(op->type);
@@ -539,21 +534,4 @@ int opset_lower(Model *m, int64_t from, int64_t to, Diag *d)
         return diag_set(d, PPQ_EINPUT, "cannot lower opset %lld to %lld: %s", (long long)from,
                         (long long)to, why);
     return lower_and_adapt(m, &w, d);
-}
-
-const OpVersion *op_version_at(const char *type, int64_t opset)
-{
-    size_t lo = 0, hi = OP_VERSIONS_N; /* the first row of type */
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (strcmp(OP_VERSIONS[mid].type, type) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    const OpVersion *found = NULL;
-    for (size_t i = lo; i < OP_VERSIONS_N && strcmp(OP_VERSIONS[i].type, type) == 0; i++)
-        if (OP_VERSIONS[i].since <= opset)
-            found = &OP_VERSIONS[i];
-    return found;
 }

@@ -305,18 +305,6 @@ static const ModelFunction *functions_blocker(const Model *m, int64_t to,
     return NULL;
 }
 
-static void raise_functions(Model *m, int64_t to, const char *action)
-{
-    for (size_t i = 0; i < m->n_functions; i++) {
-        ModelFunction *f = &m->functions[i];
-        int64_t from = function_opset(f);
-        if (from && from < to) {
-            model_function_set_opset(m, f, to);
-            model_note(m, action, f->name);
-        }
-    }
-}
-
 /* --- helpers for the rules --- */
 
 /* Does op use the form its pass rewrites (not already the input form)? */
@@ -405,7 +393,7 @@ static int raise_and_adapt(Model *m, Walk *w, Diag *d)
     if (!action)
         return diag_set(d, PPQ_EINTERNAL, "out of memory raising the opset");
     model_note(m, action, "");
-    raise_functions(m, w->to, action);
+    model_functions_follow_opset(m, w->from, w->to, action);
     enum { AHEAD = 8 }; /* nodes between a prefetch and its use */
     for (size_t i = 0; i < w->n; i++) {
         Op *op = w->todo[i];

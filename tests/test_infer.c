@@ -25,6 +25,7 @@
 #include "../core/infer/infer.h"
 #include "../core/ops/eval.h"
 #include "../core/ops/ops.h"
+#include "../core/ops/ops_signatures.h"
 #include "../core/ops/ops_registry.h"
 #include "../onnx/load.h"
 #include "../onnx/source.h"
@@ -1133,6 +1134,29 @@ static const char *check_registry_kernels(void)
     return NULL;
 }
 
+/* Every ai.onnx row has the signature of its own version (the registry
+ * makes a row for each version the signatures list, so the other direction
+ * holds by construction): a family row at a version onnx does not define is
+ * a typo. SimplifiedLayerNormalization is onnxruntime's, in onnx's domain. */
+static const char *check_registry_signatures(void)
+{
+    static char err[160];
+    const OpSchema *s;
+    size_t rows = 0;
+    for (size_t i = 0; (s = ops_at(i)); i++) {
+        if (*s->domain || !strcmp(s->type, "SimplifiedLayerNormalization"))
+            continue;
+        const OpSignature *g = ops_signature(s->type, s->since);
+        if (!g || g->since != s->since) {
+            snprintf(err, sizeof err, "row %s-%d has no signature of its version", s->type,
+                     s->since);
+            return err;
+        }
+        rows++;
+    }
+    return rows >= OPS_SIGNATURES_N ? NULL : "fewer ai.onnx rows than signatures";
+}
+
 #define RUN_DIM(name) run_dim(#name, check_##name)
 #define RUN(name, opset) run_graph(#name, opset, check_##name)
 
@@ -1159,6 +1183,7 @@ int main(int argc, char **argv)
         return 1;
     }
     RUN_DIM(registry_kernels);
+    RUN_DIM(registry_signatures);
     RUN_DIM(dim_interning);
     RUN_DIM(dim_canonical);
     RUN_DIM(dim_exact_division);

@@ -263,6 +263,17 @@ def gelu20():
                     [fvi("y", [4])])
 
 
+def space_to_depth28(mode):
+    """SpaceToDepth-28 added `mode`: a node without it lowers as it is, one with it cannot
+    (the opset-28 changes are in the signature table too, not only those up to 26)."""
+    def build():
+        kw = {"mode": mode} if mode else {}
+        return testlib.model_at(28, [helper.make_node("SpaceToDepth", ["x"], ["y"], "s2d",
+                                                      blocksize=2, **kw)],
+                                [fvi("x", [1, 2, 4, 4])], [fvi("y", [1, 8, 2, 2])])
+    return build
+
+
 def reduce13_negative_axis():
     return testlib.model_at(13, [helper.make_node("ReduceMean", ["x"], ["y"], "rneg", axes=[-1])],
                     [fvi("x", [2, 3])], [fvi("y", [2, 1])])
@@ -276,7 +287,20 @@ CANNOT = [("reduce13_negative_axis", reduce13_negative_axis, 10, "rneg"),
           ("bfloat16_13", bfloat16_13, 12, "tobf16"),
           ("scatter18_max", scatter18_max, 17, "smax"),
           ("pad19_wrap", pad19_wrap, 18, "'wrap'"),
-          ("gelu20", gelu20, 19, "gelu")]
+          ("gelu20", gelu20, 19, "gelu"),
+          ("space_to_depth28_mode", space_to_depth28("CRD"), 26, "s2d")]
+
+
+def above_runtime(tmp):
+    """From opset 28 (onnxruntime 1.31.1 runs none above 26: no numbers here): a SpaceToDepth
+    without the mode attribute -28 added lowers to 26 as it is."""
+    inp = space_to_depth28(None)()
+    src, dst = (os.path.join(tmp, "s2d28" + ext) for ext in (".in.onnx", ".onnx"))
+    onnx.save(inp, src)
+    out = testlib.check_raise_alone(check, PPQFMT, "space_to_depth28@26", src, dst, 26,
+                                    inp.ir_version - 1)
+    if out is not None:
+        check("space_to_depth28@26: node kept", unchanged_nodes, inp, out)
 
 
 DEBIAN_PYTHON = "/usr/bin/python3"  # Debian's onnx 1.12, which knows opsets up to 17
@@ -318,6 +342,7 @@ def main():
             onnx.save(build(), src)
             testlib.check_refused(check, PPQFMT, "%s@%d" % (label, target), src, dst, target,
                                   word)
+        above_runtime(tmp)
     return T.summary()
 
 

@@ -198,7 +198,8 @@ def tensor_vi(name, shape, dtype=onnx.TensorProto.FLOAT):
 # The IR version of the onnx release that introduced each default-domain opset
 # (onnx.helper.VERSION_TABLE): what a raise to that opset must write at least.
 IR_OF_OPSET = {1: 3, 5: 3, 6: 3, 7: 3, 8: 3, 9: 4, 10: 5, 11: 6, 12: 7, 13: 7, 14: 7, 15: 8,
-               16: 8, 17: 8, 18: 8, 19: 9, 20: 9, 21: 10, 22: 10, 23: 11, 24: 12, 25: 13, 26: 13}
+               16: 8, 17: 8, 18: 8, 19: 9, 20: 9, 21: 10, 22: 10, 23: 11, 24: 12, 25: 13, 26: 13,
+               27: 13, 28: 14}
 
 
 def model_at(opset, nodes, inputs, outputs, inits=()):

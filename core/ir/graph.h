@@ -445,8 +445,12 @@ void op_drop_inputs(Op *op, size_t n);
  * adding the import when the model has none, and raises its IR version to
  * at least min_ir. -1 only when out of memory (nothing changed then). */
 int model_set_opset(Model *m, const char *domain, int64_t version, int64_t min_ir);
-/* Sets the version f imports for the default domain (it imports it). */
-void model_function_set_opset(Model *m, ModelFunction *f, int64_t version);
+/* The model's default-domain opset moved from `from` to `to`: every
+ * model-local function importing the default domain on the `from` side of
+ * `to` (below it when raising, above when lowering) now imports `to`, with
+ * `action` noted on it. Callers checked first that no function node
+ * changed meaning in between. */
+void model_functions_follow_opset(Model *m, int64_t from, int64_t to, const char *action);
 /* How many edits of an operation's inputs, outputs or attributes the model
  * has seen: two readings tell a pass whether a call changed anything. */
 size_t model_op_edits(const Model *m);

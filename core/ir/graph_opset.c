@@ -33,12 +33,19 @@ int64_t model_opset(const Model *m)
     return model_domain_opset(m, "");
 }
 
-void model_function_set_opset(Model *m, ModelFunction *f, int64_t version)
+void model_functions_follow_opset(Model *m, int64_t from, int64_t to, const char *action)
 {
-    for (size_t i = 0; i < f->n_opsets; i++)
-        if (domain_is_default(f->opsets[i].domain))
-            f->opsets[i].version = version;
-    f->changed = m->changed = true;
+    for (size_t i = 0; i < m->n_functions; i++) {
+        ModelFunction *f = &m->functions[i];
+        int64_t version = opsets_version(f->opsets, f->n_opsets, "");
+        if (!version || (to > from ? version >= to : version <= to))
+            continue;
+        for (size_t j = 0; j < f->n_opsets; j++)
+            if (domain_is_default(f->opsets[j].domain))
+                f->opsets[j].version = to;
+        f->changed = m->changed = true;
+        model_note(m, action, f->name);
+    }
 }
 
 int model_set_opset(Model *m, const char *domain, int64_t version, int64_t min_ir)

@@ -5,6 +5,7 @@
 
 #include "eval.h"
 #include "ops.h"
+#include "ops_signatures.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -22,13 +23,15 @@ static const OpKernelTable *const ops_kernel_families[] = {
     &eval_nn_kernels, &eval_conv_kernels, &eval_index_kernels,
 };
 
-/* The rows: schema, rule and kernel column side by side, sorted by domain,
- * type and since-version. */
+/* The rows: schema, rule, kernel and signature column side by side, sorted
+ * by domain, type and since-version. */
 static const OpSchema **ops_sorted;
 static InferRule *ops_rules;      /* ops_sorted[i]'s bounds and rule */
 static OpEvalFn *ops_evals;       /* ops_sorted[i]'s kernel, or NULL: not folded */
+static const OpSignature **ops_sigs; /* ops_sorted[i]'s ai.onnx signature, or NULL */
 static const OpKernel **ops_kernels; /* every kernel, sorted alike (ops_kernel_at) */
-static size_t ops_n, ops_n_kernels;
+static OpSchema *ops_made;        /* the rows made for versions no family lists */
+static size_t ops_n, ops_n_made, ops_n_kernels;
 static pthread_once_t ops_once = PTHREAD_ONCE_INIT;
 
 static int ops_cmp_key(const char *dom, const char *type, const OpSchema *s)
@@ -52,18 +55,96 @@ static int kernel_cmp(const void *a, const void *b)
     return c ? c : (x->since > y->since) - (x->since < y->since);
 }
 
-/* The kernel of row s: the newest kernel of its op not newer than it. A
- * kernel's since-version is always a row's (test_infer checks), so each
- * kernel serves the rows from its version to the next kernel's. */
-static OpEvalFn kernel_of(const OpSchema *s)
+/* The signature of ai.onnx `type` at exactly `since`, or NULL. */
+static const OpSignature *signature_of(const char *type, int since)
 {
-    OpEvalFn best = NULL;
-    for (size_t i = 0; i < ops_n_kernels; i++) {
-        const OpKernel *k = ops_kernels[i];
-        if (!strcmp(k->domain, s->domain) && !strcmp(k->type, s->type) && k->since <= s->since)
-            best = k->eval; /* sorted: a later match is newer */
+    size_t lo = 0, hi = OPS_SIGNATURES_N;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const OpSignature *g = &OPS_SIGNATURES[mid];
+        int c = strcmp(g->type, type);
+        if (c < 0 || (c == 0 && g->since < since))
+            lo = mid + 1;
+        else
+            hi = mid;
     }
-    return best;
+    return lo < OPS_SIGNATURES_N && !strcmp(OPS_SIGNATURES[lo].type, type) &&
+                   OPS_SIGNATURES[lo].since == since
+               ? &OPS_SIGNATURES[lo]
+               : NULL;
+}
+
+/* Is there a family row of ai.onnx `type` at exactly `since`? (The family
+ * rows are sorted already.) */
+static bool family_row(const char *type, int since)
+{
+    OpSchema key = {"", type, since, 0, 0, 0, 0, NULL};
+    const OpSchema *k = &key;
+    return bsearch(&k, ops_sorted, ops_n, sizeof *ops_sorted, ops_cmp) != NULL;
+}
+
+/* A row for every ai.onnx version no family file lists (its types grew, or
+ * what changed is nothing its rule reads): one row per op version, each
+ * with its signature. Its bounds and rule are resolved in rules_resolve. */
+static void rows_make(void)
+{
+    for (size_t i = 0; i < OPS_SIGNATURES_N; i++) {
+        const OpSignature *g = &OPS_SIGNATURES[i];
+        if (!family_row(g->type, g->since))
+            ops_made[ops_n_made++] = (OpSchema){"", g->type, g->since, 0, 0, 0, 0, NULL};
+    }
+    for (size_t i = 0; i < ops_n_made; i++)
+        ops_sorted[ops_n++] = &ops_made[i];
+    qsort(ops_sorted, ops_n, sizeof *ops_sorted, ops_cmp);
+}
+
+static bool row_made(const OpSchema *s)
+{
+    return s >= ops_made && s < ops_made + ops_n_made;
+}
+
+/* The bounds and rule of each row; a family row of infer NULL, and a made
+ * row, share the previous row's rule (resolved already); a made row its
+ * bounds too, or, the op's first, the signature's with no rule. */
+static void rules_resolve(void)
+{
+    for (size_t i = 0; i < ops_n; i++) {
+        const OpSchema *s = ops_sorted[i];
+        bool same_op = i > 0 && !ops_cmp_key(s->domain, s->type, ops_sorted[i - 1]);
+        const OpSignature *g = *s->domain ? NULL : signature_of(s->type, s->since);
+        ops_sigs[i] = g ? g : same_op ? ops_sigs[i - 1] : NULL;
+        ops_rules[i] = (InferRule){s->since, s->min_in, s->max_in, s->min_out, s->max_out,
+                                   s->infer ? s->infer : same_op ? ops_rules[i - 1].infer : NULL};
+        if (row_made(s) && same_op)
+            ops_rules[i] = (InferRule){s->since, ops_rules[i - 1].min_in, ops_rules[i - 1].max_in,
+                                       ops_rules[i - 1].min_out, ops_rules[i - 1].max_out,
+                                       ops_rules[i - 1].infer};
+        else if (row_made(s))
+            ops_rules[i] = (InferRule){s->since, 0, g->variadic ? UINT16_MAX : g->n_in, 0,
+                                       g->n_out, NULL};
+    }
+}
+
+/* The kernel column, walking rows and kernels (both sorted) side by side:
+ * each row gets the newest kernel of its op not newer than it. A kernel's
+ * since-version is always a row's (test_infer checks), so each kernel serves
+ * the rows from its version to the next kernel's. */
+static void kernels_join(void)
+{
+    OpEvalFn cur = NULL;
+    for (size_t i = 0, j = 0; i < ops_n; i++) {
+        const OpSchema *s = ops_sorted[i];
+        if (i == 0 || ops_cmp_key(s->domain, s->type, ops_sorted[i - 1]))
+            cur = NULL;
+        for (; j < ops_n_kernels; j++) {
+            const OpKernel *k = ops_kernels[j];
+            int c = ops_cmp_key(k->domain, k->type, s);
+            if (c > 0 || (c == 0 && k->since > s->since))
+                break;
+            cur = c == 0 ? k->eval : cur;
+        }
+        ops_evals[i] = cur;
+    }
 }
 
 static void kernels_build(void)
@@ -74,11 +155,27 @@ static void kernels_build(void)
     qsort(ops_kernels, ops_n_kernels, sizeof *ops_kernels, kernel_cmp);
 }
 
+static void ops_build_free(void)
+{
+    free(ops_sorted);
+    free(ops_rules);
+    free(ops_evals);
+    free(ops_sigs);
+    free(ops_kernels);
+    free(ops_made);
+    ops_sorted = NULL;
+    ops_rules = NULL;
+    ops_evals = NULL;
+    ops_sigs = NULL;
+    ops_kernels = NULL;
+    ops_made = NULL;
+}
+
 /* Builds the sorted index; on allocation failure lookups find nothing
  * (every op then reads as unknown, which is safe). */
 static void ops_build(void)
 {
-    size_t n = 0, k = 0;
+    size_t n = OPS_SIGNATURES_N, k = 0;
     for (size_t f = 0; f < sizeof ops_families / sizeof ops_families[0]; f++)
         n += ops_families[f]->n;
     for (size_t f = 0; f < sizeof ops_kernel_families / sizeof *ops_kernel_families; f++)
@@ -86,16 +183,11 @@ static void ops_build(void)
     ops_sorted = malloc(n * sizeof *ops_sorted);
     ops_rules = malloc(n * sizeof *ops_rules);
     ops_evals = malloc(n * sizeof *ops_evals);
+    ops_sigs = malloc(n * sizeof *ops_sigs);
     ops_kernels = malloc(k * sizeof *ops_kernels);
-    if (!ops_sorted || !ops_rules || !ops_evals || !ops_kernels) {
-        free(ops_sorted);
-        free(ops_rules);
-        free(ops_evals);
-        free(ops_kernels);
-        ops_sorted = NULL;
-        ops_rules = NULL;
-        ops_evals = NULL;
-        ops_kernels = NULL;
+    ops_made = malloc(OPS_SIGNATURES_N * sizeof *ops_made);
+    if (!ops_sorted || !ops_rules || !ops_evals || !ops_sigs || !ops_kernels || !ops_made) {
+        ops_build_free();
         return;
     }
     kernels_build();
@@ -103,15 +195,9 @@ static void ops_build(void)
         for (size_t i = 0; i < ops_families[f]->n; i++)
             ops_sorted[ops_n++] = &ops_families[f]->entries[i];
     qsort(ops_sorted, ops_n, sizeof *ops_sorted, ops_cmp);
-    for (size_t i = 0; i < ops_n; i++) {
-        const OpSchema *s = ops_sorted[i];
-        OpInferFn infer = s->infer;
-        /* a version that shares its rule: the previous row's (resolved already) */
-        if (!infer && i > 0 && !ops_cmp_key(s->domain, s->type, ops_sorted[i - 1]))
-            infer = ops_rules[i - 1].infer;
-        ops_rules[i] = (InferRule){s->since, s->min_in, s->max_in, s->min_out, s->max_out, infer};
-        ops_evals[i] = kernel_of(s);
-    }
+    rows_make();
+    rules_resolve();
+    kernels_join();
 }
 
 /* The index of the entry ops_lookup() finds, or ops_n. */
@@ -159,6 +245,12 @@ OpEvalFn ops_kernel(const char *domain, const char *type, int64_t opset, size_t 
     if (i == ops_n || !infer_rule_counts_ok(&ops_rules[i], n_in, n_out))
         return NULL;
     return ops_evals[i];
+}
+
+const OpSignature *ops_signature(const char *type, int64_t opset)
+{
+    size_t i = ops_find("", type, opset);
+    return i < ops_n ? ops_sigs[i] : NULL;
 }
 
 const OpKernel *ops_kernel_at(size_t i)

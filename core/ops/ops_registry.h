@@ -14,6 +14,7 @@ typedef struct InferRule InferRule;
 typedef struct EvalCtx EvalCtx;
 typedef int (*OpEvalFn)(EvalCtx *c);
 typedef struct OpKernel OpKernel;
+typedef struct OpSignature OpSignature;
 
 /* NULL when no version of the op is at most opset. */
 const OpSchema *ops_lookup(const char *domain, const char *type, int64_t opset);
@@ -28,6 +29,11 @@ const OpSchema *ops_at(size_t i);
  * reads the inputs its op must have); NULL when it cannot be evaluated. */
 OpEvalFn ops_kernel(const char *domain, const char *type, int64_t opset, size_t n_in,
                     size_t n_out);
+/* The signature (core/ops/ops_signatures.h: how the version changed, its
+ * formal inputs and outputs and their element types) of the ai.onnx op
+ * `type` at `opset`: that of the version the op resolves to there, or NULL
+ * when onnx defines no version of it at most opset. */
+const OpSignature *ops_signature(const char *type, int64_t opset);
 /* Every kernel, sorted as ops_at's entries: for i from 0 until NULL. Each
  * one's since-version is an entry's (the kernel is that entry's and the
  * following ones', up to the op's next kernel). */

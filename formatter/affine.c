@@ -416,29 +416,53 @@ static int channel_maxima(const Linear *l, const double *k, double *mx, const Mo
     return 0;
 }
 
-int64_t linear_fold_overflow(const Linear *l, const double *k, const double *s, const Model *m,
-                             Arena *a)
+/* The first channel whose folded bias would overflow the weight's type, or
+ * -1. */
+static int64_t bias_overflow(const Linear *l, const double *k, const double *s)
 {
-    int32_t dt = l->w->dtype;
     for (int64_t c = 0; c < l->channels; c++) {
         double b = linear_bias(l, c);
-        if (isfinite(b) && !dtype_holds(dt, k[c] * b + (s ? s[c] : 0)))
+        if (isfinite(b) && !dtype_holds(l->w->dtype, k[c] * b + (s ? s[c] : 0)))
             return c;
     }
+    return -1;
+}
+
+/* The first channel whose folded weight would overflow its type, or -1;
+ * reads the weight only when a factor grows it. Sets *oom on failure. */
+static int64_t weight_overflow(const Linear *l, const double *k, const Model *m, Arena *a,
+                               bool *oom)
+{
     double kmax = 0;
     for (int64_t c = 0; c < l->channels; c++)
         kmax = fabs(k[c]) > kmax ? fabs(k[c]) : kmax;
-    if (kmax <= 1) /* |w * k| <= |w|, which the type holds: no need to read w */
+    if (kmax <= 1) /* |w * k| <= |w|, which the type holds */
         return -1;
     double *mx = arena_array(a, (size_t)l->channels, sizeof *mx);
-    if (!mx)
-        return -2;
-    if (channel_maxima(l, k, mx, m))
-        return -2;
+    if (!mx || channel_maxima(l, k, mx, m)) {
+        *oom = true;
+        return -1;
+    }
     for (int64_t c = 0; c < l->channels; c++)
-        if (!dtype_holds(dt, mx[c] * fabs(k[c])))
+        if (!dtype_holds(l->w->dtype, mx[c] * fabs(k[c])))
             return c;
     return -1;
+}
+
+int linear_fold_fits(const Linear *l, const double *k, const double *s, const char *label,
+                     Model *m, Arena *a)
+{
+    bool oom = false;
+    int64_t c = bias_overflow(l, k, s);
+    if (c < 0)
+        c = weight_overflow(l, k, m, a, &oom);
+    if (oom)
+        return -1;
+    if (c < 0)
+        return 0;
+    model_warn(m, label, "not folded: output channel %lld of the folded weight or bias would "
+               "overflow %s (factor %g)", (long long)c, dtype_name(l->w->dtype), k[c]);
+    return 1;
 }
 
 /* Gives l the weight scaled by k (per output channel, or per input channel

@@ -81,9 +81,10 @@ static inline double weight_reader_get(WeightReader *r, size_t i)
     memcpy(&x, r->p + 4 * (i - r->first), 4); /* raw_data need not be aligned */
     return x;
 }
-/* The first channel whose folded weight or bias (linear_fold) would overflow
- * the weight's type, or -1 when the fold fits; -2 when out of memory. */
-int64_t linear_fold_overflow(const Linear *l, const double *k, const double *s, const Model *m,
-                             Arena *a);
+/* Would linear_fold(l, k, s) fit the weight's type? 0: yes; 1: no, with a
+ * warning on `label` naming the first channel whose folded weight or bias
+ * would overflow; -1: out of memory. */
+int linear_fold_fits(const Linear *l, const double *k, const double *s, const char *label,
+                     Model *m, Arena *a);
 
 #endif

@@ -53,15 +53,11 @@ static int pass_fuse_bn(PassCtx *pc)
                        "finite");
             continue;
         }
-        int64_t c = linear_fold_overflow(&l, k, s, m, &m->arena);
-        if (c == -2)
+        int fits = linear_fold_fits(&l, k, s, label, m, &m->arena);
+        if (fits < 0)
             return diag_set(d, PPQ_EINTERNAL, "out of memory in pass fuse-bn");
-        if (c >= 0) {
-            model_warn(m, label, "not folded: output channel %lld of the folded weight or bias "
-                       "would overflow %s (factor %g)", (long long)c, dtype_name(l.w->dtype),
-                       k[c]);
+        if (fits)
             continue;
-        }
         if (linear_fold(&l, k, s, &m->arena) || op_drop_outputs(bn, 1) ||
             graph_remove_op_into_output(bn, x))
             return diag_set(d, PPQ_EINTERNAL, "pass fuse-bn failed on node '%s'", label);

@@ -55,14 +55,9 @@ static int fuse_one(const Linear *l, Op *mul, const Tensor *t)
         model_warn(m, label, "not folded: %s", why);
         return 1;
     }
-    int64_t c = linear_fold_overflow(l, k, NULL, m, &m->arena);
-    if (c == -2)
-        return -1;
-    if (c >= 0) {
-        model_warn(m, label, "not folded: output channel %lld of the folded weight or bias "
-                   "would overflow %s (factor %g)", (long long)c, dtype_name(l->w->dtype), k[c]);
-        return 1;
-    }
+    int fits = linear_fold_fits(l, k, NULL, label, m, &m->arena);
+    if (fits)
+        return fits;
     if (linear_fold(l, k, NULL, &m->arena) || graph_remove_op_into_output(mul, l->op->outputs[0]))
         return -1;
     model_note(m, "folded", label);

@@ -353,7 +353,8 @@ static const char *check_use_removal_order(Model *m)
 
 /* model_set_opset changes an import or adds a missing one; model_op_edits
  * counts edits of operations (the opset upgrade says which nodes it changed
- * by it), not additions of new ones. */
+ * by it), not additions of new ones; a read node that gains an input is
+ * edited. */
 static const char *check_opset_and_edit_count(Model *m)
 {
     Opset *one = must(arena_alloc(&m->arena, sizeof *one), "arena_alloc");
@@ -375,6 +376,15 @@ static const char *check_opset_and_edit_count(Model *m)
     EXPECT(model_op_edits(m) == edits + 1);
     EXPECT(op_set_attr_int(a, "k", 1) && model_op_edits(m) == edits + 2); /* new attribute */
     EXPECT(op_set_attr_int(a, "k", 2) && model_op_edits(m) == edits + 3); /* rewritten */
+    /* a node that was read (it has its wire bytes) and only gains an input or
+     * an output is edited: it must be written anew */
+    static const uint8_t node_bytes[] = {0x22, 0x04, 'R', 'e', 'l', 'u'};
+    a->wire = (Bytes){node_bytes, sizeof node_bytes};
+    a->changed = g->changed = false;
+    EXPECT(op_append_input(a, x) == 0 && a->changed && g->changed &&
+           model_op_edits(m) == edits + 4);
+    a->changed = false;
+    EXPECT(op_append_output(a, NULL) == 0 && a->changed && model_op_edits(m) == edits + 5);
     return NULL;
 }
 

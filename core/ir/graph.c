@@ -362,6 +362,16 @@ int op_reserve(Op *op, size_t n_inputs, size_t n_outputs, size_t n_attrs)
     return 0;
 }
 
+/* An input or output added: the node must be written anew. Only a node that
+ * was read (it has wire bytes) counts as edited (model_op_edits); the
+ * loader's own additions are unmarked once its graph is read. */
+static void op_mark_grown(Op *op)
+{
+    if (op->wire.len)
+        op_mark_changed(op);
+    op->changed = op->graph->changed = true;
+}
+
 int op_append_input(Op *op, Var *v)
 {
     Arena *a = &op->graph->model->arena;
@@ -369,6 +379,7 @@ int op_append_input(Op *op, Var *v)
         return -1;
     size_t slot = op->n_inputs++;
     op->inputs[slot] = v;
+    op_mark_grown(op);
     return v ? var_add_use(a, v, op, slot) : 0;
 }
 
@@ -381,6 +392,7 @@ int op_append_output(Op *op, Var *v)
         return -1;
     size_t slot = op->n_outputs++;
     op->outputs[slot] = v;
+    op_mark_grown(op);
     if (v) {
         v->producer = op;
         v->producer_slot = slot;

@@ -12,9 +12,11 @@ passed=0; failed=0; status=0
 
 run() {
     echo "== $*"
+    start=$(date +%s)
     "$@" >"$LOG" 2>&1
     rc=$?
     grep -v '^ok ' "$LOG" | tail -n 40
+    echo "   ($(( $(date +%s) - start )) s)"
     line=$(grep -E '^[a-z_-]+: [0-9]+ passed, [0-9]+ failed' "$LOG" | tail -n 1)
     p=$(echo "$line" | sed -E 's/.*: ([0-9]+) passed.*/\1/')
     f=$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')
@@ -22,6 +24,23 @@ run() {
     [ "$rc" -eq 0 ] || [ "$f" -gt 0 ] || f=1
     passed=$((passed + p)); failed=$((failed + f))
     [ "$f" -eq 0 ] || status=1
+}
+
+# The suites judged by the pinned newest onnx and onnxruntime (.deps/venv),
+# in both selections.
+newest_onnx_suites() {
+    VENV=.deps/venv/bin/python
+    run $VENV tests/onnx_node_suite.py
+    run $VENV tests/onnx_node_suite.py --target-opset=26
+    run $VENV tests/onnx_node_suite.py --round-trip
+    run $VENV tests/test_target_opset_modern.py
+    run $VENV tests/test_lower_opset.py
+    run $VENV tests/test_registry_rows.py
+    run $VENV tests/infer_oracle_modern.py
+    run $VENV tests/qdq_suite.py
+    run $VENV tests/lowbit_types.py
+    run $VENV tests/rmsnorm_suite.py
+    run $VENV tests/contrib_ops.py
 }
 
 for t in "$BUILD"/tests/*; do
@@ -48,17 +67,7 @@ if [ -n "$SANITIZED" ]; then
     run "$PYTHON" tests/fidelity.py --name=fidelity-rewrite --ppqfmt-args=--rewrite
     run "$PYTHON" tests/infer_oracle.py --no-ort
     run "$PYTHON" tests/fold_oracle.py
-    run .deps/venv/bin/python tests/onnx_node_suite.py
-    run .deps/venv/bin/python tests/onnx_node_suite.py --target-opset=26
-    run .deps/venv/bin/python tests/onnx_node_suite.py --round-trip
-    run .deps/venv/bin/python tests/test_target_opset_modern.py
-    run .deps/venv/bin/python tests/test_lower_opset.py
-    run .deps/venv/bin/python tests/test_registry_rows.py
-    run .deps/venv/bin/python tests/infer_oracle_modern.py
-    run .deps/venv/bin/python tests/qdq_suite.py
-    run .deps/venv/bin/python tests/lowbit_types.py
-    run .deps/venv/bin/python tests/rmsnorm_suite.py
-    run .deps/venv/bin/python tests/contrib_ops.py
+    newest_onnx_suites
 else
     run "$PYTHON" tests/test_fuzz_diff.py
     run "$PYTHON" tests/fidelity.py
@@ -69,17 +78,7 @@ else
     run "$PYTHON" tests/target_opset_suite.py
     run "$PYTHON" tests/infer_oracle.py
     run "$PYTHON" tests/fold_oracle.py
-    run .deps/venv/bin/python tests/onnx_node_suite.py
-    run .deps/venv/bin/python tests/onnx_node_suite.py --target-opset=26
-    run .deps/venv/bin/python tests/onnx_node_suite.py --round-trip
-    run .deps/venv/bin/python tests/test_target_opset_modern.py
-    run .deps/venv/bin/python tests/test_lower_opset.py
-    run .deps/venv/bin/python tests/test_registry_rows.py
-    run .deps/venv/bin/python tests/infer_oracle_modern.py
-    run .deps/venv/bin/python tests/qdq_suite.py
-    run .deps/venv/bin/python tests/lowbit_types.py
-    run .deps/venv/bin/python tests/rmsnorm_suite.py
-    run .deps/venv/bin/python tests/contrib_ops.py
+    newest_onnx_suites
     run .deps/venv/bin/python tests/test_python.py
     run .deps/venv/bin/python tests/check_oracle.py
 fi

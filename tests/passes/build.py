@@ -229,7 +229,7 @@ def matmul_add(name, xshape, w, b, add_first=False, extra=False, w_input=False):
 # ---------------------------------------------------------------------------
 
 # the IR version of each opset's ONNX release (also target_opset's models)
-IR_OF_OPSET = {1: 3, 5: 3, 6: 3, 7: 3, 8: 3, 9: 4, 10: 5, 11: 6, 12: 7, 13: 7, 14: 7, 15: 8, 16: 8}
+from testlib import IR_OF_OPSET  # noqa: E402  (tests/, on the path with passes/)
 
 
 INT64_MAX = 2 ** 63 - 1

@@ -139,7 +139,7 @@ int model_cut(Model *m, const char *const *inputs, size_t n_inputs,
     infer_free(m->facts);
     if (!(m->facts = infer_model(m, d, ops_rule)))
         return d->code;
-    PassCtx pc = {m->graph, &(PassOptions){0}, d};
+    PassCtx pc = {m->graph, &(PassOptions){0}, d, "isolated"};
     int rc = cut_inputs(m, inputs, n_inputs, d) || cut_outputs(m, outputs, n_outputs, d) ||
              pass_find("isolated")->run(&pc) || prune_inputs(m, inputs, n_inputs, d);
     infer_free(m->facts); /* stale now: the pipeline infers again */

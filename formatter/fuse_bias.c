@@ -44,49 +44,50 @@ static int fold(const Linear *l, const Tensor *d, Arena *a)
     return linear_set_bias(l, bias);
 }
 
-static int pass_fuse_bias(PassCtx *pc)
+static int fuse_bias_step(PassCtx *pc, Op *op)
 {
     Graph *g = pc->g;
-    Diag *d = pc->d;
     Model *m = g->model;
-    for (size_t i = 0; i < g->n_ops; i++) {
-        Linear l;
-        Op *op = g->ops[i];
-        Op *next = op_is_linear(op) && op->n_outputs == 1 ? sole_consumer(op->outputs[0]) : NULL;
-        if (next && op_is(next, "Add") &&
-            (sparse_input_blocks(op, 1, "not folded") || sparse_input_blocks(next, 0, "not folded") ||
-             operand_default_blocks(op, next)))
-            continue;
-        if (op->removed || !linear_producer(op, &l))
-            continue;
-        Var *x = l.op->outputs[0];
-        Op *add = sole_consumer(x);
-        if (!add || !op_is(add, "Add") || add->graph != g || add->n_outputs != 1)
-            continue;
-        const Tensor *t = addend(add, x);
-        if (!t || t->dtype != l.w->dtype || !per_channel_shape(t, l.channels, l.rank))
-            continue;
-        const char *label = op_label(add);
-        if (!graph_takes_new_params(g)) {
-            model_warn(m, label, "not folded: %s", NO_NEW_PARAMS);
-            continue;
-        }
-        if (!graph_output_move_keeps_order(add, x)) {
-            model_warn(m, label, "not folded: %s", WRITTEN_BETWEEN);
-            continue;
-        }
-        int64_t c = overflowing_channel(&l, t);
-        if (c >= 0) {
-            model_warn(m, label, "not folded: the bias of channel %lld would overflow %s "
-                       "(%g)", (long long)c, dtype_name(l.w->dtype),
-                       linear_bias(&l, c) + channel_value(t, c));
-            continue;
-        }
-        if (fold(&l, t, &m->arena) || graph_remove_op_into_output(add, x))
-            return diag_set(d, PPQ_EINTERNAL, "pass fuse-bias failed on node '%s'", label);
-        model_note(m, "folded", label);
+    Linear l;
+    Op *next = op_is_linear(op) && op->n_outputs == 1 ? sole_consumer(op->outputs[0]) : NULL;
+    if (next && op_is(next, "Add") &&
+        (sparse_input_blocks(op, 1, "not folded") || sparse_input_blocks(next, 0, "not folded") ||
+         operand_default_blocks(op, next)))
+        return 0;
+    if (op->removed || !linear_producer(op, &l))
+        return 0;
+    Var *x = l.op->outputs[0];
+    Op *add = sole_consumer(x);
+    if (!add || !op_is(add, "Add") || add->graph != g || add->n_outputs != 1)
+        return 0;
+    const Tensor *t = addend(add, x);
+    if (!t || t->dtype != l.w->dtype || !per_channel_shape(t, l.channels, l.rank))
+        return 0;
+    const char *label = op_label(add);
+    if (!graph_takes_new_params(g)) {
+        model_warn(m, label, "not folded: %s", NO_NEW_PARAMS);
+        return 0;
     }
+    if (!graph_output_move_keeps_order(add, x)) {
+        model_warn(m, label, "not folded: %s", WRITTEN_BETWEEN);
+        return 0;
+    }
+    int64_t c = overflowing_channel(&l, t);
+    if (c >= 0) {
+        model_warn(m, label, "not folded: the bias of channel %lld would overflow %s "
+                   "(%g)", (long long)c, dtype_name(l.w->dtype),
+                   linear_bias(&l, c) + channel_value(t, c));
+        return 0;
+    }
+    if (fold(&l, t, &m->arena) || graph_remove_op_into_output(add, x))
+        return pass_failed_on(pc, label);
+    model_note(m, "folded", label);
     return 0;
+}
+
+static int pass_fuse_bias(PassCtx *pc)
+{
+    return pass_each_op(pc, fuse_bias_step);
 }
 
 const Pass fuse_bias_pass = {

@@ -166,27 +166,27 @@ static int fold_forward(const Linear *l, Op *bn)
     return 0;
 }
 
+static int fuse_bn_forward_step(PassCtx *pc, Op *bn)
+{
+    if (!op_is(bn, "BatchNormalization") || !bn_inference_form(bn) || !bn->inputs[0])
+        return 0;
+    Op *conv = match_next(bn->outputs[0], "Conv");
+    Linear l;
+    if (!conv || conv->inputs[0] != bn->outputs[0] ||
+        sparse_input_blocks(conv, 1, "not folded") || sparse_input_blocks(bn, 1, "not folded") ||
+        default_input_blocks(conv, 1, "the BatchNormalization before it not folded in") ||
+        default_input_blocks(bn, 1, "not folded into the Conv after it") ||
+        !linear_producer(conv, &l) || l.w->dims[0] % l.group)
+        return 0;
+    const char *label = op_label(bn);
+    if (fold_forward(&l, bn) < 0)
+        return pass_failed_on(pc, label);
+    return 0;
+}
+
 static int pass_fuse_bn_forward(PassCtx *pc)
 {
-    Graph *g = pc->g;
-    Diag *d = pc->d;
-    for (size_t i = 0; i < g->n_ops; i++) {
-        Op *bn = g->ops[i];
-        if (!op_is(bn, "BatchNormalization") || !bn_inference_form(bn) || !bn->inputs[0])
-            continue;
-        Op *conv = match_next(bn->outputs[0], "Conv");
-        Linear l;
-        if (!conv || conv->inputs[0] != bn->outputs[0] ||
-            sparse_input_blocks(conv, 1, "not folded") || sparse_input_blocks(bn, 1, "not folded") ||
-            default_input_blocks(conv, 1, "the BatchNormalization before it not folded in") ||
-            default_input_blocks(bn, 1, "not folded into the Conv after it") ||
-            !linear_producer(conv, &l) || l.w->dims[0] % l.group)
-            continue;
-        const char *label = op_label(bn);
-        if (fold_forward(&l, bn) < 0)
-            return diag_set(d, PPQ_EINTERNAL, "pass fuse-bn-forward failed on node '%s'", label);
-    }
-    return 0;
+    return pass_each_op(pc, fuse_bn_forward_step);
 }
 
 const Pass fuse_bn_forward_pass = {

@@ -64,29 +64,29 @@ static int fuse_one(const Linear *l, Op *mul, const Tensor *t)
     return 0;
 }
 
+static int fuse_conv_scale_step(PassCtx *pc, Op *op)
+{
+    Linear l;
+    if (!op_is_linear(op) || op->n_outputs != 1)
+        return 0;
+    Op *mul = match_next(op->outputs[0], "Mul");
+    if (!mul || mul->n_outputs != 1 || sparse_input_blocks(op, 1, "not folded") ||
+        sparse_input_blocks(mul, 0, "not folded") || operand_default_blocks(op, mul) ||
+        !linear_producer(op, &l))
+        return 0;
+    Var *other = match_other(mul, op->outputs[0]);
+    const Tensor *t = other ? param_numeric(other) : NULL;
+    if (!t || t->dtype != l.w->dtype || !per_channel_shape(t, l.channels, l.rank))
+        return 0;
+    const char *label = op_label(mul);
+    if (fuse_one(&l, mul, t) < 0)
+        return pass_failed_on(pc, label);
+    return 0;
+}
+
 static int pass_fuse_conv_scale(PassCtx *pc)
 {
-    Graph *g = pc->g;
-    Diag *d = pc->d;
-    for (size_t i = 0; i < g->n_ops; i++) {
-        Linear l;
-        Op *op = g->ops[i];
-        if (!op_is_linear(op) || op->n_outputs != 1)
-            continue;
-        Op *mul = match_next(op->outputs[0], "Mul");
-        if (!mul || mul->n_outputs != 1 || sparse_input_blocks(op, 1, "not folded") ||
-            sparse_input_blocks(mul, 0, "not folded") || operand_default_blocks(op, mul) ||
-            !linear_producer(op, &l))
-            continue;
-        Var *other = match_other(mul, op->outputs[0]);
-        const Tensor *t = other ? param_numeric(other) : NULL;
-        if (!t || t->dtype != l.w->dtype || !per_channel_shape(t, l.channels, l.rank))
-            continue;
-        const char *label = op_label(mul);
-        if (fuse_one(&l, mul, t) < 0)
-            return diag_set(d, PPQ_EINTERNAL, "pass fuse-conv-scale failed on node '%s'", label);
-    }
-    return 0;
+    return pass_each_op(pc, fuse_conv_scale_step);
 }
 
 const Pass fuse_conv_scale_pass = {

@@ -251,19 +251,19 @@ static int gelu_fuse(Op *core)
     return 1;
 }
 
+static int fuse_gelu_step(PassCtx *pc, Op *core)
+{
+    if (!op_is(core, "Erf") && !op_is(core, "Tanh") && !op_is(core, "Sigmoid"))
+        return 0;
+    const char *label = op_label(core);
+    if (gelu_fuse(core) < 0)
+        return pass_failed_on(pc, label);
+    return 0;
+}
+
 static int pass_fuse_gelu(PassCtx *pc)
 {
-    Graph *g = pc->g;
-    Diag *d = pc->d;
-    for (size_t i = 0; i < g->n_ops; i++) {
-        Op *core = g->ops[i];
-        if (!op_is(core, "Erf") && !op_is(core, "Tanh") && !op_is(core, "Sigmoid"))
-            continue;
-        const char *label = op_label(core);
-        if (gelu_fuse(core) < 0)
-            return diag_set(d, PPQ_EINTERNAL, "pass fuse-gelu failed on node '%s'", label);
-    }
-    return 0;
+    return pass_each_op(pc, fuse_gelu_step);
 }
 
 const Pass fuse_gelu_pass = {

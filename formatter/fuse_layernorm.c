@@ -366,29 +366,32 @@ static int ln_replace(LnMatch *lm, int32_t dt)
     return chain_remove(&lm->chain);
 }
 
+static int fuse_layernorm_step(PassCtx *pc, Op *r1)
+{
+    Graph *g = pc->g;
+    Model *m = g->model;
+    LnMatch lm;
+    int32_t dt;
+    if (!op_is(r1, "ReduceMean") || (!ln_match(r1, &lm) && !ln_match_tf(r1, &lm)))
+        return 0;
+    const char *why = ln_obstacle(&lm, &dt), *label = op_label(r1);
+    if (why) {
+        model_warn(m, label, "layer norm pattern kept: %s", why);
+        return 0;
+    }
+    if (ln_replace(&lm, dt))
+        return pass_failed_on(pc, label);
+    model_note(m, "fused", label);
+    return 0;
+}
+
 static int pass_fuse_layernorm(PassCtx *pc)
 {
     Graph *g = pc->g;
-    Diag *d = pc->d;
     Model *m = g->model;
     if (model_opset(m) < 17)
         return 0;
-    for (size_t i = 0; i < g->n_ops; i++) {
-        LnMatch lm;
-        int32_t dt;
-        Op *r1 = g->ops[i];
-        if (!op_is(r1, "ReduceMean") || (!ln_match(r1, &lm) && !ln_match_tf(r1, &lm)))
-            continue;
-        const char *why = ln_obstacle(&lm, &dt), *label = op_label(r1);
-        if (why) {
-            model_warn(m, label, "layer norm pattern kept: %s", why);
-            continue;
-        }
-        if (ln_replace(&lm, dt))
-            return diag_set(d, PPQ_EINTERNAL, "pass fuse-layernorm failed on node '%s'", label);
-        model_note(m, "fused", label);
-    }
-    return 0;
+    return pass_each_op(pc, fuse_layernorm_step);
 }
 
 const Pass fuse_layernorm_pass = {

@@ -142,28 +142,34 @@ static int fuse_nd(Op *mm, Op *add, Var *bv, const Tensor *w)
     return nd_replace(mm, add, bv, w, shape, rank);
 }
 
-static int mm_pass(Graph *g, Diag *d, MmFuse fuse, const char *pass)
+/* One MatMul: fused by `fuse` when a constant-bias Add alone reads it. */
+static int mm_step(PassCtx *pc, Op *mm, MmFuse fuse)
 {
-    if (model_opset(g->model) < 7)
-        return 0;
-    for (size_t i = 0; i < g->n_ops; i++) {
-        Op *mm = g->ops[i];
-        Var *bv;
-        const Tensor *w;
-        Op *add = mm_add(mm, &bv, &w);
-        const char *label = add ? op_label(add) : NULL;
-        int rc = add ? fuse(mm, add, bv, w) : 1;
-        if (rc < 0)
-            return diag_set(d, PPQ_EINTERNAL, "pass %s failed on node '%s'", pass, label);
-        if (rc == 0)
-            model_note(g->model, "fused", label);
-    }
+    Var *bv;
+    const Tensor *w;
+    Op *add = mm_add(mm, &bv, &w);
+    const char *label = add ? op_label(add) : NULL;
+    int rc = add ? fuse(mm, add, bv, w) : 1;
+    if (rc < 0)
+        return pass_failed_on(pc, label);
+    if (rc == 0)
+        model_note(pc->g->model, "fused", label);
     return 0;
+}
+
+static int step_2d(PassCtx *pc, Op *mm)
+{
+    return mm_step(pc, mm, fuse_2d);
+}
+
+static int step_nd(PassCtx *pc, Op *mm)
+{
+    return mm_step(pc, mm, fuse_nd);
 }
 
 static int pass_fuse_matmul_add(PassCtx *pc)
 {
-    return mm_pass(pc->g, pc->d, fuse_2d, "fuse-matmul-add");
+    return model_opset(pc->g->model) < 7 ? 0 : pass_each_op(pc, step_2d);
 }
 
 const Pass fuse_matmul_add_pass = {
@@ -177,7 +183,7 @@ const Pass fuse_matmul_add_pass = {
 
 static int pass_fuse_matmul_add_nd(PassCtx *pc)
 {
-    return mm_pass(pc->g, pc->d, fuse_nd, "fuse-matmul-add-nd");
+    return model_opset(pc->g->model) < 7 ? 0 : pass_each_op(pc, step_nd);
 }
 
 const Pass fuse_matmul_add_nd_pass = {

@@ -132,43 +132,44 @@ static int fold(Op *pad, Op *next, const int64_t *pads, size_t rank, bool includ
     return graph_remove_op(pad, NULL);
 }
 
-static int pass_fuse_pad(PassCtx *pc)
+static int fuse_pad_step(PassCtx *pc, Op *pad)
 {
     Graph *g = pc->g;
-    Diag *d = pc->d;
     Model *m = g->model;
-    for (size_t i = 0; i < g->n_ops; i++) {
-        Op *pad = g->ops[i];
-        int64_t pads[PAD_MAX];
-        size_t n;
-        double value;
-        if (!op_is(pad, "Pad") || !pad->n_inputs || !pad->inputs[0] ||
-            !readers_may_move_to(pad->inputs[0]) || !pad_read(pad, pads, &n, &value) ||
-            !pads_spatial(pads, n))
-            continue;
-        Op *next = sole_consumer(pad->outputs[0]);
-        if (!next || next->graph != g || next->inputs[0] != pad->outputs[0] ||
-            !(op_is(next, "Conv") || op_is(next, "AveragePool") || op_is(next, "MaxPool")))
-            continue;
-        bool include;
-        const char *why = consumer_obstacle(next, value, &include);
-        if (why) {
-            model_warn(m, op_label(pad), "not folded into '%s': %s", op_label(next), why);
-            continue;
-        }
-        const char *label = op_label(pad);
-        int rc = fold(pad, next, pads, n / 2, include);
-        if (rc > 0) {
-            model_warn(m, label, "not folded into '%s': %s", op_label(next),
-                       rc == 1 ? "its pads attribute does not have 2 values per spatial axis"
-                               : "the pool's padding would reach its kernel size");
-            continue;
-        }
-        if (rc)
-            return diag_set(d, PPQ_EINTERNAL, "pass fuse-pad failed on node '%s'", label);
-        model_note(m, "folded", label);
+    int64_t pads[PAD_MAX];
+    size_t n;
+    double value;
+    if (!op_is(pad, "Pad") || !pad->n_inputs || !pad->inputs[0] ||
+        !readers_may_move_to(pad->inputs[0]) || !pad_read(pad, pads, &n, &value) ||
+        !pads_spatial(pads, n))
+        return 0;
+    Op *next = sole_consumer(pad->outputs[0]);
+    if (!next || next->graph != g || next->inputs[0] != pad->outputs[0] ||
+        !(op_is(next, "Conv") || op_is(next, "AveragePool") || op_is(next, "MaxPool")))
+        return 0;
+    bool include;
+    const char *why = consumer_obstacle(next, value, &include);
+    if (why) {
+        model_warn(m, op_label(pad), "not folded into '%s': %s", op_label(next), why);
+        return 0;
     }
+    const char *label = op_label(pad);
+    int rc = fold(pad, next, pads, n / 2, include);
+    if (rc > 0) {
+        model_warn(m, label, "not folded into '%s': %s", op_label(next),
+                   rc == 1 ? "its pads attribute does not have 2 values per spatial axis"
+                           : "the pool's padding would reach its kernel size");
+        return 0;
+    }
+    if (rc)
+        return pass_failed_on(pc, label);
+    model_note(m, "folded", label);
     return 0;
+}
+
+static int pass_fuse_pad(PassCtx *pc)
+{
+    return pass_each_op(pc, fuse_pad_step);
 }
 
 const Pass fuse_pad_pass = {

@@ -150,24 +150,27 @@ static int rms_replace(RmsMatch *rm)
     return chain_remove(&rm->chain);
 }
 
+static int fuse_rmsnorm_step(PassCtx *pc, Op *r)
+{
+    Graph *g = pc->g;
+    Model *m = g->model;
+    RmsMatch rm;
+    if (!op_is(r, "ReduceMean") || !rms_match(r, &rm))
+        return 0;
+    const char *label = op_label(r);
+    if (rms_replace(&rm))
+        return pass_failed_on(pc, label);
+    model_note(m, "fused", label);
+    return 0;
+}
+
 static int fuse_rmsnorm(PassCtx *pc)
 {
     Graph *g = pc->g;
     Model *m = g->model;
     if (model_opset(m) < 23)
         return 0;
-    for (size_t i = 0; i < g->n_ops; i++) {
-        RmsMatch rm;
-        Op *r = g->ops[i];
-        if (!op_is(r, "ReduceMean") || !rms_match(r, &rm))
-            continue;
-        const char *label = op_label(r);
-        if (rms_replace(&rm))
-            return diag_set(pc->d, PPQ_EINTERNAL, "pass fuse-rmsnorm failed on node '%s'",
-                            label);
-        model_note(m, "fused", label);
-    }
-    return 0;
+    return pass_each_op(pc, fuse_rmsnorm_step);
 }
 
 const Pass fuse_rmsnorm_pass = {

@@ -53,6 +53,21 @@ const Pass *pass_find(const char *name)
     return NULL;
 }
 
+int pass_each_op(PassCtx *pc, PassStep step)
+{
+    for (size_t i = 0; i < pc->g->n_ops; i++) {
+        int rc = step(pc, pc->g->ops[i]);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+int pass_failed_on(PassCtx *pc, const char *label)
+{
+    return diag_set(pc->d, PPQ_EINTERNAL, "pass %s failed on node '%s'", pc->name, label);
+}
+
 typedef struct Run {
     PassFn fn;
     PassCtx pc;
@@ -68,7 +83,7 @@ static int run_one(Graph *g, void *ctx)
 int pass_run(const Pass *p, Model *m, const PassOptions *opt, bool verify, Diag *d)
 {
     static const PassOptions defaults;
-    Run r = {p->run, {NULL, opt ? opt : &defaults, d}};
+    Run r = {p->run, {NULL, opt ? opt : &defaults, d, p->name}};
     m->log.pass = p->name;
     int rc = graph_walk_post(m->graph, run_one, &r);
     if (m->oom)

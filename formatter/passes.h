@@ -24,15 +24,28 @@ typedef struct PassOptions {
 } PassOptions;
 
 /* What a pass is handed: the graph it rewrites (the driver hands it every
- * subgraph first, then the graph holding them), the options, and where an
- * error goes. The model's facts and change log are the graph's model's. */
+ * subgraph first, then the graph holding them), the options, where an
+ * error goes and the pass's name (for its messages). The model's facts and
+ * change log are the graph's model's. */
 typedef struct PassCtx {
     Graph *g;
     const PassOptions *opt;
     Diag *d;
+    const char *name;
 } PassCtx;
 
 typedef int (*PassFn)(PassCtx *pc);
+
+/* A pass's step on one operation: 0 (rewritten, or nothing to do), else the
+ * error code (pass_failed_on). */
+typedef int (*PassStep)(PassCtx *pc, Op *op);
+/* Calls step on every operation of pc->g in order, those the steps append
+ * included, until one fails: the loop of the passes that look at each
+ * operation and rewrite where their pattern matches. */
+int pass_each_op(PassCtx *pc, PassStep step);
+/* A rewrite that ran out of memory half way: "pass NAME failed on node
+ * 'label'" (the label taken before the rewrite, which may remove the op). */
+int pass_failed_on(PassCtx *pc, const char *label);
 
 /* What a pass reads from shape inference (value_fact and friends). */
 typedef enum PassFacts {

@@ -56,18 +56,16 @@ static int rt_rewrite(Op *op)
     return 0;
 }
 
+static int reshape_target_step(PassCtx *pc, Op *op)
+{
+    if (!op->removed && op_is(op, "Reshape") && rt_rewrite(op))
+        return pass_failed_on(pc, op_label(op));
+    return 0;
+}
+
 static int pass_reshape_target(PassCtx *pc)
 {
-    Graph *g = pc->g;
-    Diag *d = pc->d;
-    if (!graph_takes_new_params(g))
-        return 0;
-    for (size_t i = 0; i < g->n_ops; i++) {
-        Op *op = g->ops[i];
-        if (!op->removed && op_is(op, "Reshape") && rt_rewrite(op))
-            return diag_set(d, PPQ_EINTERNAL, "out of memory in pass reshape-target");
-    }
-    return 0;
+    return graph_takes_new_params(pc->g) ? pass_each_op(pc, reshape_target_step) : 0;
 }
 
 const Pass reshape_target_pass = {

@@ -968,7 +968,7 @@ static const char *check_isolated_out_of_order(Model *m)
     VERIFY(m);
 
     Diag d = {0};
-    EXPECT(pass_find("isolated")->run(&(PassCtx){g, &(PassOptions){0}, &d}) == 0 && d.code == 0);
+    EXPECT(pass_find("isolated")->run(&(PassCtx){g, &(PassOptions){0}, &d, "isolated"}) == 0 && d.code == 0);
     EXPECT(!a->removed && !b->removed && !c->removed);
     /* kept whole: a removal that missed A's liveness would detach its input */
     EXPECT(a->n_inputs == 1 && a->inputs[0] == x && b->inputs[0] == a_out);

@@ -40,7 +40,11 @@ default passes and --report=json on every model and checks:
            dims with the symbols bound from those shapes, and wherever onnx's
            infer_shapes(strict_mode=False, data_prop=True) knows a dtype, rank or static dim,
            ppqfmt's must not differ: a conflict fails. Facts onnx has and ppqfmt lacks on ops
-           with a rule are listed as notes, not failures.
+           with a rule are listed as notes, not failures;
+  --check  ppqfmt's own verdict (`--dry-run --check=1`, the export's test sizes bound with
+           --input-shape) agrees with equiv's: exit 0 where onnxruntime found the outputs
+           equal, 5 where it did not. Exit 6 (a node ppqfmt's interpreter cannot run) or a
+           run over CHECK_TIMEOUT seconds is "n/a" with the reason, not a failure.
 A model passes if every check passes. The result is a markdown table (nodes and
 BatchNormalization nodes before -> after, timings), a shape-inference coverage table (per model,
 original and output: the share of node outputs with a dtype and rank, and with every dim known
@@ -470,7 +474,7 @@ def test_model(name, opset, d, workdir, extra):
     if err:
         fail('run', err)
         for k in ('checker', 'left', 'shared', 'dead', 'legacy', 'census', 'idempotent', 'opset',
-                  'equiv', 'shape'):
+                  'equiv', '--check', 'shape'):
             r['checks'][k] = '-'
         if name.endswith(CONSTW):
             r['checks']['as-base'] = '-'
@@ -597,6 +601,8 @@ def test_model(name, opset, d, workdir, extra):
             r['notes'].append('equiv: %s' % msg)
     else:
         fail('equiv', msg)
+    if not isinstance(runs[0], str) and not isinstance(runs[1], str):
+        selfcheck(r, src, orig, meta, extra, ok, fail)
 
     ruled = infer_oracle.ruled_ops(TEST_INFER)
     r['shape'] = {'orig': shape_side(src, orig, runs[2], feeds, ruled),
@@ -614,8 +620,39 @@ def test_model(name, opset, d, workdir, extra):
             r['notes'].append('shape (%s): ops without a rule: %s' % (
                 side, ', '.join(sd['unknown_ops'])))
         r['notes'] += ['shape (%s): %s' % (side, n) for n in sd['notes']]
-    r['check_s'] = time.time() - t_model - r['ort_s'] - r['ppqfmt_s']
+    r['check_s'] = (time.time() - t_model - r['ort_s'] - r['ppqfmt_s'] -
+                    r.get('check_run_s', 0))
     return r
+
+
+CHECK_TIMEOUT = 300
+
+
+def selfcheck(r, src, orig, meta, extra, ort_ok, fail):
+    """ppqfmt --check's verdict against onnxruntime's (ort_ok)."""
+    cmd = [PPQFMT] + extra + static_input_args(orig, meta.get('test_sizes')) + [
+        '--dry-run', '--check=1', '-q', src]
+    t0 = time.time()
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                           timeout=CHECK_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        r['checks']['--check'] = 'n/a'
+        r['notes'].append('--check: over %d s' % CHECK_TIMEOUT)
+        return
+    r['check_run_s'] = time.time() - t0
+    err = ' | '.join(p.stderr.decode('utf-8', 'replace').strip().splitlines()[-2:])
+    if p.returncode == 6:
+        r['checks']['--check'] = 'n/a'
+        r['notes'].append('--check: cannot run: %s' % err)
+    elif p.returncode not in (0, 5):
+        fail('--check', 'exit %d: %s' % (p.returncode, err))
+    elif (p.returncode == 0) != ort_ok:
+        fail('--check', 'ppqfmt says %s, onnxruntime %s: %s' % (
+            'equal' if p.returncode == 0 else 'different', 'equal' if ort_ok else 'different',
+            err))
+    else:
+        r['checks']['--check'] = 'ok'
 
 
 def static_input_args(model, sizes):
@@ -863,11 +900,12 @@ def legacy_counts(d):
 def table(results):
     lines = ['| model | opset | nodes before→after | BN before→after | opset/IR before→after '
              '| legacy forms before→after | checker | leftovers | shared params | dead | as base '
-             '| equiv | shape | foldable/Shape left | export s | ppqfmt s | ORT s |',
-             '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|']
+             '| equiv | --check | shape | foldable/Shape left | export s | ppqfmt s | ORT s '
+             '| --check s |',
+             '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|']
     for r in results:
         if r.get('skipped'):
-            lines.append('| %s | %d | skipped: %s | | | | | | | | | | | | | | |' % (
+            lines.append('| %s | %d | skipped: %s | | | | | | | | | | | | | | | | |' % (
                 r['model'], r['opset'], r['skipped'][:120].replace('|', '/')))
             continue
         n, bn, c = r.get('nodes', [None, None]), r.get('bn', [None, None]), r['checks']
@@ -892,12 +930,12 @@ def table(results):
             legacy_s += ' FAIL'
         census_s = '%d/%d' % r['census'] if 'census' in r else c.get('census', '-')
         lines.append('| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s '
-                     '| %s | %s |'
+                     '| %s | %s | %s | %s |'
                      % (r['model'], r['opset'], arrow(n), arrow(bn), opset_s, legacy_s, checker_s,
                         left_s, shared_s, dead_s, c.get('as-base', ''), c.get('equiv', '-'),
-                        c.get('shape', '-'), census_s, fmt_s(r.get('export_s')),
-                        fmt_s(r.get('ppqfmt_s')),
-                        fmt_s(r.get('ort_s'))))
+                        c.get('--check', '-'), c.get('shape', '-'), census_s,
+                        fmt_s(r.get('export_s')), fmt_s(r.get('ppqfmt_s')),
+                        fmt_s(r.get('ort_s')), fmt_s(r.get('check_run_s'))))
     return '\n'.join(lines)
 
 

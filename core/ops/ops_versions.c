@@ -10,7 +10,9 @@
  * scales per channel). Versions whose shapes or types differ have their rule
  * in their family's file (DFT-20 in ops_signal.c). The rows follow onnx
  * 1.23.2's schemas (opsets up to 28); tests/test_registry_rows.py checks that
- * every version is present with its bounds. */
+ * every version is present with its bounds. (A version before 18 that no
+ * file lists gets a row from its signature, ops_signatures.c, with the
+ * previous row's bounds; these rows say onnx's own.) */
 #include "ops.h"
 
 static const OpSchema ops_versions[] = {

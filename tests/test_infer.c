@@ -473,6 +473,46 @@ static const char *check_data_propagation(Graph *g)
     return NULL;
 }
 
+/* A condition on shapes picks its value: comparisons, Not/And/Or and
+ * Where carry known contents (0/1 for bool), as the expanded Attention
+ * function computes its grouped-query repeat count from head counts. */
+static const char *check_condition_values(Graph *g)
+{
+    in_decl(g, "q", "float:batch,8,seq,64");
+    in_decl(g, "k", "float:batch,2,seq,64");
+    ints(g, "one", (int64_t[]){1}, 1);
+    ints(g, "zero", (int64_t[]){0}, 1);
+    nd(g, "Shape", "qs", "q", "qsh");
+    nd(g, "Shape", "ks", "k", "ksh");
+    nd(g, "Gather", "qh", "qsh,one", "qheads");
+    nd(g, "Gather", "kh", "ksh,one", "kheads");
+    nd(g, "Equal", "eq", "qheads,kheads", "same");
+    nd(g, "Not", "not", "same", "grouped");
+    nd(g, "Mod", "mod", "qheads,kheads", "rem");
+    nd(g, "Equal", "eq0", "rem,zero", "divides");
+    nd(g, "And", "and", "grouped,divides", "gqa");
+    nd(g, "Div", "div", "qheads,kheads", "ratio");
+    nd(g, "Where", "where", "gqa,ratio,one", "repeat");
+    nd(g, "Less", "less", "kheads,qheads", "fewer");
+    nd(g, "Or", "or", "same,fewer", "either");
+    nd(g, "Cast", "cast", "either", "either_i");
+    must(op_set_attr_int(g->ops[g->n_ops - 1], "to", DT_INT64), "attr");
+    nd(g, "Equal", "self", "qsh,qsh", "all_same");
+    nd(g, "ConstantOfShape", "fill", "repeat", "filled");
+    EXPECT(!infer());
+    const InferFact *f = infer_fact(R, find(g, "gqa")), *r = infer_fact(R, find(g, "repeat"));
+    EXPECT(f && f->value && f->n_value == 1 && !strcmp(str_of(f->value[0]), "1"));
+    EXPECT(r && r->value && r->n_value == 1 && !strcmp(str_of(r->value[0]), "4"));
+    EXPECT_FACT(g, "filled", "float:\\[4]");
+    const InferFact *e = infer_fact(R, find(g, "either_i"));
+    EXPECT(e && e->value && !strcmp(str_of(e->value[0]), "1"));
+    /* the same symbolic batch compares equal to itself; seq vs 64 is unknown */
+    const InferFact *a = infer_fact(R, find(g, "all_same"));
+    EXPECT(a && a->value && a->n_value == 4 && !strcmp(str_of(a->value[0]), "1"));
+    EXPECT(n_issues() == 0);
+    return NULL;
+}
+
 /* Shapes read from a Shape's contents: Expand broadcasts against them,
  * ConstantOfShape builds them, Tile multiplies by them. */
 static const char *check_expand_tile_fill(Graph *g)
@@ -1196,6 +1236,7 @@ int main(int argc, char **argv)
     RUN(conv_symbolic, 13);
     RUN(broadcast, 13);
     RUN(data_propagation, 13);
+    RUN(condition_values, 13);
     RUN(expand_tile_fill, 13);
     RUN(split_slice, 13);
     RUN(squeeze_opset11, 11);

@@ -2,8 +2,11 @@
  * their input's type and shape, binary and variadic ones broadcast
  * multidirectionally (numpy rules, opset 7 on; before it the output has the
  * first input's shape), comparisons and logic give bool, Cast gives `to`.
- * Integer contents are propagated through Add/Sub/Mul/Div/Cast/Identity
- * so shape arithmetic (Shape -> Mul -> Reshape) keeps its values. */
+ * Integer contents are propagated through Add/Sub/Mul/Div/Mod/Cast/Identity
+ * so shape arithmetic (Shape -> Mul -> Reshape) keeps its values, and bool
+ * ones (0/1) through the comparisons, Not/And/Or/Xor and Where, so a
+ * condition on shapes (an Attention function's head counts) picks its
+ * branch's value. */
 #include <string.h>
 #include <strings.h>
 
@@ -123,60 +126,166 @@ static Dim ew_mod_value(InferCtx *c, Dim a, Dim b)
     return dim_const(c->dt, r);
 }
 
-static Dim ew_apply(InferCtx *c, char op, Dim a, Dim b)
-{
-    if (!a || !b)
-        return NULL;
-    switch (op) {
-    case '%': return ew_mod_value(c, a, b);
-    case '+': return dim_add(c->dt, a, b);
-    case '-': return dim_sub(c->dt, a, b);
-    case '*': return dim_mul(c->dt, a, b);
-    default: return ew_div_value(c->dt, a, b);
-    }
-}
+/* A binary op's contents, element by element (broadcasting a single
+ * value), when its inputs carry contents: what shape arithmetic and the
+ * conditions on it (an Attention function's head counts) compute. */
+typedef Dim (*EwValueFn)(InferCtx *c, Dim a, Dim b);
 
-/* Integer contents of a binary arithmetic op whose inputs both carry them. */
-static int ew_arith_value(InferCtx *c, char op)
+static bool ew_int_type(int32_t t) { return t == DT_INT64 || t == DT_INT32; }
+static bool ew_value_type(int32_t t) { return ew_int_type(t) || t == DT_BOOL; }
+
+static int ew_binary_value(InferCtx *c, EwValueFn fn)
 {
     const InferFact *a = infer_in(c, 0), *b = infer_in(c, 1);
-    int32_t t = c->out[0].dtype;
-    if (!a->value || !b->value || (t != DT_INT64 && t != DT_INT32) || c->out[0].rank < 0)
+    if (!a->value || !b->value || !ew_value_type(c->out[0].dtype) || c->out[0].rank < 0)
         return 0;
     size_t n = a->n_value > b->n_value ? a->n_value : b->n_value;
-    if ((a->n_value != n && a->n_value != 1) || (b->n_value != n && b->n_value != 1) || n > 64)
+    if ((a->n_value != n && a->n_value != 1) || (b->n_value != n && b->n_value != 1) ||
+        n > FACTS_MAX_VALUE)
         return 0;
-    Dim v[64];
+    Dim v[FACTS_MAX_VALUE];
     for (size_t k = 0; k < n; k++)
-        v[k] = ew_apply(c, op, ew_value_at(a, k), ew_value_at(b, k));
+        v[k] = fn(c, ew_value_at(a, k), ew_value_at(b, k));
     return infer_set_value(c, 0, v, n);
 }
 
-static int ew_binary(InferCtx *c) { return ew_broadcast(c, 0, 0, 0); }
-static int ew_compare(InferCtx *c) { return ew_broadcast(c, 0, 0, DT_BOOL); }
-static int ew_where(InferCtx *c) { return ew_broadcast(c, 0, 1, 0); }
+static Dim ew_add_value(InferCtx *c, Dim a, Dim b) { return a && b ? dim_add(c->dt, a, b) : NULL; }
+static Dim ew_sub_value(InferCtx *c, Dim a, Dim b) { return a && b ? dim_sub(c->dt, a, b) : NULL; }
+static Dim ew_mul_value(InferCtx *c, Dim a, Dim b) { return a && b ? dim_mul(c->dt, a, b) : NULL; }
+static Dim ew_div_dims(InferCtx *c, Dim a, Dim b) { return a && b ? ew_div_value(c->dt, a, b) : NULL; }
+static Dim ew_mod_dims(InferCtx *c, Dim a, Dim b) { return a && b ? ew_mod_value(c, a, b) : NULL; }
 
-static int ew_arith(InferCtx *c, char op)
+static Dim ew_bool(InferCtx *c, bool v) { return dim_const(c->dt, v); }
+static bool ew_both_const(Dim a, Dim b) { return a && b && dim_is_const(a) && dim_is_const(b); }
+
+/* Equal: two equal constants, or one expression (dims are interned). */
+static Dim ew_equal_value(InferCtx *c, Dim a, Dim b)
 {
-    return ew_broadcast(c, 0, 0, 0) ? -1 : ew_arith_value(c, op);
+    return a && a == b ? ew_bool(c, true) : ew_both_const(a, b) ? ew_bool(c, false) : NULL;
 }
 
-static int ew_add(InferCtx *c) { return ew_arith(c, '+'); }
-static int ew_sub(InferCtx *c) { return ew_arith(c, '-'); }
-static int ew_mul(InferCtx *c) { return ew_arith(c, '*'); }
-static int ew_div(InferCtx *c) { return ew_arith(c, '/'); }
-static int ew_mod(InferCtx *c) { return ew_arith(c, '%'); }
+static Dim ew_less_value(InferCtx *c, Dim a, Dim b)
+{
+    return ew_both_const(a, b) ? ew_bool(c, dim_value(a) < dim_value(b)) : NULL;
+}
 
-static bool ew_int_type(int32_t t) { return t == DT_INT64 || t == DT_INT32; }
+static Dim ew_greater_value(InferCtx *c, Dim a, Dim b) { return ew_less_value(c, b, a); }
+
+static Dim ew_not_dim(InferCtx *c, Dim a)
+{
+    return a && dim_is_const(a) ? ew_bool(c, !dim_value(a)) : NULL;
+}
+
+static Dim ew_less_equal_value(InferCtx *c, Dim a, Dim b)
+{
+    return ew_not_dim(c, ew_greater_value(c, a, b));
+}
+
+static Dim ew_greater_equal_value(InferCtx *c, Dim a, Dim b)
+{
+    return ew_not_dim(c, ew_less_value(c, a, b));
+}
+
+/* And/Or decide with one operand known when it is false/true. */
+static Dim ew_and_value(InferCtx *c, Dim a, Dim b)
+{
+    if ((a && dim_is_const(a) && !dim_value(a)) || (b && dim_is_const(b) && !dim_value(b)))
+        return ew_bool(c, false);
+    return ew_both_const(a, b) ? ew_bool(c, true) : NULL;
+}
+
+static Dim ew_or_value(InferCtx *c, Dim a, Dim b)
+{
+    if ((a && dim_is_const(a) && dim_value(a)) || (b && dim_is_const(b) && dim_value(b)))
+        return ew_bool(c, true);
+    return ew_both_const(a, b) ? ew_bool(c, false) : NULL;
+}
+
+static Dim ew_xor_value(InferCtx *c, Dim a, Dim b)
+{
+    return ew_both_const(a, b) ? ew_bool(c, !dim_value(a) != !dim_value(b)) : NULL;
+}
+
+static int ew_binary(InferCtx *c) { return ew_broadcast(c, 0, 0, 0); }
+
+static int ew_arith(InferCtx *c, EwValueFn fn)
+{
+    return ew_broadcast(c, 0, 0, 0) ? -1 : ew_binary_value(c, fn);
+}
+
+static int ew_add(InferCtx *c) { return ew_arith(c, ew_add_value); }
+static int ew_sub(InferCtx *c) { return ew_arith(c, ew_sub_value); }
+static int ew_mul(InferCtx *c) { return ew_arith(c, ew_mul_value); }
+static int ew_div(InferCtx *c) { return ew_arith(c, ew_div_dims); }
+static int ew_mod(InferCtx *c) { return ew_arith(c, ew_mod_dims); }
+
+static int ew_logic(InferCtx *c, EwValueFn fn)
+{
+    return ew_broadcast(c, 0, 0, DT_BOOL) ? -1 : ew_binary_value(c, fn);
+}
+
+static int ew_equal(InferCtx *c) { return ew_logic(c, ew_equal_value); }
+static int ew_less(InferCtx *c) { return ew_logic(c, ew_less_value); }
+static int ew_greater(InferCtx *c) { return ew_logic(c, ew_greater_value); }
+static int ew_less_equal(InferCtx *c) { return ew_logic(c, ew_less_equal_value); }
+static int ew_greater_equal(InferCtx *c) { return ew_logic(c, ew_greater_equal_value); }
+static int ew_and(InferCtx *c) { return ew_logic(c, ew_and_value); }
+static int ew_or(InferCtx *c) { return ew_logic(c, ew_or_value); }
+static int ew_xor(InferCtx *c) { return ew_logic(c, ew_xor_value); }
+
+static int ew_not(InferCtx *c)
+{
+    const InferFact *x = infer_in(c, 0);
+    if (infer_copy(c, 0, 0))
+        return -1;
+    if (!x->value || x->dtype != DT_BOOL)
+        return 0;
+    Dim v[FACTS_MAX_VALUE];
+    for (size_t k = 0; k < x->n_value; k++)
+        v[k] = ew_not_dim(c, x->value[k]);
+    return infer_set_value(c, 0, v, x->n_value);
+}
+
+/* Where picks x's or y's element where the condition is known. */
+static int ew_where(InferCtx *c)
+{
+    if (ew_broadcast(c, 0, 1, 0))
+        return -1;
+    const InferFact *k = infer_in(c, 0), *x = infer_in(c, 1), *y = infer_in(c, 2);
+    if (!k->value || !x->value || !y->value || !ew_int_type(c->out[0].dtype) ||
+        c->out[0].rank < 0)
+        return 0;
+    size_t n = k->n_value;
+    n = x->n_value > n ? x->n_value : n;
+    n = y->n_value > n ? y->n_value : n;
+    if ((k->n_value != n && k->n_value != 1) || (x->n_value != n && x->n_value != 1) ||
+        (y->n_value != n && y->n_value != 1) || n > FACTS_MAX_VALUE)
+        return 0;
+    Dim v[FACTS_MAX_VALUE];
+    for (size_t i = 0; i < n; i++) {
+        Dim cond = ew_value_at(k, i);
+        v[i] = !cond || !dim_is_const(cond) ? NULL
+               : dim_value(cond)           ? ew_value_at(x, i)
+                                           : ew_value_at(y, i);
+    }
+    return infer_set_value(c, 0, v, n);
+}
 
 static int ew_cast_to(InferCtx *c, int32_t to)
 {
     const InferFact *x = infer_in(c, 0);
     if (infer_set(c, 0, to, x->rank, x->dims))
         return -1;
-    if (x->value && ew_int_type(to) && ew_int_type(x->dtype))
+    if (!x->value || !ew_value_type(to) || !ew_value_type(x->dtype) ||
+        x->n_value > FACTS_MAX_VALUE)
+        return 0;
+    if (to != DT_BOOL || x->dtype == DT_BOOL)
         return infer_set_value(c, 0, x->value, x->n_value);
-    return 0;
+    Dim v[FACTS_MAX_VALUE]; /* to bool: known where the integer is */
+    for (size_t k = 0; k < x->n_value; k++)
+        v[k] = x->value[k] && dim_is_const(x->value[k]) ? ew_bool(c, dim_value(x->value[k]))
+                                                        : NULL;
+    return infer_set_value(c, 0, v, x->n_value);
 }
 
 static int ew_cast(InferCtx *c)
@@ -232,7 +341,7 @@ static const OpSchema ops_elementwise[] = {
     UNARY("Reciprocal", 6),
     UNARY("Sign", 9), UNARY("Sin", 7), UNARY("Cos", 7), UNARY("Tan", 7), UNARY("Asin", 7),
     UNARY("Acos", 7), UNARY("Atan", 7), UNARY("Sinh", 9), UNARY("Cosh", 9), UNARY("Asinh", 9),
-    UNARY("Acosh", 9), UNARY("Atanh", 9), UNARY("BitwiseNot", 18), UNARY("Not", 1),
+    UNARY("Acosh", 9), UNARY("Atanh", 9), UNARY("BitwiseNot", 18), {"", "Not", 1, 1, 1, 1, 1, ew_not},
     UNARY("Softmax", 1), UNARY("LogSoftmax", 1), UNARY("Hardmax", 1), UNARY("LRN", 1),
     LIKE_INPUT0("InstanceNormalization", 1, 3, 3), UNARY("MeanVarianceNormalization", 9),
     UNARY("LpNormalization", 1), LIKE_INPUT0("CumSum", 11, 2, 2), LIKE_INPUT0("Trilu", 14, 1, 2),
@@ -265,13 +374,14 @@ static const OpSchema ops_elementwise[] = {
     BINARY("Mod", 10, ew_mod), BINARY("BitShift", 11, ew_binary),
     BINARY("BitwiseAnd", 18, ew_binary), BINARY("BitwiseOr", 18, ew_binary),
     BINARY("BitwiseXor", 18, ew_binary),
-    BINARY("And", 1, ew_legacy_binary), BINARY("And", 7, ew_compare),
-    BINARY("Or", 1, ew_legacy_binary), BINARY("Or", 7, ew_compare),
-    BINARY("Xor", 1, ew_legacy_binary), BINARY("Xor", 7, ew_compare),
-    BINARY("Equal", 1, ew_to_bool), BINARY("Equal", 7, ew_compare),
-    BINARY("Less", 1, ew_to_bool), BINARY("Less", 7, ew_compare),
-    BINARY("Greater", 1, ew_to_bool), BINARY("Greater", 7, ew_compare),
-    BINARY("LessOrEqual", 12, ew_compare), BINARY("GreaterOrEqual", 12, ew_compare),
+    BINARY("And", 1, ew_legacy_binary), BINARY("And", 7, ew_and),
+    BINARY("Or", 1, ew_legacy_binary), BINARY("Or", 7, ew_or),
+    BINARY("Xor", 1, ew_legacy_binary), BINARY("Xor", 7, ew_xor),
+    BINARY("Equal", 1, ew_to_bool), BINARY("Equal", 7, ew_equal),
+    BINARY("Less", 1, ew_to_bool), BINARY("Less", 7, ew_less),
+    BINARY("Greater", 1, ew_to_bool), BINARY("Greater", 7, ew_greater),
+    BINARY("LessOrEqual", 12, ew_less_equal),
+    BINARY("GreaterOrEqual", 12, ew_greater_equal),
     {"", "Max", 1, 1, OPS_VARIADIC, 1, 1, ew_legacy_binary},
     {"", "Max", 8, 1, OPS_VARIADIC, 1, 1, ew_binary},
     {"", "Min", 1, 1, OPS_VARIADIC, 1, 1, ew_legacy_binary},

@@ -53,21 +53,6 @@ const Pass *pass_find(const char *name)
     return NULL;
 }
 
-int pass_each_op(PassCtx *pc, PassStep step)
-{
-    for (size_t i = 0; i < pc->g->n_ops; i++) {
-        int rc = step(pc, pc->g->ops[i]);
-        if (rc)
-            return rc;
-    }
-    return 0;
-}
-
-int pass_failed_on(PassCtx *pc, const char *label)
-{
-    return diag_set(pc->d, PPQ_EINTERNAL, "pass %s failed on node '%s'", pc->name, label);
-}
-
 typedef struct Run {
     PassFn fn;
     PassCtx pc;

@@ -134,14 +134,30 @@ typedef Dim (*EwValueFn)(InferCtx *c, Dim a, Dim b);
 static bool ew_int_type(int32_t t) { return t == DT_INT64 || t == DT_INT32; }
 static bool ew_value_type(int32_t t) { return ew_int_type(t) || t == DT_BOOL; }
 
+/* How many elements the contents of inputs 0..n_in-1 broadcast to (each
+ * carries that many or one); 0 when one carries none or they disagree. */
+static size_t ew_values_count(InferCtx *c, size_t n_in)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < n_in; i++) {
+        const InferFact *f = infer_in(c, i);
+        if (!f->value)
+            return 0;
+        n = f->n_value > n ? f->n_value : n;
+    }
+    for (size_t i = 0; i < n_in; i++) {
+        size_t k = infer_in(c, i)->n_value;
+        if (k != n && k != 1)
+            return 0;
+    }
+    return n <= FACTS_MAX_VALUE ? n : 0;
+}
+
 static int ew_binary_value(InferCtx *c, EwValueFn fn)
 {
     const InferFact *a = infer_in(c, 0), *b = infer_in(c, 1);
-    if (!a->value || !b->value || !ew_value_type(c->out[0].dtype) || c->out[0].rank < 0)
-        return 0;
-    size_t n = a->n_value > b->n_value ? a->n_value : b->n_value;
-    if ((a->n_value != n && a->n_value != 1) || (b->n_value != n && b->n_value != 1) ||
-        n > FACTS_MAX_VALUE)
+    size_t n = ew_values_count(c, 2);
+    if (!n || !ew_value_type(c->out[0].dtype) || c->out[0].rank < 0)
         return 0;
     Dim v[FACTS_MAX_VALUE];
     for (size_t k = 0; k < n; k++)
@@ -252,14 +268,8 @@ static int ew_where(InferCtx *c)
     if (ew_broadcast(c, 0, 1, 0))
         return -1;
     const InferFact *k = infer_in(c, 0), *x = infer_in(c, 1), *y = infer_in(c, 2);
-    if (!k->value || !x->value || !y->value || !ew_int_type(c->out[0].dtype) ||
-        c->out[0].rank < 0)
-        return 0;
-    size_t n = k->n_value;
-    n = x->n_value > n ? x->n_value : n;
-    n = y->n_value > n ? y->n_value : n;
-    if ((k->n_value != n && k->n_value != 1) || (x->n_value != n && x->n_value != 1) ||
-        (y->n_value != n && y->n_value != 1) || n > FACTS_MAX_VALUE)
+    size_t n = ew_values_count(c, 3);
+    if (!n || !ew_int_type(c->out[0].dtype) || c->out[0].rank < 0)
         return 0;
     Dim v[FACTS_MAX_VALUE];
     for (size_t i = 0; i < n; i++) {

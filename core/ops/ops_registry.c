@@ -103,9 +103,28 @@ static bool row_made(const OpSchema *s)
     return s >= ops_made && s < ops_made + ops_n_made;
 }
 
-/* The bounds and rule of each row; a family row of infer NULL, and a made
- * row, share the previous row's rule (resolved already); a made row its
- * bounds too, or, the op's first, the signature's with no rule. */
+/* Row i's bounds and rule: a family row's own, its rule the previous row's
+ * when infer is NULL; a made row the previous row's of its op (resolved
+ * already), or, the op's first, its signature's bounds and no rule. */
+static InferRule rule_of(size_t i, const OpSignature *g, bool same_op)
+{
+    const OpSchema *s = ops_sorted[i];
+    const InferRule *prev = same_op ? &ops_rules[i - 1] : NULL;
+    InferRule r = {s->since, s->min_in, s->max_in, s->min_out, s->max_out, s->infer};
+    if (row_made(s) && prev) {
+        r = *prev;
+        r.since = s->since;
+    } else if (row_made(s)) {
+        r = (InferRule){s->since, 0, g->variadic ? UINT16_MAX : g->n_in, 0, g->n_out, NULL};
+    } else if (!r.infer && prev) {
+        r.infer = prev->infer;
+    }
+    return r;
+}
+
+/* The rule and signature columns. A row without a signature of its own
+ * version (none in ai.onnx but onnxruntime's SimplifiedLayerNormalization)
+ * keeps the previous row's. */
 static void rules_resolve(void)
 {
     for (size_t i = 0; i < ops_n; i++) {
@@ -113,15 +132,7 @@ static void rules_resolve(void)
         bool same_op = i > 0 && !ops_cmp_key(s->domain, s->type, ops_sorted[i - 1]);
         const OpSignature *g = *s->domain ? NULL : signature_of(s->type, s->since);
         ops_sigs[i] = g ? g : same_op ? ops_sigs[i - 1] : NULL;
-        ops_rules[i] = (InferRule){s->since, s->min_in, s->max_in, s->min_out, s->max_out,
-                                   s->infer ? s->infer : same_op ? ops_rules[i - 1].infer : NULL};
-        if (row_made(s) && same_op)
-            ops_rules[i] = (InferRule){s->since, ops_rules[i - 1].min_in, ops_rules[i - 1].max_in,
-                                       ops_rules[i - 1].min_out, ops_rules[i - 1].max_out,
-                                       ops_rules[i - 1].infer};
-        else if (row_made(s))
-            ops_rules[i] = (InferRule){s->since, 0, g->variadic ? UINT16_MAX : g->n_in, 0,
-                                       g->n_out, NULL};
+        ops_rules[i] = rule_of(i, g, same_op);
     }
 }
 

@@ -6,9 +6,9 @@
  * when every version crossed only grew its types (the node's element types
  * are then checked against the old version's) or only added optional
  * attributes and inputs the node does not use (the registry's signature
- * column, from the pinned onnx's schemas); the changes with an exact old form have a
- * down-adapter below; anything else refuses the whole lowering, naming the
- * node. */
+ * column, from the pinned onnx's schemas); the changes with an exact old
+ * form have a down-adapter below; anything else refuses the whole lowering,
+ * naming the node. */
 #include "downgrade.h"
 
 #include <stdio.h>
@@ -24,8 +24,9 @@
 /* The first opset whose operators accept each element type newer than
  * opset 7 (TensorProto.DataType -> opset): the versions of Cast that added
  * them in the pinned onnx's schemas (the Cast rows of
- * core/ops/ops_signatures.c; onnx's Changelog.md says the same): bfloat16 at 13, the float8 types at 19,
- * int4/uint4 at 21, float4e2m1 at 23, float8e8m0 at 24, int2/uint2 at 25. */
+ * core/ops/ops_signatures.c; onnx's Changelog.md says the same): bfloat16 at
+ * 13, the float8 types at 19, int4/uint4 at 21, float4e2m1 at 23, float8e8m0
+ * at 24, int2/uint2 at 25. */
 static int64_t dtype_since(int32_t dt)
 {
     if (dt == 16)

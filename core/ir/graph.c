@@ -369,7 +369,8 @@ static void op_mark_grown(Op *op)
 {
     if (op->wire.len)
         op_mark_changed(op);
-    op->changed = op->graph->changed = true;
+    else
+        op->changed = op->graph->changed = true;
 }
 
 int op_append_input(Op *op, Var *v)

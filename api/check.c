@@ -15,7 +15,7 @@
 #include "../onnx/path.h"
 #include "check.h"
 
-enum { CHECK_DEFAULT_DIM = 1, CHECK_MAX_INPUTS = 256, CHECK_MAX_OUTPUTS = 256 };
+enum { CHECK_DEFAULT_DIM = 1, CHECK_MAX_INPUTS = 256 };
 
 /* splitmix64: one state word, every seed a good one. */
 static uint64_t check_next(uint64_t *s)
@@ -77,12 +77,6 @@ static int check_inputs_for(const Model *m, Arena *a, const Var *const *fvars,
     }
     return 0;
 }
-
-typedef struct CheckError {
-    double abs, ref; /* max |out - ref|, max |ref| */
-    bool differs;
-    const char *why; /* type or shape differ */
-} CheckError;
 
 static void check_compare(const Tensor *ref, const Tensor *out, CheckError *e)
 {
@@ -241,7 +235,8 @@ static int check_verdict(const Graph *g, const CheckError *e, size_t n, const Op
     return 0;
 }
 
-int check_model(Model *formatted, const Source *src, const Options *o, Diag *d)
+int check_model(Model *formatted, const Source *src, const Options *o, CheckResult *res,
+                Diag *d)
 {
     char dir[4096];
     Model *orig = NULL;
@@ -252,8 +247,8 @@ int check_model(Model *formatted, const Source *src, const Options *o, Diag *d)
         return rc;
     if (o->check_break)
         check_break(formatted);
-    CheckError e[CHECK_MAX_OUTPUTS];
-    memset(e, 0, sizeof e);
+    memset(res, 0, sizeof *res);
+    CheckError *e = res->e;
     uint64_t state = o->check_seed;
     Arena a = {0};
     for (int r = 0; r < o->check_runs && !rc; r++) {
@@ -262,6 +257,12 @@ int check_model(Model *formatted, const Source *src, const Options *o, Diag *d)
     }
     const Var *outs[CHECK_MAX_OUTPUTS];
     size_t n = check_live_outputs(formatted->graph, outs);
+    res->done = !rc;
+    res->runs = o->check_runs;
+    res->seed = o->check_seed;
+    res->n = n;
+    for (size_t k = 0; k < n; k++)
+        res->names[k] = outs[k]->name;
     if (!rc && o->verbosity >= 0 && o->report != REPORT_JSON) /* stderr stays one JSON document */
         check_print(formatted->graph, e, n, o->check_runs);
     if (!rc)

@@ -195,6 +195,7 @@ int run_format(const Options *o, const RunIO *io, Diag *d)
     Source src;
     Model *m = NULL;
     RunStats st;
+    CheckResult check;
     const char *out = io->out_mem ? "" : options_output(o);
     /* Known before reading anything: no need to load a big model first. */
     if (out && strcmp(out, "-") == 0 && isatty(STDOUT_FILENO))
@@ -210,7 +211,9 @@ int run_format(const Options *o, const RunIO *io, Diag *d)
     if (!rc)
         rc = load_and_run(&src, o, &m, &st, d);
     progress_clear();
-    if (!rc && io->report)
+    /* The JSON report holds --check's verdicts, so it waits for them. */
+    bool report_after_check = o->check_runs && o->report == REPORT_JSON;
+    if (!rc && io->report && !report_after_check)
         report(m, o, &st, io->report);
     if (!rc && o->print)
         print_graph(m->graph, stdout);
@@ -221,8 +224,12 @@ int run_format(const Options *o, const RunIO *io, Diag *d)
             name_input(d, src.path);
         progress_clear();
     }
-    if (!rc && o->check_runs)
-        rc = check_model(m, &src, o, d);
+    if (!rc && o->check_runs) {
+        rc = check_model(m, &src, o, &check, d);
+        st.check = &check;
+        if (check.done && io->report && report_after_check)
+            report(m, o, &st, io->report);
+    }
     model_free(m);
     if (!io->in_mem)
         source_close(&src);

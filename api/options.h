@@ -46,6 +46,7 @@ typedef struct Options {
     size_t n_input_shapes;
     int check_runs;      /* --check[=N]: runs of the interpreter; 0: no check */
     uint64_t check_seed; /* --check-seed=S */
+    const char *check_inputs; /* --check-inputs=DIR: its data sets instead of random inputs */
     bool check_break;    /* hidden --check-break: spoil a weight (tests --check) */
     bool rewrite; /* hidden: re-encode every node and graph (tests the writer) */
     int verbosity; /* -1 quiet, 0 normal, 1 verbose */

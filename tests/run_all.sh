@@ -82,6 +82,7 @@ else
     run .deps/venv/bin/python tests/contrib_ops.py
     run .deps/venv/bin/python tests/test_python.py
     run .deps/venv/bin/python tests/check_oracle.py
+    run .deps/venv/bin/python tests/check_inputs.py
 fi
 rm -f "$LOG"
 echo "total: $passed passed, $failed failed"

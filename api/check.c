@@ -226,19 +226,62 @@ static int check_once(Model *orig, Model *fmt, Arena *a, uint64_t *state, const 
     return 0;
 }
 
+/* Test-only (--check-expected, undocumented): the input model run on a data
+ * set against its output_K.pb, matched by name, else by position: the ONNX
+ * backend cases' expected outputs judge the kernels. */
+static int check_expected(Model *m, Arena *a, uint64_t *state, const CheckData *data, Diag *d)
+{
+    const Var *vars[CHECK_MAX_INPUTS], *outs[CHECK_MAX_OUTPUTS];
+    Tensor *vals[CHECK_MAX_INPUTS], *res[CHECK_MAX_OUTPUTS];
+    EvalRunError err;
+    size_t nv = eval_run_inputs(m->graph, vars, CHECK_MAX_INPUTS);
+    if (nv > CHECK_MAX_INPUTS)
+        return diag_set(d, PPQ_ECHECK, "--check: more than %d graph inputs", CHECK_MAX_INPUTS);
+    memset(vals, 0, sizeof vals);
+    if (check_assign(data, vars, nv, vals, d))
+        return d->code;
+    for (size_t i = 0; i < nv; i++)
+        if (!vals[i] && !(vals[i] = check_random_input(a, vars[i], state, d)))
+            return d->code;
+    int rc = eval_run_graph(m, a, (const Tensor *const *)vals, res, &err);
+    if (rc)
+        return check_run_failed(rc, &err, "input", d);
+    size_t no = check_live_outputs(m->graph, outs);
+    for (size_t k = 0; k < data->n_out; k++) {
+        const Tensor *want = data->out[k];
+        size_t i = 0;
+        while (i < no && strcmp(outs[i]->name, want->name) != 0)
+            i++;
+        i = i < no ? i : k;
+        if (i >= no)
+            return diag_set(d, PPQ_EINPUT, "--check-expected: '%s' matches no graph output",
+                            data->out_path[k]);
+        CheckError e = {0};
+        check_compare(want, res[i], &e);
+        if (e.differs)
+            return diag_set(d, PPQ_EMISMATCH, "--check-expected: output '%s' differs from '%s': "
+                            "%s, max abs error %.3g, tolerance %.3g", outs[i]->name,
+                            data->out_path[k], e.why ? e.why : "values", e.abs,
+                            1e-5 + 1e-3 * e.ref);
+    }
+    return 0;
+}
+
 /* --check-inputs=dir: one run per data set; *runs counts them. */
-static int check_given(Model *orig, Model *fmt, const char *dir, uint64_t *state, CheckError *e,
-                       int *runs, Diag *d)
+static int check_given(Model *orig, Model *fmt, const char *dir, bool expected, uint64_t *state,
+                       CheckError *e, int *runs, Diag *d)
 {
     Arena sets_arena = {0}, a = {0};
     CheckDataSets sets;
     int rc = check_data_sets(dir, &sets_arena, &sets, d);
     for (size_t s = 0; !rc && s < sets.n; s++) {
         CheckData data;
-        rc = check_data_read(sets.dirs[s], &a, &data, d);
+        rc = check_data_read(sets.dirs[s], expected, &a, &data, d);
         if (!rc && !data.n && eval_run_inputs(fmt->graph, NULL, 0))
             rc = diag_set(d, PPQ_EINPUT, "--check-inputs: '%s' holds no input_0.pb (nor "
                           "test_data_set_*/ folders)", sets.dirs[s]);
+        if (!rc && expected)
+            rc = check_expected(orig, &a, state, &data, d);
         if (!rc && !(rc = check_once(orig, fmt, &a, state, &data, e, d)))
             (*runs)++;
         arena_free(&a);
@@ -316,7 +359,8 @@ int check_model(Model *formatted, const Source *src, const Options *o, CheckResu
     CheckError *e = res->e;
     uint64_t state = o->check_seed;
     int runs = o->check_inputs ? 0 : o->check_runs;
-    rc = o->check_inputs ? check_given(orig, formatted, o->check_inputs, &state, e, &runs, d) : 0;
+    rc = o->check_inputs ? check_given(orig, formatted, o->check_inputs, o->check_expected, &state,
+                                       e, &runs, d) : 0;
     Arena a = {0};
     for (int r = 0; !o->check_inputs && r < o->check_runs && !rc; r++) {
         rc = check_once(orig, formatted, &a, &state, NULL, e, d);

@@ -73,24 +73,35 @@ int check_data_sets(const char *dir, Arena *a, CheckDataSets *out, Diag *d)
     return out->dirs[0] ? 0 : diag_set(d, PPQ_EINTERNAL, "out of memory");
 }
 
-int check_data_read(const char *dir, Arena *a, CheckData *out, Diag *d)
+/* The files prefix_K.pb of dir, K = 0, 1, ... until one is missing. */
+static int read_numbered(const char *dir, const char *prefix, Arena *a, Tensor **t,
+                         char **paths, size_t *n, Diag *d)
 {
-    out->n = 0;
+    *n = 0;
     for (size_t k = 0;; k++) {
         char path[4096];
         struct stat st;
-        if ((size_t)snprintf(path, sizeof path, "%s/input_%zu.pb", dir, k) >= sizeof path)
+        if ((size_t)snprintf(path, sizeof path, "%s/%s_%zu.pb", dir, prefix, k) >= sizeof path)
             return diag_set(d, PPQ_EINPUT, "--check-inputs: path too long under '%s'", dir);
         if (stat(path, &st) != 0)
             return 0;
         if (k == CHECK_MAX_INPUTS)
-            return diag_set(d, PPQ_EINPUT, "--check-inputs: '%s' holds more than %d inputs",
-                            dir, CHECK_MAX_INPUTS);
-        if (!(out->path[k] = arena_strdup(a, path)))
+            return diag_set(d, PPQ_EINPUT, "--check-inputs: '%s' holds more than %d %ss",
+                            dir, CHECK_MAX_INPUTS, prefix);
+        if (!(paths[k] = arena_strdup(a, path)))
             return diag_set(d, PPQ_EINTERNAL, "out of memory");
-        int rc = onnx_read_tensor_file(path, a, &out->t[k], d);
+        int rc = onnx_read_tensor_file(path, a, &t[k], d);
         if (rc)
             return rc;
-        out->n = k + 1;
+        *n = k + 1;
     }
+}
+
+int check_data_read(const char *dir, bool outputs, Arena *a, CheckData *out, Diag *d)
+{
+    out->n_out = 0;
+    int rc = read_numbered(dir, "input", a, out->t, out->path, &out->n, d);
+    if (!rc && outputs)
+        rc = read_numbered(dir, "output", a, out->out, out->out_path, &out->n_out, d);
+    return rc;
 }

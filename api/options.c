@@ -25,7 +25,7 @@ enum {
     OPT_TARGET_OPSET,
     OPT_FOLD_LIMIT, OPT_FOLD_GROWTH, OPT_FOLD_GROWTH_LIMIT, OPT_INPUT_SHAPE,
     OPT_MARK_PREPROCESSED, OPT_CUT_INPUTS, OPT_CUT_OUTPUTS, OPT_CHECK, OPT_CHECK_SEED,
-    OPT_CHECK_BREAK, OPT_CHECK_INPUTS,
+    OPT_CHECK_BREAK, OPT_CHECK_INPUTS, OPT_CHECK_EXPECTED,
 };
 
 /* One screen (24 lines at most); the man page ppqfmt.1 says the same at length. */
@@ -340,6 +340,7 @@ static const OptionSpec OPTION_TABLE[] = {
     {"check", OPTION_OPTIONAL, OPT_CHECK},
     {"check-seed", OPTION_REQUIRED, OPT_CHECK_SEED},
     {"check-inputs", OPTION_REQUIRED, OPT_CHECK_INPUTS},
+    {"check-expected", OPTION_NONE, OPT_CHECK_EXPECTED}, /* hidden, tests the kernels */
     {"check-break", OPTION_NONE, OPT_CHECK_BREAK}, /* hidden, tests --check */
 };
 
@@ -396,6 +397,7 @@ static int handle(Options *o, int c, const char *optarg, Diag *d)
     case OPT_CHECK_SEED: return set_check_seed(o, optarg, d);
     case OPT_CHECK_BREAK: o->check_break = true; return 0;
     case OPT_CHECK_INPUTS: return set_check_inputs(o, optarg, d);
+    case OPT_CHECK_EXPECTED: o->check_expected = true; return 0;
     case 'q': o->verbosity = -1; return 0;
     case 'v': o->verbosity = 1; return 0;
     default: return diag_set(d, PPQ_EINTERNAL, "option %d has no handler", c);

@@ -95,8 +95,9 @@ static void name_input(Diag *d, const char *input)
 }
 
 /* Nothing will change the model or look at its graph: no pass, no --print,
- * --rewrite, --verify-ir, --external-data, --input-shape, --target-opset or
- * report. */
+ * --rewrite, --verify-ir, --external-data, --input-shape, --target-opset,
+ * report or --check (which runs the graph: a model loaded for copying has
+ * none, and would be found equal on no outputs at all). */
 static bool copy_unchanged(const Options *o)
 {
     for (size_t i = 0; i < MAX_PASSES; i++)
@@ -104,7 +105,7 @@ static bool copy_unchanged(const Options *o)
             return false;
     return !o->print && !o->rewrite && !o->verify_ir && !o->external_data &&
            !o->n_input_shapes && !o->target_opset && o->report == REPORT_NONE &&
-           !o->cut_inputs.n && !o->cut_outputs.n && !o->mark_preprocessed;
+           !o->cut_inputs.n && !o->cut_outputs.n && !o->mark_preprocessed && !o->check_runs;
 }
 
 /* The model as onnx_load reads it, or, when it is written back unchanged

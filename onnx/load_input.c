@@ -57,9 +57,9 @@ static int decode(const char *path, Bytes wire, Arena *a, Tensor **out, Diag *d)
         rc = diag_set(d, ld.code, "--check-inputs: '%s': %s", path, ld.msg);
     else if (t->external || !dtype_size(t->dtype) || (t->nbytes && !t->data) ||
              t->nbytes != (size_t)tensor_numel(t) * dtype_size(t->dtype))
-        rc = diag_set(d, PPQ_EINPUT, "--check-inputs: '%s': a %s tensor in external data, of "
-                      "strings or of a sub-byte type is not supported", path,
-                      dtype_name(t->dtype));
+        rc = diag_set(d, PPQ_EINPUT, "--check-inputs: '%s': not a tensor --check can use (%s; "
+                      "external data, strings, sub-byte types or data that do not match the "
+                      "dims: a sequence or map file reads so)", path, dtype_name(t->dtype));
     else if (!(*out = copy_tensor(t, a)))
         rc = diag_set(d, PPQ_EINTERNAL, "out of memory");
     model_free(m);

@@ -14,8 +14,9 @@
 #include "../onnx/load.h"
 #include "../onnx/path.h"
 #include "check.h"
+#include "check_inputs.h"
 
-enum { CHECK_DEFAULT_DIM = 1, CHECK_MAX_INPUTS = 256, CHECK_MAX_OUTPUTS = 256 };
+enum { CHECK_DEFAULT_DIM = 1 };
 
 /* splitmix64: one state word, every seed a good one. */
 static uint64_t check_next(uint64_t *s)
@@ -77,12 +78,6 @@ static int check_inputs_for(const Model *m, Arena *a, const Var *const *fvars,
     }
     return 0;
 }
-
-typedef struct CheckError {
-    double abs, ref; /* max |out - ref|, max |ref| */
-    bool differs;
-    const char *why; /* type or shape differ */
-} CheckError;
 
 static void check_compare(const Tensor *ref, const Tensor *out, CheckError *e)
 {
@@ -153,9 +148,49 @@ static int check_run_failed(int rc, const EvalRunError *err, const char *which, 
     return diag_set(d, PPQ_ECHECK, "--check: cannot run the %s model: %s", which, err->why);
 }
 
-/* One run of both models on the same random inputs; errors into e. */
-static int check_once(Model *orig, Model *fmt, Arena *a, uint64_t *state, CheckError *e,
-                      Diag *d)
+/* Does the tensor of file path fit graph input v (type, rank, fixed dims)? */
+static int check_given_fits(const Tensor *t, const Var *v, const char *path, Diag *d)
+{
+    if (v->type.elem_type && t->dtype != v->type.elem_type)
+        return diag_set(d, PPQ_EINPUT, "--check-inputs: '%s' holds %s, graph input '%s' is %s",
+                        path, dtype_name(t->dtype), v->name, dtype_name(v->type.elem_type));
+    bool fits = v->type.rank < 0 || (size_t)v->type.rank == t->ndims;
+    for (size_t i = 0; fits && v->type.rank > 0 && i < t->ndims; i++)
+        fits = v->type.dims[i] < 0 || v->type.dims[i] == t->dims[i];
+    return fits ? 0 : diag_set(d, PPQ_EINPUT, "--check-inputs: '%s' has a shape graph input "
+                               "'%s' does not allow", path, v->name);
+}
+
+/* The files of a data set given to the formatted model's inputs: by the
+ * TensorProto's name, else by position; an input no file names stays NULL. */
+static int check_assign(const CheckData *data, const Var *const *vars, size_t nv,
+                        Tensor **vals, Diag *d)
+{
+    for (size_t k = 0; k < data->n; k++) {
+        const Tensor *t = data->t[k];
+        size_t i = 0;
+        while (i < nv && !(t->name[0] && strcmp(vars[i]->name, t->name) == 0))
+            i++;
+        if (i == nv && (k >= nv || t->name[0]))
+            return diag_set(d, PPQ_EINPUT, "--check-inputs: '%s' %s%s%s matches no graph input "
+                            "(the model has %zu)", data->path[k], t->name[0] ? "(named '" : "",
+                            t->name, t->name[0] ? "')" : "", nv);
+        i = i == nv ? k : i;
+        if (vals[i])
+            return diag_set(d, PPQ_EINPUT, "--check-inputs: '%s' gives graph input '%s' a "
+                            "second value", data->path[k], vars[i]->name);
+        int rc = check_given_fits(t, vars[i], data->path[k], d);
+        if (rc)
+            return rc;
+        vals[i] = (Tensor *)t;
+    }
+    return 0;
+}
+
+/* One run of both models on the same inputs (data's, where it gives them,
+ * else random ones); errors into e. */
+static int check_once(Model *orig, Model *fmt, Arena *a, uint64_t *state, const CheckData *data,
+                      CheckError *e, Diag *d)
 {
     const Var *fvars[CHECK_MAX_INPUTS], *outs[CHECK_MAX_OUTPUTS];
     Tensor *fvals[CHECK_MAX_INPUTS], *fres[CHECK_MAX_OUTPUTS], *rres[CHECK_MAX_OUTPUTS];
@@ -164,8 +199,11 @@ static int check_once(Model *orig, Model *fmt, Arena *a, uint64_t *state, CheckE
     size_t nf = eval_run_inputs(fmt->graph, fvars, CHECK_MAX_INPUTS);
     if (nf > CHECK_MAX_INPUTS)
         return diag_set(d, PPQ_ECHECK, "--check: more than %d graph inputs", CHECK_MAX_INPUTS);
+    memset(fvals, 0, sizeof fvals);
+    if (data && check_assign(data, fvars, nf, fvals, d))
+        return d->code;
     for (size_t i = 0; i < nf; i++)
-        if (!(fvals[i] = check_random_input(a, fvars[i], state, d)))
+        if (!fvals[i] && !(fvals[i] = check_random_input(a, fvars[i], state, d)))
             return d->code;
     size_t no = check_live_outputs(fmt->graph, outs);
     const Var *rvars[CHECK_MAX_OUTPUTS];
@@ -186,6 +224,70 @@ static int check_once(Model *orig, Model *fmt, Arena *a, uint64_t *state, CheckE
             check_compare(ref, fres[k], &e[k]);
     }
     return 0;
+}
+
+/* Test-only (--check-expected, undocumented): the input model run on a data
+ * set against its output_K.pb, matched by name, else by position: the ONNX
+ * backend cases' expected outputs judge the kernels. */
+static int check_expected(Model *m, Arena *a, uint64_t *state, const CheckData *data, Diag *d)
+{
+    const Var *vars[CHECK_MAX_INPUTS], *outs[CHECK_MAX_OUTPUTS];
+    Tensor *vals[CHECK_MAX_INPUTS], *res[CHECK_MAX_OUTPUTS];
+    EvalRunError err;
+    size_t nv = eval_run_inputs(m->graph, vars, CHECK_MAX_INPUTS);
+    if (nv > CHECK_MAX_INPUTS)
+        return diag_set(d, PPQ_ECHECK, "--check: more than %d graph inputs", CHECK_MAX_INPUTS);
+    memset(vals, 0, sizeof vals);
+    if (check_assign(data, vars, nv, vals, d))
+        return d->code;
+    for (size_t i = 0; i < nv; i++)
+        if (!vals[i] && !(vals[i] = check_random_input(a, vars[i], state, d)))
+            return d->code;
+    int rc = eval_run_graph(m, a, (const Tensor *const *)vals, res, &err);
+    if (rc)
+        return check_run_failed(rc, &err, "input", d);
+    size_t no = check_live_outputs(m->graph, outs);
+    for (size_t k = 0; k < data->n_out; k++) {
+        const Tensor *want = data->out[k];
+        size_t i = 0;
+        while (i < no && strcmp(outs[i]->name, want->name) != 0)
+            i++;
+        i = i < no ? i : k;
+        if (i >= no)
+            return diag_set(d, PPQ_EINPUT, "--check-expected: '%s' matches no graph output",
+                            data->out_path[k]);
+        CheckError e = {0};
+        check_compare(want, res[i], &e);
+        if (e.differs)
+            return diag_set(d, PPQ_EMISMATCH, "--check-expected: output '%s' differs from '%s': "
+                            "%s, max abs error %.3g, tolerance %.3g", outs[i]->name,
+                            data->out_path[k], e.why ? e.why : "values", e.abs,
+                            1e-5 + 1e-3 * e.ref);
+    }
+    return 0;
+}
+
+/* --check-inputs=dir: one run per data set; *runs counts them. */
+static int check_given(Model *orig, Model *fmt, const char *dir, bool expected, uint64_t *state,
+                       CheckError *e, int *runs, Diag *d)
+{
+    Arena sets_arena = {0}, a = {0};
+    CheckDataSets sets;
+    int rc = check_data_sets(dir, &sets_arena, &sets, d);
+    for (size_t s = 0; !rc && s < sets.n; s++) {
+        CheckData data;
+        rc = check_data_read(sets.dirs[s], expected, &a, &data, d);
+        if (!rc && !data.n && eval_run_inputs(fmt->graph, NULL, 0))
+            rc = diag_set(d, PPQ_EINPUT, "--check-inputs: '%s' holds no input_0.pb (nor "
+                          "test_data_set_*/ folders)", sets.dirs[s]);
+        if (!rc && expected)
+            rc = check_expected(orig, &a, state, &data, d);
+        if (!rc && !(rc = check_once(orig, fmt, &a, state, &data, e, d)))
+            (*runs)++;
+        arena_free(&a);
+    }
+    arena_free(&sets_arena);
+    return rc;
 }
 
 /* Test-only (--check-break, undocumented): stands for a broken pass by
@@ -241,7 +343,8 @@ static int check_verdict(const Graph *g, const CheckError *e, size_t n, const Op
     return 0;
 }
 
-int check_model(Model *formatted, const Source *src, const Options *o, Diag *d)
+int check_model(Model *formatted, const Source *src, const Options *o, CheckResult *res,
+                Diag *d)
 {
     char dir[4096];
     Model *orig = NULL;
@@ -252,18 +355,27 @@ int check_model(Model *formatted, const Source *src, const Options *o, Diag *d)
         return rc;
     if (o->check_break)
         check_break(formatted);
-    CheckError e[CHECK_MAX_OUTPUTS];
-    memset(e, 0, sizeof e);
+    memset(res, 0, sizeof *res);
+    CheckError *e = res->e;
     uint64_t state = o->check_seed;
+    int runs = o->check_inputs ? 0 : o->check_runs;
+    rc = o->check_inputs ? check_given(orig, formatted, o->check_inputs, o->check_expected, &state,
+                                       e, &runs, d) : 0;
     Arena a = {0};
-    for (int r = 0; r < o->check_runs && !rc; r++) {
-        rc = check_once(orig, formatted, &a, &state, e, d);
+    for (int r = 0; !o->check_inputs && r < o->check_runs && !rc; r++) {
+        rc = check_once(orig, formatted, &a, &state, NULL, e, d);
         arena_free(&a);
     }
     const Var *outs[CHECK_MAX_OUTPUTS];
     size_t n = check_live_outputs(formatted->graph, outs);
+    res->done = !rc;
+    res->runs = runs;
+    res->seed = o->check_seed;
+    res->n = n;
+    for (size_t k = 0; k < n; k++)
+        res->names[k] = outs[k]->name;
     if (!rc && o->verbosity >= 0 && o->report != REPORT_JSON) /* stderr stays one JSON document */
-        check_print(formatted->graph, e, n, o->check_runs);
+        check_print(formatted->graph, e, n, runs);
     if (!rc)
         rc = check_verdict(formatted->graph, e, n, o, d);
     model_free(orig);

@@ -25,7 +25,7 @@ enum {
     OPT_TARGET_OPSET,
     OPT_FOLD_LIMIT, OPT_FOLD_GROWTH, OPT_FOLD_GROWTH_LIMIT, OPT_INPUT_SHAPE,
     OPT_MARK_PREPROCESSED, OPT_CUT_INPUTS, OPT_CUT_OUTPUTS, OPT_CHECK, OPT_CHECK_SEED,
-    OPT_CHECK_BREAK,
+    OPT_CHECK_BREAK, OPT_CHECK_INPUTS, OPT_CHECK_EXPECTED,
 };
 
 /* One screen (24 lines at most); the man page ppqfmt.1 says the same at length. */
@@ -45,9 +45,9 @@ void options_usage(FILE *f)
           "      --fold-limit=B     largest result fold computes (64 MiB; a grown one, as\n"
           "                         of Expand, Tile: --fold-growth-limit=B, 1 MiB)\n"
           "      --input-shape=[IN=]D  fix dynamic input dims: x=1,3,-1,-1 (repeatable)\n"
-          "      --verify-ir        check the graph's use lists after every pass\n"
+          "      --verify-ir / --mark-preprocessed  check the IR each pass / tag it (man)\n"
           "      --check[=N] --check-seed=S  compare with the input on N (3) random inputs\n"
-          "      --mark-preprocessed  tag the model as quant_pre_process does (see man)\n"
+          "      --check-inputs=DIR  or on DIR's input_K.pb (each test_data_set_*/ in it)\n"
           "      --inputs=V,.. --outputs=V,..  keep the graph between these values\n"
           "  -q, --quiet / -v, --verbose  no warnings or progress / name each pass\n"
           "  -h, --help, --version, --list-passes  this help, the version, the passes\n"
@@ -285,6 +285,17 @@ static int set_check_seed(Options *o, const char *arg, Diag *d)
     return 0;
 }
 
+/* --check-inputs=DIR: a check on DIR's data sets (one run each), so it
+ * turns --check on. */
+static int set_check_inputs(Options *o, const char *arg, Diag *d)
+{
+    if (!*arg)
+        return diag_set(d, PPQ_EUSAGE, "--check-inputs takes a folder, not ''");
+    o->check_inputs = arg;
+    o->check_runs = o->check_runs ? o->check_runs : 1;
+    return 0;
+}
+
 static int add_input_shape(Options *o, const char *arg, Diag *d)
 {
     if (o->n_input_shapes == MAX_INPUT_SHAPES)
@@ -328,6 +339,8 @@ static const OptionSpec OPTION_TABLE[] = {
     {"outputs", OPTION_REQUIRED, OPT_CUT_OUTPUTS},
     {"check", OPTION_OPTIONAL, OPT_CHECK},
     {"check-seed", OPTION_REQUIRED, OPT_CHECK_SEED},
+    {"check-inputs", OPTION_REQUIRED, OPT_CHECK_INPUTS},
+    {"check-expected", OPTION_NONE, OPT_CHECK_EXPECTED}, /* hidden, tests the kernels */
     {"check-break", OPTION_NONE, OPT_CHECK_BREAK}, /* hidden, tests --check */
 };
 
@@ -383,6 +396,8 @@ static int handle(Options *o, int c, const char *optarg, Diag *d)
     case OPT_CHECK: return set_check(o, optarg, d);
     case OPT_CHECK_SEED: return set_check_seed(o, optarg, d);
     case OPT_CHECK_BREAK: o->check_break = true; return 0;
+    case OPT_CHECK_INPUTS: return set_check_inputs(o, optarg, d);
+    case OPT_CHECK_EXPECTED: o->check_expected = true; return 0;
     case 'q': o->verbosity = -1; return 0;
     case 'v': o->verbosity = 1; return 0;
     default: return diag_set(d, PPQ_EINTERNAL, "option %d has no handler", c);

@@ -46,7 +46,10 @@ typedef struct Options {
     size_t n_input_shapes;
     int check_runs;      /* --check[=N]: runs of the interpreter; 0: no check */
     uint64_t check_seed; /* --check-seed=S */
+    const char *check_inputs; /* --check-inputs=DIR: its data sets instead of random inputs */
     bool check_break;    /* hidden --check-break: spoil a weight (tests --check) */
+    bool check_expected; /* hidden --check-expected: the input model's outputs against
+                          * the data sets' output_K.pb (the kernel oracle's test) */
     bool rewrite; /* hidden: re-encode every node and graph (tests the writer) */
     int verbosity; /* -1 quiet, 0 normal, 1 verbose */
     bool exit_now; /* --help, --version, --list-passes done */

@@ -29,12 +29,22 @@
  *                        "message": str}]
  *                      (warnings raised outside the passes; "options": an
  *                      option that has no effect, the subject names it),
+ *    "check": null, or with --check[=N] (the report then comes after it)
+ *             {"runs": N, "seed": S, "verdict": "equal"|"differs",
+ *              "outputs": [{"name": str, "max_abs_error": number|null,
+ *                           "max_rel_error": number|null,
+ *                           "verdict": "equal"|"differs", "why": str|null}]}
+ *             (every graph output of the formatted model, errors over all
+ *             runs; rel = abs / max|ref|, abs where max|ref| is 0; null for
+ *             an infinite error, a NaN against a number; "why" says what
+ *             differs when it is not the values: element type or shape),
  *    "warnings": int (all warnings of the run)}
  * With --report=json this document is all that goes to stderr on success:
  * -v and the status line are silent, option warnings go into it.
  */
 #include "report.h"
 
+#include <math.h>
 #include <string.h>
 #include <time.h>
 
@@ -350,6 +360,39 @@ static void json_timings(const RunStats *st, FILE *f)
     }
 }
 
+static void json_error(double x, FILE *f)
+{
+    if (isfinite(x))
+        fprintf(f, "%.6g", x);
+    else
+        fputs("null", f); /* JSON has no infinity */
+}
+
+static void json_check(const CheckResult *c, FILE *f)
+{
+    bool differs = false;
+    for (size_t k = 0; k < c->n; k++)
+        differs |= c->e[k].differs;
+    fprintf(f, "{\"runs\": %d, \"seed\": %llu, \"verdict\": \"%s\", \"outputs\": [", c->runs,
+            (unsigned long long)c->seed, differs ? "differs" : "equal");
+    for (size_t k = 0; k < c->n; k++) {
+        const CheckError *e = &c->e[k];
+        fputs(k ? ", {\"name\": " : "{\"name\": ", f);
+        json_string(f, c->names[k]);
+        fputs(", \"max_abs_error\": ", f);
+        json_error(e->abs, f);
+        fputs(", \"max_rel_error\": ", f);
+        json_error(e->ref > 0 ? e->abs / e->ref : e->abs, f);
+        fprintf(f, ", \"verdict\": \"%s\", \"why\": ", e->differs ? "differs" : "equal");
+        if (e->why)
+            json_string(f, e->why);
+        else
+            fputs("null", f);
+        fputs("}", f);
+    }
+    fputs("]}", f);
+}
+
 void report_json(const Model *m, const Options *o, const RunStats *st, FILE *f)
 {
     size_t warnings = o->n_warnings;
@@ -373,5 +416,10 @@ void report_json(const Model *m, const Options *o, const RunStats *st, FILE *f)
     json_timings(st, f);
     fputs("}, \"other_warnings\": [", f);
     json_other_warnings(m, o, f);
-    fprintf(f, "], \"warnings\": %zu}\n", warnings);
+    fputs("], \"check\": ", f);
+    if (st->check && st->check->done)
+        json_check(st->check, f);
+    else
+        fputs("null", f);
+    fprintf(f, ", \"warnings\": %zu}\n", warnings);
 }

@@ -6,6 +6,7 @@
 
 #include "../core/ir/graph.h"
 #include "../formatter/pass.h"
+#include "check.h"
 #include "options.h"
 
 /* What the pipeline did over all its rounds (it runs again until a round
@@ -16,6 +17,7 @@ typedef struct RunStats {
     int rounds;
     bool verbose;   /* -v, and stderr free for it (no JSON report) */
     double started; /* when the pass now running started, in ms */
+    const CheckResult *check; /* --check's verdicts, NULL without --check */
 } RunStats;
 
 /* May messages other than the report go to stderr? Not with --report=json:

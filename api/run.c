@@ -95,8 +95,9 @@ static void name_input(Diag *d, const char *input)
 }
 
 /* Nothing will change the model or look at its graph: no pass, no --print,
- * --rewrite, --verify-ir, --external-data, --input-shape, --target-opset or
- * report. */
+ * --rewrite, --verify-ir, --external-data, --input-shape, --target-opset,
+ * report or --check (which runs the graph: a model loaded for copying has
+ * none, and would be found equal on no outputs at all). */
 static bool copy_unchanged(const Options *o)
 {
     for (size_t i = 0; i < MAX_PASSES; i++)
@@ -104,7 +105,7 @@ static bool copy_unchanged(const Options *o)
             return false;
     return !o->print && !o->rewrite && !o->verify_ir && !o->external_data &&
            !o->n_input_shapes && !o->target_opset && o->report == REPORT_NONE &&
-           !o->cut_inputs.n && !o->cut_outputs.n && !o->mark_preprocessed;
+           !o->cut_inputs.n && !o->cut_outputs.n && !o->mark_preprocessed && !o->check_runs;
 }
 
 /* The model as onnx_load reads it, or, when it is written back unchanged
@@ -195,6 +196,7 @@ int run_format(const Options *o, const RunIO *io, Diag *d)
     Source src;
     Model *m = NULL;
     RunStats st;
+    CheckResult check;
     const char *out = io->out_mem ? "" : options_output(o);
     /* Known before reading anything: no need to load a big model first. */
     if (out && strcmp(out, "-") == 0 && isatty(STDOUT_FILENO))
@@ -210,7 +212,9 @@ int run_format(const Options *o, const RunIO *io, Diag *d)
     if (!rc)
         rc = load_and_run(&src, o, &m, &st, d);
     progress_clear();
-    if (!rc && io->report)
+    /* The JSON report holds --check's verdicts, so it waits for them. */
+    bool report_after_check = o->check_runs && o->report == REPORT_JSON;
+    if (!rc && io->report && !report_after_check)
         report(m, o, &st, io->report);
     if (!rc && o->print)
         print_graph(m->graph, stdout);
@@ -221,8 +225,12 @@ int run_format(const Options *o, const RunIO *io, Diag *d)
             name_input(d, src.path);
         progress_clear();
     }
-    if (!rc && o->check_runs)
-        rc = check_model(m, &src, o, d);
+    if (!rc && o->check_runs) {
+        rc = check_model(m, &src, o, &check, d);
+        st.check = &check;
+        if (check.done && io->report && report_after_check)
+            report(m, o, &st, io->report);
+    }
     model_free(m);
     if (!io->in_mem)
         source_close(&src);

@@ -81,6 +81,8 @@ else
     newest_onnx_suites
     run .deps/venv/bin/python tests/test_python.py
     run .deps/venv/bin/python tests/check_oracle.py
+    run .deps/venv/bin/python tests/check_inputs.py
+    run .deps/venv/bin/python tests/kernel_oracle.py
 fi
 rm -f "$LOG"
 echo "total: $passed passed, $failed failed"

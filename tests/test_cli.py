@@ -16,6 +16,7 @@ models in testdata/, and checks:
     all on stderr after a successful run without --report or -v; --print
     without -o writes no model;
   - --report=json is one JSON document on stderr with the documented keys;
+    with --check its "check" holds runs, seed and per output errors and verdicts;
     the text report has one line per pass and marks warnings; -q drops them;
   - --no-P, --disable=P and --passes=(all but P) give the same bytes;
   - '-' for stdin and stdout gives the same bytes as files;
@@ -921,6 +922,40 @@ def t_target_opset_json():
     actions = [a["action"] for a in (rep.get("target_opset") or {}).get("actions", [])]
     return None if code == 0 and stages == [] and "lowered opset 13 \u2192 11" in actions else \
         "above the target: exit %d, warning stages %r, actions %r" % (code, stages, actions)
+
+
+def t_check_json():
+    """--report=json with --check: "check" holds runs, seed, the verdict and per graph output
+    (every one, by name) the max abs and rel errors and its verdict; null without --check. A
+    spoilt weight (--check-break) exits 5 with the document, its verdicts "differs", and then
+    the one error line."""
+    import onnx
+    code, _, err = run(["--report=json", "--dry-run", SAMPLE])
+    if code or json.loads(err).get("check", 0) is not None:
+        return "without --check: exit %d, %r" % (code, err[:300])
+    code, _, err = run(["--report=json", "--dry-run", "--check=2", "--check-seed=9", SAMPLE])
+    if code:
+        return "exit %d: %s" % (code, err[-300:])
+    c = json.loads(err).get("check") or {}
+    names = [o.name for o in onnx.load(SAMPLE).graph.output]
+    outs = c.get("outputs", [])
+    if (c.get("runs"), c.get("seed"), c.get("verdict")) != (2, 9, "equal") or \
+            [o.get("name") for o in outs] != names:
+        return "check %r, want runs 2, seed 9, equal, outputs %r" % (c, names)
+    for o in outs:
+        if o.get("verdict") != "equal" or o.get("why") is not None or \
+                not 0 <= o.get("max_abs_error", -1) <= 1e-5 or \
+                not 0 <= o.get("max_rel_error", -1) <= 1e-3:
+            return "output %r" % o
+    code, _, err = run(["--report=json", "--dry-run", "--check", "--check-break", SAMPLE])
+    doc, _, line = err.rstrip("\n").rpartition("\n")
+    if code != 5 or not line.startswith("ppqfmt: --check: output"):
+        return "--check-break: exit %d, last line %r" % (code, line)
+    c = json.loads(doc).get("check") or {}
+    bad = [o for o in c.get("outputs", []) if o.get("verdict") == "differs"]
+    if c.get("verdict") != "differs" or not bad or not bad[0].get("max_abs_error", 0) > 1e-3:
+        return "--check-break: check %r" % c
+    return None
 
 
 def t_exit_missing_file():

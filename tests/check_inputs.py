@@ -1,0 +1,231 @@
+"""check_inputs.py - ppqfmt --check-inputs=DIR: real inputs instead of random ones.
+
+Checks:
+  - the inputs are really used: with the test-only --check-break (the
+    formatted model's largest float weight W becomes W*(-1 or 2)+0.25, odd
+    elements doubled), the JSON report's max abs error of Y = X @ W equals
+    numpy's max |X @ (W' - W)| over the data sets' X, which differ from the
+    random inputs (other shapes, values up to 100);
+  - DIR's test_data_set_*/ folders each run (runs = their count), DIR alone
+    is one set;
+  - files match graph inputs by the TensorProto's name, else by position;
+  - bad folders and files (missing, garbage, wrong type or shape, a name no
+    input has, an empty folder) exit 2 with one stderr line naming the file;
+    --check-inputs= is a usage error (1);
+  - the ONNX backend cases of Debian's libonnx-testdata with real data run
+    on their own test_data_set_0 (a sample, the kernel oracle covers the rest).
+
+Run: .deps/venv/bin/python tests/check_inputs.py
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PPQFMT = os.environ.get("PPQFMT", os.path.join(REPO, "build", "ppqfmt"))
+DEBIAN_NODE = "/usr/share/libonnx-testdata/data/node"
+EXIT_USAGE, EXIT_INPUT, EXIT_MISMATCH = 1, 2, 5
+RESULTS = {"passed": 0, "failed": 0, "skipped": 0}
+
+
+def check(name, fn):
+    try:
+        why = fn()
+    except Exception as e:  # a crash of the test is a failure, named
+        why = "%s: %s" % (type(e).__name__, e)
+    if why is None:
+        RESULTS["passed"] += 1
+        print("ok %s" % name)
+    elif why.startswith("SKIP"):
+        RESULTS["skipped"] += 1
+        print("skip %s: %s" % (name, why))
+    else:
+        RESULTS["failed"] += 1
+        print("FAIL %s: %s" % (name, why))
+
+
+def run(args):
+    p = subprocess.run([PPQFMT] + args, capture_output=True, text=True, timeout=120)
+    return p.returncode, p.stderr
+
+
+def matmul_model(tmp):
+    rng = np.random.default_rng(3)
+    w = rng.uniform(-1, 1, (4, 3)).astype(np.float32)
+    g = helper.make_graph(
+        [helper.make_node("MatMul", ["X", "W"], ["Y"])], "mm",
+        [helper.make_tensor_value_info("X", TensorProto.FLOAT, ["N", 4])],
+        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, ["N", 3])],
+        [numpy_helper.from_array(w, "W")])
+    path = os.path.join(tmp, "mm.onnx")
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), path)
+    return path, w
+
+
+def write_set(folder, arrays):
+    os.makedirs(folder, exist_ok=True)
+    for k, (name, a) in enumerate(arrays):
+        with open(os.path.join(folder, "input_%d.pb" % k), "wb") as f:
+            f.write(numpy_helper.from_array(a, name).SerializeToString())
+
+
+def broken(w):
+    """The test-only --check-break's spoilt weight (api/check.c)."""
+    flat = w.reshape(-1)
+    k = np.arange(flat.size)
+    return (flat * np.where(k % 2, 2.0, -1.0).astype(np.float32) + np.float32(0.25)).reshape(w.shape)
+
+
+def t_inputs_used(tmp):
+    model, w = matmul_model(tmp)
+    rng = np.random.default_rng(5)
+    xs = [rng.uniform(-100, 100, (n, 4)).astype(np.float32) for n in (2, 5, 7)]
+    d = os.path.join(tmp, "sets")
+    for i, x in enumerate(xs):
+        write_set(os.path.join(d, "test_data_set_%d" % i), [("X", x)])
+    code, err = run(["--dry-run", "--report=json", "--check-inputs=" + d, model])
+    if code != 0:
+        return "unbroken: exit %d: %s" % (code, err)
+    c = json.loads(err)["check"]
+    if c["runs"] != 3 or c["verdict"] != "equal":
+        return "unbroken: check %r, want 3 runs, equal" % c
+    code, err = run(["--dry-run", "--report=json", "--check-break", "--check-inputs=" + d, model])
+    doc = err.rstrip("\n").rpartition("\n")[0]
+    if code != EXIT_MISMATCH:
+        return "broken: exit %d: %s" % (code, err)
+    got = json.loads(doc)["check"]["outputs"][0]["max_abs_error"]
+    dw = broken(w).astype(np.float64) - w.astype(np.float64)
+    want = max(np.abs(x.astype(np.float64) @ dw).max() for x in xs)
+    if abs(got - want) > 1e-4 * want:
+        return "broken: max abs error %r, numpy says %r" % (got, want)
+    return None
+
+
+def t_one_set(tmp):
+    model, _ = matmul_model(tmp)
+    d = os.path.join(tmp, "one")
+    write_set(d, [("X", np.ones((3, 4), np.float32))])
+    code, err = run(["--dry-run", "--report=json", "--check-inputs=" + d, model])
+    runs = json.loads(err)["check"]["runs"] if code == 0 else None
+    return None if runs == 1 else "exit %d, runs %r: %s" % (code, runs, err[-300:])
+
+
+def add_model(tmp):
+    g = helper.make_graph(
+        [helper.make_node("Sub", ["A", "B"], ["Y"])], "sub",
+        [helper.make_tensor_value_info("A", TensorProto.FLOAT, [2, 3]),
+         helper.make_tensor_value_info("B", TensorProto.FLOAT, [3])],
+        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [2, 3])])
+    path = os.path.join(tmp, "sub.onnx")
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), path)
+    return path
+
+
+def t_by_name_then_position(tmp):
+    model = add_model(tmp)
+    a, b = np.ones((2, 3), np.float32), np.ones(3, np.float32)
+    named = os.path.join(tmp, "named")
+    write_set(named, [("B", b), ("A", a)])  # file order opposite to the inputs'
+    code, err = run(["--dry-run", "-q", "--check-inputs=" + named, model])
+    if code != 0:
+        return "by name: exit %d: %s" % (code, err)
+    unnamed = os.path.join(tmp, "unnamed")
+    write_set(unnamed, [("", a), ("", b)])
+    code, err = run(["--dry-run", "-q", "--check-inputs=" + unnamed, model])
+    if code != 0:
+        return "by position: exit %d: %s" % (code, err)
+    swapped = os.path.join(tmp, "swapped")
+    write_set(swapped, [("", b), ("", a)])  # by position B's [3] goes to A [2,3]
+    code, err = run(["--dry-run", "-q", "--check-inputs=" + swapped, model])
+    if code != EXIT_INPUT or "input_0.pb" not in err or "'A'" not in err:
+        return "by position, wrong shapes: exit %d: %s" % (code, err)
+    return None
+
+
+def bad_case(tmp, name, files, want_in_msg):
+    """files: {file name: bytes}; the run must exit 2 with one line naming want_in_msg."""
+    model = add_model(tmp)
+    d = os.path.join(tmp, "bad_" + name)
+    if files is not None:
+        os.makedirs(d, exist_ok=True)
+        for f, data in files.items():
+            with open(os.path.join(d, f), "wb") as fh:
+                fh.write(data)
+    out = os.path.join(tmp, "bad_%s.onnx" % name)
+    before = open(model, "rb").read()
+    code, err = run(["--check-inputs=" + d, model, "-o", out])
+    lines = err.strip().splitlines()
+    if code != EXIT_INPUT or len(lines) != 1 or want_in_msg not in lines[0]:
+        return "%s: exit %d, stderr %r (want exit 2, one line naming %r)" % (
+            name, code, err, want_in_msg)
+    if open(model, "rb").read() != before:
+        return "%s: the input model changed" % name
+    return None
+
+
+def t_bad_files(tmp):
+    a = numpy_helper.from_array(np.ones((2, 3), np.float32), "A").SerializeToString()
+    b64 = numpy_helper.from_array(np.ones(3, np.int64), "B").SerializeToString()
+    c = numpy_helper.from_array(np.ones(3, np.float32), "C").SerializeToString()
+    cases = [
+        ("missing", None, "cannot open the folder"),
+        ("garbage", {"input_0.pb": b"\xff\xff\xff\xff\x0f garbage"}, "input_0.pb"),
+        ("dtype", {"input_0.pb": a, "input_1.pb": b64}, "input_1.pb"),
+        ("name", {"input_0.pb": a, "input_1.pb": c}, "'C'"),
+        ("empty", {}, "no input_0.pb"),
+        ("twice", {"input_0.pb": a, "input_1.pb": a}, "second value"),
+        ("raw_short", {"input_0.pb": a[:-4]}, "input_0.pb"),
+    ]
+    for name, files, want in cases:
+        why = bad_case(tmp, name, files, want)
+        if why:
+            return why
+    code, err = run(["--dry-run", "--check-inputs=", add_model(tmp)])
+    if code != EXIT_USAGE or len(err.strip().splitlines()) != 1:
+        return "--check-inputs=: exit %d, %r" % (code, err)
+    return None
+
+
+def t_backend_cases(tmp):
+    if not os.path.isdir(DEBIAN_NODE):
+        return "SKIP no %s (apt-get install libonnx-testdata)" % DEBIAN_NODE
+    ran = 0
+    for case in ("test_add", "test_conv_with_strides_padding", "test_matmul_2d", "test_relu",
+                 "test_gemm_default_single_elem_vector_bias", "test_transpose_default"):
+        d = os.path.join(DEBIAN_NODE, case)
+        if not os.path.isdir(d):
+            continue
+        sets = len([s for s in os.listdir(d) if s.startswith("test_data_set_")])
+        code, err = run(["--dry-run", "--report=json", "--check-inputs=" + d,
+                         os.path.join(d, "model.onnx")])
+        if code != 0:
+            return "%s: exit %d: %s" % (case, code, err[-300:])
+        runs = json.loads(err)["check"]["runs"]
+        if runs != sets:
+            return "%s: %d runs, %d data sets" % (case, runs, sets)
+        ran += 1
+    return None if ran else "SKIP none of the cases is in %s" % DEBIAN_NODE
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="ppqfmt-check-inputs-")
+    try:
+        for name, fn in [(n[2:].replace("_", "-"), f) for n, f in globals().items()
+                         if n.startswith("t_") and callable(f)]:
+            check(name, lambda fn=fn: fn(tmp))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print("check_inputs: %d passed, %d failed, %d skipped"
+          % (RESULTS["passed"], RESULTS["failed"], RESULTS["skipped"]))
+    return 1 if RESULTS["failed"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

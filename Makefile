@@ -74,9 +74,15 @@ $(B)/libppqfmt.so: $(PIC_OBJ) api/libppqfmt.map
 	$(CC) $(WARN) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,libppqfmt.so \
 		-Wl,--version-script=api/libppqfmt.map -o $@ $(PIC_OBJ) $(LDLIBS)
 
-$(B)/ppqfmt.pc: api/ppqfmt.pc.in
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCDIR@|$(INCDIR)|' \
-		$< > $@
+# libdir and includedir are written relative to ${prefix} when they lie under
+# it, so a tree installed with DESTDIR and moved keeps working once prefix is
+# overridden (pkg-config --define-variable=prefix=...).
+pc_rel = $(patsubst $(PREFIX)/%,$${prefix}/%,$(1))
+PC_SED = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(call pc_rel,$(LIBDIR))|' \
+	-e 's|@INCDIR@|$(call pc_rel,$(INCDIR))|'
+
+$(B)/ppqfmt.pc: api/ppqfmt.pc.in Makefile
+	$(PC_SED) $< > $@
 
 $(B)/ppqfmt: $(CLI_OBJ) $(B)/libppqfmt.a
 	$(CC) $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -227,7 +233,7 @@ fuzz-diff: all $(B)/tools/fork_server
 test-bad-inputs: all
 	PPQFMT=$(B)/ppqfmt $(PYTHON) tests/test_bad_inputs.py
 
-install: $(B)/ppqfmt $(B)/libppqfmt.a $(B)/libppqfmt.so $(B)/ppqfmt.pc
+install: $(B)/ppqfmt $(B)/libppqfmt.a $(B)/libppqfmt.so
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(LIBDIR)/pkgconfig \
 		$(DESTDIR)$(INCDIR)
 	install -m 755 $(B)/ppqfmt $(DESTDIR)$(PREFIX)/bin/ppqfmt
@@ -235,7 +241,8 @@ install: $(B)/ppqfmt $(B)/libppqfmt.a $(B)/libppqfmt.so $(B)/ppqfmt.pc
 	install -m 644 api/ppqfmt.h $(DESTDIR)$(INCDIR)/ppqfmt.h
 	install -m 644 $(B)/libppqfmt.a $(DESTDIR)$(LIBDIR)/libppqfmt.a
 	install -m 755 $(B)/libppqfmt.so $(DESTDIR)$(LIBDIR)/libppqfmt.so
-	install -m 644 $(B)/ppqfmt.pc $(DESTDIR)$(LIBDIR)/pkgconfig/ppqfmt.pc
+	$(PC_SED) api/ppqfmt.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/ppqfmt.pc
+	chmod 644 $(DESTDIR)$(LIBDIR)/pkgconfig/ppqfmt.pc
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/ppqfmt $(DESTDIR)$(MANDIR)/man1/ppqfmt.1 \

@@ -53,6 +53,7 @@ run "$PYTHON" tests/test_legacy.py
 run "$PYTHON" tests/test_target_opset.py
 run "$PYTHON" tests/test_external.py
 run "$PYTHON" tests/test_bad_inputs.py
+run "$PYTHON" tests/test_install.py
 if [ -n "$SANITIZED" ]; then
     # make check-asan: every C code path the suites below reach, judged by the
     # sanitizers and by byte-equal outputs, without the Python/onnxruntime

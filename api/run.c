@@ -218,19 +218,23 @@ int run_format(const Options *o, const RunIO *io, Diag *d)
         report(m, o, &st, io->report);
     if (!rc && o->print)
         print_graph(m->graph, stdout);
-    if (!rc && out) {
-        progress_show("writing", NULL);
-        rc = write_model(m, o, io, d);
-        if (rc == PPQ_EINPUT) /* the input changed while it was copied */
-            name_input(d, src.path);
-        progress_clear();
-    }
+    /* --check runs before the write: data it cannot read (exit 2) leaves
+     * nothing written, while a verdict (exit 5 or 6) keeps the output. */
     if (!rc && o->check_runs) {
         rc = check_model(m, &src, o, &check, d);
         st.check = &check;
-        if (check.done && io->report && report_after_check)
-            report(m, o, &st, io->report);
     }
+    if ((!rc || rc == PPQ_EMISMATCH || rc == PPQ_ECHECK) && out) {
+        progress_show("writing", NULL);
+        int wrc = write_model(m, o, io, d);
+        if (wrc == PPQ_EINPUT) /* the input changed while it was copied */
+            name_input(d, src.path);
+        progress_clear();
+        rc = wrc ? wrc : rc;
+    }
+    if (st.check && check.done && io->report && report_after_check &&
+        (!rc || rc == PPQ_EMISMATCH))
+        report(m, o, &st, io->report);
     model_free(m);
     if (!io->in_mem)
         source_close(&src);

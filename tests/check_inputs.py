@@ -167,6 +167,8 @@ def bad_case(tmp, name, files, want_in_msg):
             name, code, err, want_in_msg)
     if open(model, "rb").read() != before:
         return "%s: the input model changed" % name
+    if os.path.exists(out):
+        return "%s: exit 2 but the output file was written" % name
     return None
 
 

@@ -21,7 +21,7 @@ LIB_OBJ := $(SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/onnx.pb-c.o
 CLI_OBJ := $(patsubst %.c,$(B)/obj/%.o,$(wildcard cli/*.c))
 TESTS_C := $(wildcard tests/*.c)
 
-.PHONY: all deps deps-models run test test-python-rss test-unit test-passes test-fidelity test-conformance \
+.PHONY: all deps deps-models run test test-python test-unit test-passes test-fidelity test-conformance \
         test-models test-models-quick test-cli test-bad-inputs bench bench-quick bench-peers \
         deps-peers fuzz fuzz-diff \
         check-layers check-asan check-valgrind install uninstall clean
@@ -154,12 +154,10 @@ check-valgrind: all
 test-unit: all $(TESTS_C:%.c=$(B)/%)
 	@for t in $(TESTS_C:%.c=$(B)/%); do $$t || exit 1; done
 
-# A 2 GiB+ external-data model formatted from Python against the binary's
-# peak RSS (tests/test_python_rss.py; ~1 min and 4.5 GB of disk, so not in
-# make test). Uses the package tests/test_python.py installs.
-test-python-rss: all $(B)/libppqfmt.so
-	BUILD=$(B) .deps/venv/bin/python tests/test_python.py
-	BUILD=$(B) .deps/venv/bin/python tests/test_python_rss.py
+# The Python package's tests alone (python/tests, pytest; make test runs them
+# too): the wheel built and installed into .deps/pyvenv, then checked.
+test-python: all $(B)/libppqfmt.so
+	BUILD=$(B) .deps/pyvenv/bin/python -m pytest -q -p no:cacheprovider python/tests
 
 test-passes: all
 	$(PYTHON) tests/test_passes.py

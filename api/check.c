@@ -307,10 +307,13 @@ static void check_break(Model *m)
     Tensor *t = tensor_new(&m->arena, DT_FLOAT, best->param->ndims, best->param->dims);
     if (!t)
         return;
-    const float *src = best->param->data;
+    const unsigned char *src = best->param->data; /* mapped: may be unaligned */
     float *dst = (float *)t->data;
-    for (size_t k = 0; k < t->nbytes / sizeof *dst; k++)
-        dst[k] = src[k] * (k % 2 ? 2.0f : -1.0f) + 0.25f;
+    for (size_t k = 0; k < t->nbytes / sizeof *dst; k++) {
+        float x;
+        memcpy(&x, src + k * sizeof x, sizeof x);
+        dst[k] = x * (k % 2 ? 2.0f : -1.0f) + 0.25f;
+    }
     best->param = t;
 }
 

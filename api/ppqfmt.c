@@ -67,6 +67,9 @@ int ppqfmt_options_set(ppqfmt_options *o, const char *name, const char *value)
     return options_set(&o->options, name, kept, &o->diag);
 }
 
+/* A "check" verdict: the format itself succeeded and its output is kept. */
+static bool run_verdict(int rc) { return rc == PPQ_EMISMATCH || rc == PPQ_ECHECK; }
+
 /* Runs the options, completed for this run, with the JSON report into o. */
 static int run(ppqfmt_options *o, Options *run_opts, RunIO *io)
 {
@@ -84,7 +87,7 @@ static int run(ppqfmt_options *o, Options *run_opts, RunIO *io)
     int rc = run_format(run_opts, io, &o->diag);
     if (fclose(io->report) && !rc)
         rc = diag_set(&o->diag, PPQ_EINTERNAL, "out of memory");
-    if (rc)
+    if (rc && !run_verdict(rc))
         free(text);
     else
         o->report = text;
@@ -113,7 +116,7 @@ int ppqfmt_format_buffer(ppqfmt_options *o, const void *in, size_t len, void **o
     run_opts.input = "-"; /* no folder: external data is refused */
     run_opts.output = NULL;
     int rc = run(o, &run_opts, &(RunIO){.in_mem = &bytes, .out_mem = &buf});
-    if (rc) {
+    if (rc && !run_verdict(rc)) {
         free(buf.buf);
         buf = (RunBuffer){0};
     }

@@ -28,7 +28,9 @@ enum {
     PPQFMT_EUSAGE = 1,   /* an unknown option, a bad value, options that contradict */
     PPQFMT_EINPUT = 2,   /* the model is unreadable or invalid */
     PPQFMT_EOUTPUT = 3,  /* the output cannot be written */
-    PPQFMT_EINTERNAL = 4 /* out of memory, or a pass failed */
+    PPQFMT_EINTERNAL = 4, /* out of memory, or a pass failed */
+    PPQFMT_EMISMATCH = 5, /* "check": an output differs from the input model's */
+    PPQFMT_ECHECK = 6     /* "check": a node could not be run by the interpreter */
 };
 
 typedef struct ppqfmt_options ppqfmt_options;
@@ -55,21 +57,25 @@ int ppqfmt_options_set(ppqfmt_options *o, const char *name, const char *value);
  * NULL: nowhere, as with --dry-run), its external data files included, as
  * `ppqfmt INPUT -o OUTPUT` would. The output is written to a temporary file
  * and renamed into place, so a failure leaves no partial file. Errors: the
- * codes above, with the message in ppqfmt_last_error. */
+ * codes above, with the message in ppqfmt_last_error. With the "check"
+ * option, PPQFMT_EMISMATCH and PPQFMT_ECHECK are verdicts: the output is
+ * written and the report holds them, as for a successful format. */
 int ppqfmt_format_file(ppqfmt_options *o, const char *input, const char *output);
 
 /* Formats the model in the len bytes at in (which may not use external data
  * files) into a new buffer: *out (free it with ppqfmt_free) and *out_len.
- * Errors as ppqfmt_format_file; *out is then NULL. */
+ * Errors as ppqfmt_format_file; *out is then NULL, except after a "check"
+ * verdict (PPQFMT_EMISMATCH, PPQFMT_ECHECK), which keeps the output. */
 int ppqfmt_format_buffer(ppqfmt_options *o, const void *in, size_t len, void **out,
                          size_t *out_len);
 
 /* Frees a buffer ppqfmt_format_buffer made; NULL is allowed. */
 void ppqfmt_free(void *buf);
 
-/* The report of o's last successful format, one JSON document (the one
- * `--report=json` writes: what each pass changed, the warnings); "" before
- * any. Valid until o's next format or free. */
+/* The report of o's last successful format or "check" mismatch, one JSON
+ * document (the one `--report=json` writes: what each pass changed, the
+ * warnings, the check's verdicts); "" before any and after a check that
+ * could not run. Valid until o's next format or free. */
 const char *ppqfmt_report_json(const ppqfmt_options *o);
 
 /* The message of o's last error (from set or format), as the command line

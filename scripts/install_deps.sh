@@ -26,3 +26,5 @@ fi
 # The pinned PyPI oracles (onnx's newest checker and backend node tests, the
 # python onnxruntime), remade whenever scripts/requirements-test.txt changes.
 venv_ensure .deps/venv scripts/requirements-test.txt "the PyPI test oracles"
+# The Python package's tests: a venv where it is built and installed.
+venv_ensure .deps/pyvenv python/requirements-test.txt "the Python package's test tools"

@@ -80,7 +80,7 @@ else
     run "$PYTHON" tests/infer_oracle.py
     run "$PYTHON" tests/fold_oracle.py
     newest_onnx_suites
-    run .deps/venv/bin/python tests/test_python.py
+    run .deps/pyvenv/bin/python -m pytest -q -p no:cacheprovider python/tests
     run .deps/venv/bin/python tests/check_oracle.py
     run .deps/venv/bin/python tests/check_inputs.py
     run .deps/venv/bin/python tests/kernel_oracle.py

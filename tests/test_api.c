@@ -142,6 +142,30 @@ static void test_errors(const char *dir)
     ppqfmt_options_free(o);
 }
 
+/* A "check" verdict keeps the output and the report, as the command line
+ * keeps the file (check-break is the test-only switch that makes one). */
+static void test_check_verdict(void)
+{
+    size_t in_len = 0, mem_len = 0;
+    void *mem = NULL;
+    unsigned char *in = read_all("testdata/sample.onnx", &in_len);
+    ppqfmt_options *o = ppqfmt_options_new();
+    ppqfmt_options_set(o, "check", "1");
+    int rc = ppqfmt_format_buffer(o, in, in_len, &mem, &mem_len);
+    check(rc == PPQFMT_OK && strstr(ppqfmt_report_json(o), "\"verdict\": \"equal\""),
+          "check: equal, in the report");
+    ppqfmt_free(mem);
+    ppqfmt_options_set(o, "check-break", NULL);
+    rc = ppqfmt_format_buffer(o, in, in_len, &mem, &mem_len);
+    check(rc == PPQFMT_EMISMATCH && mem && mem_len &&
+              strstr(ppqfmt_report_json(o), "\"verdict\": \"differs\"") &&
+              strstr(ppqfmt_last_error(o), "differs"),
+          "check mismatch (5): the output and the report are kept");
+    ppqfmt_free(mem);
+    free(in);
+    ppqfmt_options_free(o);
+}
+
 typedef struct Job {
     const char *path;
     void *out;
@@ -226,6 +250,7 @@ int main(void)
     test_options();
     test_same_as_cli(dir);
     test_errors(dir);
+    test_check_verdict();
     test_threads();
     test_thread_files(dir);
     char cmd[4200];

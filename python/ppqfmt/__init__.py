@@ -13,10 +13,11 @@ whose .code is the command line's exit code.
 import json
 import os
 
-from ._lib import Error, InputError, InternalError, OutputError, UsageError, Handle, version
+from ._lib import (CheckError, Error, Handle, InputError, InternalError, MismatchError,
+                   OutputError, UncheckedError, UsageError, version)
 
 __all__ = ["format", "Error", "UsageError", "InputError", "OutputError", "InternalError",
-           "__version__"]
+           "CheckError", "MismatchError", "UncheckedError", "__version__"]
 __version__ = version()
 
 
@@ -25,7 +26,7 @@ def _shape_option(name, dims):
 
 
 def _options(passes, enable, disable, input_shapes, target_opset, fold_limit,
-             external_data, options):
+             external_data, check, options):
     """(name, value) pairs, in the order the command line would apply them."""
     out = []
     if passes is not None:
@@ -42,6 +43,8 @@ def _options(passes, enable, disable, input_shapes, target_opset, fold_limit,
                         ("external-data", external_data)):
         if value is not None:
             out.append((name, str(value)))
+    if check:
+        out.append(("check", None if check is True else str(check)))
     for name, value in (options or {}).items():
         if value is True:
             out.append((name, None))
@@ -51,8 +54,8 @@ def _options(passes, enable, disable, input_shapes, target_opset, fold_limit,
 
 
 def format(model, *, output=None, passes=None, enable=(), disable=(), input_shapes=None,
-           target_opset=None, fold_limit=None, external_data=None, options=None,
-           report=False):
+           target_opset=None, fold_limit=None, external_data=None, check=None,
+           options=None, report=False):
     """Formats model as `ppqfmt` does and returns it in the kind it came in.
 
     model: an onnx.ModelProto (returns a new ModelProto), bytes (returns
@@ -62,29 +65,35 @@ def format(model, *, output=None, passes=None, enable=(), disable=(), input_shap
     disable: add or remove passes; input_shapes: {"x": [1, 3, 224, 224]} or
     ["x=1,3,224,224"]; target_opset, fold_limit, external_data: as
     --target-opset, --fold-limit, --external-data (a file name beside
-    output). options: any other long option by name, {"mark-preprocessed":
-    True, "size-threshold": 4096}. report=True returns (result, report) with
+    output); check=N runs both models on N seeded random inputs in ppqfmt's
+    interpreter (--check=N; True: 3) and compares every output. options:
+    any other long option by name, {"mark-preprocessed": True,
+    "size-threshold": 4096}. report=True returns (result, report) with
     the --report=json document as a dict.
     Raises UsageError (code 1), InputError (2), OutputError (3) or
-    InternalError (4), each an Error with .code and the message.
+    InternalError (4), each an Error with .code and the message; with
+    check, MismatchError (5) or UncheckedError (6), CheckErrors whose
+    .result is the formatted model (written, for a path) and .report the
+    report dict.
     """
     pairs = _options(passes, enable, disable, input_shapes, target_opset, fold_limit,
-                     external_data, options)
+                     external_data, check, options)
     with Handle() as h:
         for name, value in pairs:
             h.set(name, value)
         if isinstance(model, (str, os.PathLike)):
             if output is None:
                 raise UsageError(1, "a model given by path needs output= (the path to write)")
-            h.format_file(os.fspath(model), os.fspath(output))
+            rc = h.format_file(os.fspath(model), os.fspath(output))
             result = output
         elif isinstance(model, (bytes, bytearray, memoryview)):
-            result = h.format_buffer(bytes(model))
+            rc, result = h.format_buffer(bytes(model))
         elif hasattr(model, "SerializeToString"):
-            formatted = type(model)()
-            formatted.ParseFromString(h.format_buffer(model.SerializeToString()))
-            result = formatted
+            rc, data = h.format_buffer(model.SerializeToString())
+            result = None if data is None else type(model).FromString(data)
         else:
             raise TypeError("model must be an onnx.ModelProto, bytes or a path, not "
                             f"{type(model).__name__}")
+        if rc:
+            raise h.error(rc, result)
         return (result, json.loads(h.report())) if report else result

@@ -137,7 +137,8 @@ check-asan: deps
 		UBSAN_OPTIONS=print_stacktrace=1 tests/run_all.sh
 
 # The pass tests and the backend-suite conformance run with ppqfmt under
-# valgrind memcheck (any error or leak fails the run).
+# valgrind memcheck (any error or leak fails the run); the C API's test under
+# memcheck and helgrind (its threads format models at once).
 # $(call quiet_run,ENV,SCRIPT,LOG): run a suite, show only its failures and last line.
 define quiet_run
 	@$(1) $(PYTHON) $(2) > $(3) || { grep -v '^ok' $(3); exit 1; }
@@ -145,7 +146,12 @@ define quiet_run
 endef
 
 VG := PPQFMT=tests/valgrind_ppqfmt.sh
-check-valgrind: all
+VGC := valgrind -q --error-exitcode=1
+check-valgrind: all $(B)/tests/test_api
+	$(VGC) --leak-check=full $(B)/tests/test_api > $(B)/valgrind-api.log || { cat $(B)/valgrind-api.log; exit 1; }
+	@tail -n 1 $(B)/valgrind-api.log
+	$(VGC) --tool=helgrind $(B)/tests/test_api > $(B)/helgrind-api.log || { cat $(B)/helgrind-api.log; exit 1; }
+	@tail -n 1 $(B)/helgrind-api.log
 	$(call quiet_run,$(VG),tests/test_passes.py,$(B)/valgrind-passes.log)
 	$(call quiet_run,$(VG),tests/test_external.py,$(B)/valgrind-external.log)
 	$(call quiet_run,VALGRIND_TOOL=helgrind $(VG),tests/test_external.py,$(B)/helgrind-external.log)

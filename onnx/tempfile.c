@@ -5,8 +5,14 @@
  * models on as many threads as its user likes): an entry is claimed by an
  * atomic compare-and-swap of its state from FREE to CLAIMED, its path written,
  * and only then is it made LIVE; only the thread that made an entry drops
- * it. A handler may run at any moment, and reads only LIVE entries. Blocks of entries are chained (again by compare-and-swap)
- * and never freed, so a handler never follows a dangling pointer. */
+ * it. A handler may run at any moment, and reads only LIVE entries. Blocks
+ * of entries are chained (again by compare-and-swap) and never freed, so a
+ * handler never follows a dangling pointer.
+ *
+ * Helgrind does not see the order C11 atomics give: an entry's path written
+ * by one thread after another dropped it looks like a race to it. The
+ * annotations (no-ops outside valgrind) tell it the drop happens before the
+ * next claim. */
 #include "tempfile.h"
 
 #include <errno.h>
@@ -17,6 +23,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#if defined(__has_include)
+#if __has_include(<valgrind/helgrind.h>)
+#include <valgrind/helgrind.h>
+#endif
+#endif
+#ifndef ANNOTATE_HAPPENS_BEFORE
+#define ANNOTATE_HAPPENS_BEFORE(obj) ((void)(obj))
+#define ANNOTATE_HAPPENS_AFTER(obj) ((void)(obj))
+#endif
 
 enum { TEMP_SLOTS = 8 };
 enum { TEMP_FREE, TEMP_CLAIMED, TEMP_LIVE }; /* an entry's state */
@@ -77,11 +93,19 @@ static TempBlock *temp_free_slot(int *slot)
             int expected = TEMP_FREE;
             if (atomic_load(&b->used[i]) == TEMP_FREE &&
                 atomic_compare_exchange_strong(&b->used[i], &expected, TEMP_CLAIMED)) {
+                ANNOTATE_HAPPENS_AFTER(&b->used[i]);
                 *slot = i;
                 return b;
             }
         }
     return NULL;
+}
+
+/* The entry free again, for any thread to claim. */
+static void temp_drop(TempBlock *b, int slot)
+{
+    ANNOTATE_HAPPENS_BEFORE(&b->used[slot]);
+    atomic_store(&b->used[slot], TEMP_FREE);
 }
 
 int tempfile_create(const char *dir, char *path, size_t size)
@@ -94,7 +118,7 @@ int tempfile_create(const char *dir, char *path, size_t size)
     }
     if (snprintf(path, size, "%s/.ppqfmt-XXXXXX", dir) >= (int)size ||
         strlen(path) >= sizeof b->path[slot]) {
-        atomic_store(&b->used[slot], TEMP_FREE);
+        temp_drop(b, slot);
         errno = ENAMETOOLONG;
         return -1;
     }
@@ -108,7 +132,10 @@ int tempfile_create(const char *dir, char *path, size_t size)
         atomic_store(&b->owner[slot], temp_self());
     }
     /* seq_cst: the path is written before the entry is LIVE, for handlers too */
-    atomic_store(&b->used[slot], fd >= 0 ? TEMP_LIVE : TEMP_FREE);
+    if (fd >= 0)
+        atomic_store(&b->used[slot], TEMP_LIVE);
+    else
+        temp_drop(b, slot);
     int e = errno;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     errno = e;
@@ -122,7 +149,7 @@ void tempfile_done(const char *path)
         for (int i = 0; i < TEMP_SLOTS; i++)
             if (atomic_load(&b->used[i]) == TEMP_LIVE && atomic_load(&b->owner[i]) == self &&
                 strcmp(b->path[i], path) == 0)
-                atomic_store(&b->used[i], TEMP_FREE);
+                temp_drop(b, i);
 }
 
 void tempfile_remove(const char *path)

@@ -74,6 +74,18 @@ $(B)/libppqfmt.so: $(PIC_OBJ) api/libppqfmt.map
 	$(CC) $(WARN) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,libppqfmt.so \
 		-Wl,--version-script=api/libppqfmt.map -o $@ $(PIC_OBJ) $(LDLIBS)
 
+# The Python package's copies of both (setup.py builds them): protobuf-c
+# linked in statically, so a wheel needs no more than the C library.
+PY_LDLIBS := -Wl,-Bstatic -lprotobuf-c -Wl,-Bdynamic -lm -pthread
+$(B)/python/libppqfmt.so: $(PIC_OBJ) api/libppqfmt.map
+	@mkdir -p $(@D)
+	$(CC) $(WARN) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,libppqfmt.so \
+		-Wl,--version-script=api/libppqfmt.map -o $@ $(PIC_OBJ) $(PY_LDLIBS)
+
+$(B)/python/ppqfmt: $(CLI_OBJ) $(B)/libppqfmt.a
+	@mkdir -p $(@D)
+	$(CC) $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PY_LDLIBS)
+
 # libdir and includedir are written relative to ${prefix} when they lie under
 # it, so a tree installed with DESTDIR and moved keeps working once prefix is
 # overridden (pkg-config --define-variable=prefix=...).

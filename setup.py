@@ -1,6 +1,7 @@
 """setup.py - builds libppqfmt.so and the ppqfmt binary with make (the C core
-needs no Python) and puts them inside the package; pyproject.toml has the
-rest. The wheel is platform-specific: it carries compiled code."""
+needs no Python), protobuf-c linked in statically, and puts them inside the
+package; pyproject.toml has the rest. The wheel is platform-specific: it
+carries compiled code, which needs only the C library (glibc) where it runs."""
 import os
 import shutil
 import subprocess
@@ -9,8 +10,9 @@ from setuptools import Distribution, setup
 from setuptools.command.build_py import build_py
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-# apart from the developer's build/, unless PPQFMT_BUILD_DIR names one (the tests: make test built it)
-BUILD = os.environ.get("PPQFMT_BUILD_DIR", os.path.join("build", "python"))
+# make's build folder: its own under build/, unless PPQFMT_BUILD_DIR names one
+# (the tests: make test compiled the objects there already)
+BUILD = os.environ.get("PPQFMT_BUILD_DIR", os.path.join("build", "pip"))
 
 
 class BuildWithLibrary(build_py):
@@ -18,12 +20,12 @@ class BuildWithLibrary(build_py):
         super().run()
         # NODEPS: no test dependencies (venvs, npm); protoc-c and
         # libprotobuf-c-dev must be installed (README, "Install").
-        subprocess.run(["make", "-C", HERE, "NODEPS=1", f"B={BUILD}",
-                        f"{BUILD}/libppqfmt.so", f"{BUILD}/ppqfmt"], check=True)
+        built = [f"{BUILD}/python/libppqfmt.so", f"{BUILD}/python/ppqfmt"]
+        subprocess.run(["make", "-C", HERE, "NODEPS=1", f"B={BUILD}", *built], check=True)
         target = os.path.join(self.build_lib, "ppqfmt")
         os.makedirs(target, exist_ok=True)
-        for name in ("libppqfmt.so", "ppqfmt"):
-            shutil.copy2(os.path.join(HERE, BUILD, name), os.path.join(target, name))
+        for path in built:
+            shutil.copy2(os.path.join(HERE, path), os.path.join(target, os.path.basename(path)))
 
 
 class BinaryDistribution(Distribution):

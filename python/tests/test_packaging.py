@@ -25,6 +25,17 @@ def test_wheel_contents(wheel):
                      os.path.basename(wheel)), "a platform wheel: it carries compiled code"
 
 
+def test_wheel_needs_only_libc(wheel, tmp_path):
+    """protobuf-c is linked in: the compiled files need glibc only."""
+    with zipfile.ZipFile(wheel) as z:
+        z.extractall(tmp_path)
+    for name in ("libppqfmt.so", "ppqfmt"):
+        dynamic = subprocess.run(["readelf", "-d", str(tmp_path / "ppqfmt" / name)],
+                                 capture_output=True, text=True, check=True).stdout
+        needed = set(re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", dynamic))
+        assert needed and needed <= {"libc.so.6", "libm.so.6", "ld-linux-x86-64.so.2"}, (name, needed)
+
+
 def test_pip_install_from_clone(tmp_path):
     """pip install . (no build isolation: the pinned setuptools of this venv)
     into a fresh folder, then the package from there formats a model."""

@@ -28,3 +28,9 @@ fi
 venv_ensure .deps/venv scripts/requirements-test.txt "the PyPI test oracles"
 # The Python package's tests: a venv where it is built and installed.
 venv_ensure .deps/pyvenv python/requirements-test.txt "the Python package's test tools"
+# setuptools as a wheel file, for the test that runs `pip install .` in a
+# fresh venv with build isolation and no index (python/tests).
+SETUPTOOLS=setuptools-80.9.0-py3-none-any.whl
+[ -f .deps/wheels/$SETUPTOOLS ] ||
+    .deps/pyvenv/bin/pip download -q --disable-pip-version-check --no-deps -d .deps/wheels \
+        setuptools==80.9.0

@@ -1,6 +1,6 @@
 """test_packaging.py - the package as users get it: the wheel `python -m
 build` makes (the library, the command line, the console script), `pip
-install .` from the clone into a fresh target, the console script being the
+install .` from the clone into a fresh venv, the console script being the
 command line, and the README's Python example run as written (ppqfmt.format,
 then onnxruntime's quantize_static)."""
 import os
@@ -13,6 +13,8 @@ import numpy as np
 import onnx
 
 from conftest import PPQFMT, REPO, SAMPLE, build_env
+
+WHEELS = os.path.join(REPO, ".deps", "wheels")
 
 
 def test_wheel_contents(wheel):
@@ -36,19 +38,24 @@ def test_wheel_needs_only_libc(wheel, tmp_path):
         assert needed and needed <= {"libc.so.6", "libm.so.6", "ld-linux-x86-64.so.2"}, (name, needed)
 
 
-def test_pip_install_from_clone(tmp_path):
-    """pip install . (no build isolation: the pinned setuptools of this venv)
-    into a fresh folder, then the package from there formats a model."""
-    target = str(tmp_path / "site")
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps",
-                    "--no-build-isolation", "--disable-pip-version-check", "--target", target,
-                    REPO], check=True, env=build_env(), cwd=REPO)
+def test_pip_install_in_fresh_venv(tmp_path):
+    """`pip install .` as a user runs it, in a new venv: build isolation, its
+    setuptools from the deps step's wheel folder (no index); then the package
+    and the console script installed there format a model."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    subprocess.run([str(venv / "bin" / "pip"), "install", "-q", "--no-index", "--find-links",
+                    WHEELS, "--disable-pip-version-check", REPO], check=True, env=build_env(),
+                   cwd=REPO)
     code = ("import ppqfmt, sys; d = ppqfmt.format(open(sys.argv[1], 'rb').read()); "
             "print(ppqfmt.__file__, len(d))")
-    r = subprocess.run([sys.executable, "-c", code, SAMPLE], capture_output=True, text=True,
-                       env=dict(os.environ, PYTHONPATH=target), cwd=str(tmp_path))
+    r = subprocess.run([str(venv / "bin" / "python"), "-c", code, SAMPLE], capture_output=True,
+                       text=True, cwd=str(tmp_path))
     assert r.returncode == 0, r.stderr
-    assert r.stdout.startswith(target) and int(r.stdout.split()[1]) > 0
+    assert r.stdout.startswith(str(venv)) and int(r.stdout.split()[1]) > 0
+    out = str(tmp_path / "out.onnx")
+    r = subprocess.run([str(venv / "bin" / "ppqfmt"), SAMPLE, "-o", out])
+    assert r.returncode == 0 and os.path.getsize(out) > 0
 
 
 def test_console_script(ppqfmt):

@@ -58,27 +58,6 @@ static Tensor *check_random_input(Arena *a, const Var *v, uint64_t *state, Diag 
     return t;
 }
 
-/* Inputs for m: the one of the formatted model's of the same name, else a
- * new random one. */
-static int check_inputs_for(const Model *m, Arena *a, const Var *const *fvars,
-                            Tensor *const *fvals, size_t nf, uint64_t *state,
-                            const Tensor **out, Diag *d)
-{
-    const Var *vars[CHECK_MAX_INPUTS];
-    size_t n = eval_run_inputs(m->graph, vars, CHECK_MAX_INPUTS);
-    if (n > CHECK_MAX_INPUTS)
-        return diag_set(d, PPQ_ECHECK, "--check: more than %d graph inputs", CHECK_MAX_INPUTS);
-    for (size_t i = 0; i < n; i++) {
-        out[i] = NULL;
-        for (size_t j = 0; j < nf && !out[i]; j++)
-            if (strcmp(fvars[j]->name, vars[i]->name) == 0)
-                out[i] = fvals[j];
-        if (!out[i] && !(out[i] = check_random_input(a, vars[i], state, d)))
-            return d->code;
-    }
-    return 0;
-}
-
 static void check_compare(const Tensor *ref, const Tensor *out, CheckError *e)
 {
     if (ref->dtype != out->dtype || ref->ndims != out->ndims ||
@@ -161,10 +140,11 @@ static int check_given_fits(const Tensor *t, const Var *v, const char *path, Dia
                                "'%s' does not allow", path, v->name);
 }
 
-/* The files of a data set given to the formatted model's inputs: by the
- * TensorProto's name, else by position; an input no file names stays NULL. */
+/* The files of a data set given to the input model's inputs: by the
+ * TensorProto's name, else by position; an input no file names stays NULL.
+ * paths (if not NULL) gets the file of each value. */
 static int check_assign(const CheckData *data, const Var *const *vars, size_t nv,
-                        Tensor **vals, Diag *d)
+                        Tensor **vals, const char **paths, Diag *d)
 {
     for (size_t k = 0; k < data->n; k++) {
         const Tensor *t = data->t[k];
@@ -183,6 +163,49 @@ static int check_assign(const CheckData *data, const Var *const *vars, size_t nv
         if (rc)
             return rc;
         vals[i] = (Tensor *)t;
+        if (paths)
+            paths[i] = data->path[k];
+    }
+    return 0;
+}
+
+static size_t var_index(const Var *const *vars, size_t n, const char *name)
+{
+    size_t i = 0;
+    while (i < n && strcmp(vars[i]->name, name) != 0)
+        i++;
+    return i;
+}
+
+/* The formatted model's input values: the data the user gave for the input
+ * model's input of the same name (it must fit the formatted declaration too,
+ * --input-shape's sizes), else drawn from that declaration. */
+static int check_fmt_inputs(Arena *a, uint64_t *state, const Var *const *fvars, size_t nf,
+                            const Var *const *rvars, Tensor *const *given, const char **paths,
+                            size_t nr, Tensor **fvals, Diag *d)
+{
+    for (size_t j = 0; j < nf; j++) {
+        size_t i = var_index(rvars, nr, fvars[j]->name);
+        fvals[j] = i < nr ? given[i] : NULL;
+        if (fvals[j] && check_given_fits(fvals[j], fvars[j], paths[i], d))
+            return d->code;
+        if (!fvals[j] && !(fvals[j] = check_random_input(a, fvars[j], state, d)))
+            return d->code;
+    }
+    return 0;
+}
+
+/* The input model's: given, else the formatted model's of the same name,
+ * else drawn (an input the formatted model no longer has: --outputs). */
+static int check_orig_inputs(Arena *a, uint64_t *state, const Var *const *rvars, size_t nr,
+                             Tensor *const *given, const Var *const *fvars,
+                             Tensor *const *fvals, size_t nf, const Tensor **rins, Diag *d)
+{
+    for (size_t i = 0; i < nr; i++) {
+        size_t j = var_index(fvars, nf, rvars[i]->name);
+        rins[i] = given[i] ? given[i] : j < nf ? fvals[j] : NULL;
+        if (!rins[i] && !(rins[i] = check_random_input(a, rvars[i], state, d)))
+            return d->code;
     }
     return 0;
 }
@@ -192,25 +215,27 @@ static int check_assign(const CheckData *data, const Var *const *vars, size_t nv
 static int check_once(Model *orig, Model *fmt, Arena *a, uint64_t *state, const CheckData *data,
                       CheckError *e, Diag *d)
 {
-    const Var *fvars[CHECK_MAX_INPUTS], *outs[CHECK_MAX_OUTPUTS];
-    Tensor *fvals[CHECK_MAX_INPUTS], *fres[CHECK_MAX_OUTPUTS], *rres[CHECK_MAX_OUTPUTS];
+    const Var *fvars[CHECK_MAX_INPUTS], *ivars[CHECK_MAX_INPUTS], *outs[CHECK_MAX_OUTPUTS];
+    Tensor *fvals[CHECK_MAX_INPUTS], *given[CHECK_MAX_INPUTS], *fres[CHECK_MAX_OUTPUTS],
+        *rres[CHECK_MAX_OUTPUTS];
     const Tensor *rins[CHECK_MAX_INPUTS];
+    const char *paths[CHECK_MAX_INPUTS];
     EvalRunError err;
     size_t nf = eval_run_inputs(fmt->graph, fvars, CHECK_MAX_INPUTS);
-    if (nf > CHECK_MAX_INPUTS)
+    size_t ni = eval_run_inputs(orig->graph, ivars, CHECK_MAX_INPUTS);
+    if (nf > CHECK_MAX_INPUTS || ni > CHECK_MAX_INPUTS)
         return diag_set(d, PPQ_ECHECK, "--check: more than %d graph inputs", CHECK_MAX_INPUTS);
-    memset(fvals, 0, sizeof fvals);
-    if (data && check_assign(data, fvars, nf, fvals, d))
+    memset(given, 0, sizeof given);
+    if (data && check_assign(data, ivars, ni, given, paths, d))
         return d->code;
-    for (size_t i = 0; i < nf; i++)
-        if (!fvals[i] && !(fvals[i] = check_random_input(a, fvars[i], state, d)))
-            return d->code;
+    int rc = check_fmt_inputs(a, state, fvars, nf, ivars, given, paths, ni, fvals, d);
+    if (!rc)
+        rc = check_orig_inputs(a, state, ivars, ni, given, fvars, fvals, nf, rins, d);
+    if (rc)
+        return rc;
     size_t no = check_live_outputs(fmt->graph, outs);
     const Var *rvars[CHECK_MAX_OUTPUTS];
     size_t nr = check_live_outputs(orig->graph, rvars);
-    int rc = check_inputs_for(orig, a, fvars, fvals, nf, state, rins, d);
-    if (rc)
-        return rc;
     if ((rc = eval_run_graph(orig, a, rins, rres, &err)))
         return check_run_failed(rc, &err, "input", d);
     if ((rc = eval_run_graph(fmt, a, (const Tensor *const *)fvals, fres, &err)))
@@ -238,7 +263,7 @@ static int check_expected(Model *m, Arena *a, uint64_t *state, const CheckData *
     if (nv > CHECK_MAX_INPUTS)
         return diag_set(d, PPQ_ECHECK, "--check: more than %d graph inputs", CHECK_MAX_INPUTS);
     memset(vals, 0, sizeof vals);
-    if (check_assign(data, vars, nv, vals, d))
+    if (check_assign(data, vars, nv, vals, NULL, d))
         return d->code;
     for (size_t i = 0; i < nv; i++)
         if (!vals[i] && !(vals[i] = check_random_input(a, vars[i], state, d)))

@@ -34,6 +34,12 @@ output is checked:
             one run of a copy with every node output made an output, which
             serves ort too when the model has no float16)
   idem      formatting the output again with the same options gives the same bytes
+  selfcheck ppqfmt's own --check on the case's feeds (--check-inputs, the reference's
+            outputs as the expected ones) is a second oracle: its interpreter must
+            compute the input model's outputs onnxruntime computed, and its verdict
+            on the formatted model must be ort's (equal or not). A node it has no
+            kernel for (exit 6), and models with float16 values (onnxruntime computes
+            some float16 ops in float32), are skipped and counted.
 A non-SSA model (a name written twice) cannot run in onnxruntime: its reference
 is the SSA model it was derived from, and its outputs are only checked with
 checker and ort when de-inplace ran.
@@ -71,6 +77,7 @@ import json
 import multiprocessing
 import os
 import random
+import re
 import select
 import shutil
 import subprocess
@@ -793,9 +800,80 @@ def _read(path):
         return f.read()
 
 
-# (name, fn(ctx) -> None | error string, needs an SSA output)
+def write_check_data(ctx):
+    """The feeds as input_K.pb and the reference's outputs as output_K.pb (once per case and
+    set of outputs: --cut-outputs keeps some), the folder --check-inputs reads."""
+    names = hashlib.sha256('\0'.join(ctx['ref']).encode()).hexdigest()[:12]
+    folder = os.path.join(ctx['tmp'], 'check_data_' + names)
+    if not os.path.isdir(folder):
+        os.makedirs(folder)
+        for prefix, values in (('input', ctx['feeds']), ('output', ctx['ref'])):
+            for k, (name, arr) in enumerate(values.items()):
+                t = onnx.numpy_helper.from_array(np.asarray(arr), name)
+                _write(os.path.join(folder, '%s_%d.pb' % (prefix, k)), t.SerializeToString())
+    return folder
+
+
+# Ops whose output jumps where their input crosses a step: a float32 rounding difference
+# upstream (onnxruntime's float32 Softmax against the interpreter's double, rounded once)
+# can move an input across it, which is no bug of either.
+STEP_OPS = {'Floor', 'Ceil', 'Round', 'Sign', 'Greater', 'Less', 'Equal', 'GreaterOrEqual',
+            'LessOrEqual', 'ArgMax', 'ArgMin', 'Cast', 'Mod', 'TopK', 'Hardmax', 'NonZero',
+            'QuantizeLinear', 'DynamicQuantizeLinear', 'BitShift', 'IsInf', 'IsNaN'}
+
+
+def step_upstream(path, output):
+    """The first step op output depends on in the model at path, or None."""
+    g = onnx.load(path).graph
+    producer = {o: n for n in g.node for o in n.output}
+    todo, seen = [output], set()
+    while todo:
+        n = producer.get(todo.pop())
+        if n is None or id(n) in seen:
+            continue
+        seen.add(id(n))
+        if n.op_type in STEP_OPS:
+            return n.op_type
+        todo += list(n.input)
+    return None
+
+
+def check_self(ctx):
+    """ppqfmt --check on the case's feeds against onnxruntime: the input model's outputs
+    (--check-expected) and the verdict on the formatted model (ctx['ort_verdict'])."""
+    values = list(ctx['ref'].values()) + list(ctx['feeds'].values())
+    if any(np.asarray(a).dtype == np.float16 for a in values):
+        return SKIP + 'float16 values'
+    if ctx['nonssa']:
+        return SKIP + 'a non-SSA input (its reference is another model)'
+    ort_verdict = ctx['ort_verdict'] if 'ort_verdict' in ctx else check_ort(ctx)
+    if ort_verdict and ort_verdict.startswith(SKIP):
+        return SKIP + 'no ort verdict'
+    args = ctx['args'] + ['--check-inputs=' + write_check_data(ctx), '--check-expected']
+    rc, err = ppqfmt(args, ctx['src'], ctx['out'] + '.self.onnx')
+    last = err.strip().split('\n')[-1] if err.strip() else ''
+    if rc == 6:
+        node = re.search(r"node '[^']*' \(([^)]+)\)", last)
+        return SKIP + '--check cannot run ' + (node.group(1) if node else last[-80:])
+    if rc == 5 and '--check-expected' in last:
+        output = re.search(r"output '([^']*)'", last)
+        step = output and step_upstream(ctx['src'], output.group(1))
+        if step:
+            return SKIP + 'a %s upstream moves a rounding difference across its step' % step
+        return 'the interpreter and onnxruntime disagree on the input model: ' + last[:300]
+    if rc == 5 and not ort_verdict:
+        return '--check says the output differs, onnxruntime says equal: ' + last[:300]
+    if rc == 0 and ort_verdict:
+        return '--check says equal, onnxruntime says: ' + ort_verdict[:200]
+    if rc not in (0, 5):
+        return '--check run: exit %s: %s' % (rc, last[:300])
+    return None
+
+
+# (name, fn(ctx) -> None | error string, needs an SSA output); selfcheck after ort.
 OUTPUT_CHECKS = [('checker', check_checker, True), ('ort', check_ort, True),
-                 ('value_info', check_value_info, True), ('idem', check_idem, False)]
+                 ('value_info', check_value_info, True), ('idem', check_idem, False),
+                 ('selfcheck', check_self, True)]
 
 
 def run_config(case, label, args, ctx, only=None):
@@ -827,6 +905,8 @@ def run_config(case, label, args, ctx, only=None):
             e = fn(cctx)
         except Exception as ex:  # a broken output fails the check, not the runner
             e = '%s: %s' % (type(ex).__name__, str(ex).split('\n')[0][:300])
+        if name == 'ort':
+            cctx['ort_verdict'] = e
         res.append((full, e))
     return res, changed
 
@@ -864,7 +944,7 @@ def check_case(case, ort, configs, only=None):
         if why:
             return why, [], set()
         ctx = {'tmp': tmp, 'src': os.path.join(tmp, 'in.onnx'), 'feeds': feeds, 'ref': ref,
-               'ort': ort, 'memo': {}}
+               'ort': ort, 'memo': {}, 'nonssa': case.nonssa is not None}
         results, changed = [], set()
         for label, args in configs:
             if only and not only.startswith(label + ':'):

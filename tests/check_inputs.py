@@ -172,6 +172,31 @@ def bad_case(tmp, name, files, want_in_msg):
     return None
 
 
+def t_inputs_of_the_input_model(tmp):
+    """The data is for the input model: with --outputs keeping only Y1 = A*2, the formatted
+    model has no input B, and B's file still belongs; with --input-shape fixing A's size,
+    data of another size is refused, naming the file."""
+    g = helper.make_graph(
+        [helper.make_node("Mul", ["A", "two"], ["Y1"]), helper.make_node("Neg", ["B"], ["Y2"])],
+        "two_parts",
+        [helper.make_tensor_value_info("A", TensorProto.FLOAT, ["N", 3]),
+         helper.make_tensor_value_info("B", TensorProto.FLOAT, [3])],
+        [helper.make_tensor_value_info("Y1", TensorProto.FLOAT, ["N", 3]),
+         helper.make_tensor_value_info("Y2", TensorProto.FLOAT, [3])],
+        [numpy_helper.from_array(np.array(2, np.float32), "two")])
+    model = os.path.join(tmp, "two_parts.onnx")
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), model)
+    d = os.path.join(tmp, "two_parts")
+    write_set(d, [("A", np.ones((2, 3), np.float32)), ("B", np.ones(3, np.float32))])
+    code, err = run(["--dry-run", "-q", "--outputs=Y1", "--check-inputs=" + d, model])
+    if code != 0:
+        return "--outputs=Y1: exit %d: %s" % (code, err)
+    code, err = run(["--dry-run", "-q", "--input-shape=A=4,3", "--check-inputs=" + d, model])
+    if code != EXIT_INPUT or "input_0.pb" not in err or "'A'" not in err:
+        return "--input-shape=A=4,3 with A 2x3: exit %d: %s" % (code, err)
+    return None
+
+
 def t_bad_files(tmp):
     a = numpy_helper.from_array(np.ones((2, 3), np.float32), "A").SerializeToString()
     b64 = numpy_helper.from_array(np.ones(3, np.int64), "B").SerializeToString()

@@ -204,6 +204,41 @@ def config_checks():
              (opsets, lowerings, shapes, enables))
 
 
+def selfcheck_check():
+    """check_self: ppqfmt's --check agrees with onnxruntime on a right reference and on
+    its verdict; a wrong reference value, or an ort verdict it contradicts, fails it."""
+    tmp = tempfile.mkdtemp(prefix="test_fuzz_diff_")
+    try:
+        np = fuzz_diff.np
+        g = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "g",
+                              [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [2, 3])],
+                              [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [2, 3])])
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+        m.ir_version = 7
+        src = os.path.join(tmp, "in.onnx")
+        onnx.save(m, src)
+        x = np.array([[-1, 2, -3], [4, -5, 6]], np.float32)
+        base = {"src": src, "out": os.path.join(tmp, "out.onnx"), "args": [], "nonssa": False,
+                "feeds": {"x": x}}
+        results = []
+        for name, ref, verdict in (("right", np.maximum(x, 0), None),
+                                   ("wrong value", np.maximum(x, 0) + 1, None),
+                                   ("ort says differs", np.maximum(x, 0), "y: max abs 1")):
+            case_tmp = os.path.join(tmp, name.replace(" ", "_"))
+            os.makedirs(case_tmp)
+            ctx = dict(base, tmp=case_tmp, ref={"y": ref}, ort_verdict=verdict)
+            results.append(fuzz_diff.check_self(ctx))
+        T.report("selfcheck: agrees with a right reference", results[0])
+        T.report("selfcheck: a wrong reference value fails",
+                 None if results[1] and "disagree on the input model" in results[1]
+                 else "not flagged: %r" % results[1])
+        T.report("selfcheck: contradicting ort's verdict fails",
+                 None if results[2] and "onnxruntime says" in results[2]
+                 else "not flagged: %r" % results[2])
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def value_info_check():
     """check_value_info passes a model whose declared shapes are right and flags one whose
     value_info claims a wrong dim."""
@@ -455,6 +490,7 @@ def main():
     fork_server_check()
     opset_refusal_check()
     value_info_check()
+    selfcheck_check()
     ledger_check()
     checker_memo_check()
     f16_slack_check()

@@ -345,6 +345,10 @@ int64_t model_domain_opset(const Model *m, const char *domain);
 int64_t opsets_version(const Opset *opsets, size_t n, const char *domain);
 int64_t model_opset(const Model *m);
 Attr *op_attr(const Op *op, const char *name);
+/* A Constant's value: its `value` tensor itself, or a new tensor in a for
+ * the value_float(s), value_int(s) and value_string(s) forms; NULL with *why
+ * for sparse_value, no attribute or several, and when out of memory. */
+Tensor *op_constant_value(Arena *a, const Op *op, const char **why);
 int64_t op_attr_int(const Op *op, const char *name, int64_t fallback);
 /* The ints attribute name into v (at most cap): its length, or -1 when it is
  * absent, of another type or longer. */

@@ -37,19 +37,19 @@ static const Tensor *run_value(const NameMap *values, const Var *v)
     return v->param ? v->param : namemap_get(values, v->name);
 }
 
-/* Constant's value attribute; its other forms are run by no kernel. */
-static int run_constant(NameMap *values, const Op *op, EvalRunError *err)
+static int run_constant(Arena *a, NameMap *values, const Op *op, EvalRunError *err)
 {
-    const Attr *v = op_attr(op, "value");
-    if (!v || v->type != ATTR_TENSOR || !v->tensors || op->n_outputs != 1 || !op->outputs[0])
-        return run_fail(err, op, "no kernel for op %s (only its 'value' form)", op->type);
-    return namemap_put(values, op->outputs[0]->name, v->tensors[0]) ? EVAL_RUN_OOM : EVAL_RUN_OK;
+    const char *why = "it has no output";
+    Tensor *t = op->n_outputs == 1 && op->outputs[0] ? op_constant_value(a, op, &why) : NULL;
+    if (!t)
+        return run_fail(err, op, "Constant: %s", why);
+    return namemap_put(values, op->outputs[0]->name, t) ? EVAL_RUN_OOM : EVAL_RUN_OK;
 }
 
 static int run_node(const Model *m, Arena *a, NameMap *values, const Op *op, EvalRunError *err)
 {
     if (op_is(op, "Constant"))
-        return run_constant(values, op, err);
+        return run_constant(a, values, op, err);
     const char *domain = op->domain ? op->domain : "";
     OpEvalFn eval = ops_kernel(domain, op->type, model_domain_opset(m, domain), op->n_inputs,
                                op->n_outputs);

@@ -303,7 +303,7 @@ static int check_given(Model *orig, Model *fmt, const char *dir, bool expected, 
         CheckData data;
         rc = check_data_read(sets.dirs[s], expected, &a, &data, d);
         if (!rc && !data.n && eval_run_inputs(fmt->graph, NULL, 0))
-            rc = diag_set(d, PPQ_EINPUT, "--check-inputs: '%s' holds no input_0.pb (nor "
+            rc = diag_set(d, PPQ_EINPUT, "--check-inputs: '%s' holds no input_0.pb or input_0.npy (nor "
                           "test_data_set_*/ folders)", sets.dirs[s]);
         if (!rc && expected)
             rc = check_expected(orig, &a, state, &data, d);

@@ -1,6 +1,6 @@
 /* check_inputs.c - finding and reading the data sets of --check-inputs
- * (check_inputs.h). The files are read by the onnx layer; this file only
- * walks folders. */
+ * (check_inputs.h). The TensorProto files are read by the onnx layer, the
+ * .npy files by npy.c; this file only walks folders. */
 #include "check_inputs.h"
 
 #include <dirent.h>
@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "../onnx/load_input.h"
+#include "npy.h"
 
 static const char SET_PREFIX[] = "test_data_set_";
 
@@ -73,24 +74,39 @@ int check_data_sets(const char *dir, Arena *a, CheckDataSets *out, Diag *d)
     return out->dirs[0] ? 0 : diag_set(d, PPQ_EINTERNAL, "out of memory");
 }
 
-/* The files prefix_K.pb of dir, K = 0, 1, ... until one is missing. */
+/* dir/prefix_K.pb, else dir/prefix_K.npy, into path; false when neither is. */
+static bool numbered_file(const char *dir, const char *prefix, size_t k, char *path,
+                          size_t size, bool *npy)
+{
+    struct stat st;
+    for (int i = 0; i < 2; i++) {
+        *npy = i == 1;
+        if ((size_t)snprintf(path, size, "%s/%s_%zu.%s", dir, prefix, k, *npy ? "npy" : "pb") <
+                size && stat(path, &st) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* The files prefix_K.pb (or .npy) of dir, K = 0, 1, ... until one is missing. */
 static int read_numbered(const char *dir, const char *prefix, Arena *a, Tensor **t,
                          char **paths, size_t *n, Diag *d)
 {
     *n = 0;
     for (size_t k = 0;; k++) {
         char path[4096];
-        struct stat st;
-        if ((size_t)snprintf(path, sizeof path, "%s/%s_%zu.pb", dir, prefix, k) >= sizeof path)
+        bool npy;
+        if (strlen(dir) + 64 > sizeof path)
             return diag_set(d, PPQ_EINPUT, "--check-inputs: path too long under '%s'", dir);
-        if (stat(path, &st) != 0)
+        if (!numbered_file(dir, prefix, k, path, sizeof path, &npy))
             return 0;
         if (k == CHECK_MAX_INPUTS)
             return diag_set(d, PPQ_EINPUT, "--check-inputs: '%s' holds more than %d %ss",
                             dir, CHECK_MAX_INPUTS, prefix);
         if (!(paths[k] = arena_strdup(a, path)))
             return diag_set(d, PPQ_EINTERNAL, "out of memory");
-        int rc = onnx_read_tensor_file(path, a, &t[k], d);
+        int rc = npy ? npy_read_file(path, a, &t[k], d)
+                     : onnx_read_tensor_file(path, a, &t[k], d);
         if (rc)
             return rc;
         *n = k + 1;

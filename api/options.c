@@ -47,7 +47,7 @@ void options_usage(FILE *f)
           "      --input-shape=[IN=]D  fix dynamic input dims: x=1,3,-1,-1 (repeatable)\n"
           "      --verify-ir / --mark-preprocessed  check the IR each pass / tag it (man)\n"
           "      --check[=N] --check-seed=S  compare with the input on N (3) random inputs\n"
-          "      --check-inputs=DIR  or on DIR's input_K.pb (each test_data_set_*/ in it)\n"
+          "      --check-inputs=DIR  or on DIR's input_K.pb or .npy (each test_data_set_*/)\n"
           "      --inputs=V,.. --outputs=V,..  keep the graph between these values\n"
           "  -q, --quiet / -v, --verbose  no warnings or progress / name each pass\n"
           "  -h, --help, --version, --list-passes  this help, the version, the passes\n"

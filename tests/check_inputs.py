@@ -197,6 +197,39 @@ def t_inputs_of_the_input_model(tmp):
     return None
 
 
+def t_npy_files(tmp):
+    """input_K.npy (numpy.save, versions 1 and 2) instead of input_K.pb: the --check-break
+    error is numpy's, so the arrays were read; Fortran order, big-endian and a short file are
+    refused, naming the file."""
+    model, w = matmul_model(tmp)
+    x = np.random.default_rng(9).uniform(-10, 10, (3, 4)).astype(np.float32)
+    d = os.path.join(tmp, "npy")
+    os.makedirs(d)
+    np.save(os.path.join(d, "input_0.npy"), x)
+    code, err = run(["--dry-run", "--report=json", "--check-break", "--check-inputs=" + d, model])
+    if code != EXIT_MISMATCH:
+        return "npy v1: exit %d: %s" % (code, err)
+    got = json.loads(err.rstrip("\n").rpartition("\n")[0])["check"]["outputs"][0]["max_abs_error"]
+    want = np.abs(x.astype(np.float64) @ (broken(w).astype(np.float64) - w)).max()
+    if abs(got - want) > 1e-4 * want:
+        return "npy v1: max abs error %r, numpy says %r" % (got, want)
+    with open(os.path.join(d, "input_0.npy"), "wb") as f:
+        np.lib.format.write_array(f, x, version=(2, 0))
+    code, err = run(["--dry-run", "-q", "--check-inputs=" + d, model])
+    if code != 0:
+        return "npy v2: exit %d: %s" % (code, err)
+    for name, arr, cut in (("fortran", np.asfortranarray(x), 0),
+                           ("big-endian", x.astype(">f4"), 0), ("short", x, 4)):
+        np.save(os.path.join(d, "input_0.npy"), arr)
+        if cut:
+            data = open(os.path.join(d, "input_0.npy"), "rb").read()[:-cut]
+            open(os.path.join(d, "input_0.npy"), "wb").write(data)
+        code, err = run(["--dry-run", "-q", "--check-inputs=" + d, model])
+        if code != EXIT_INPUT or "input_0.npy" not in err or len(err.strip().splitlines()) != 1:
+            return "npy %s: exit %d: %s" % (name, code, err)
+    return None
+
+
 def t_bad_files(tmp):
     a = numpy_helper.from_array(np.ones((2, 3), np.float32), "A").SerializeToString()
     b64 = numpy_helper.from_array(np.ones(3, np.int64), "B").SerializeToString()

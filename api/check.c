@@ -27,9 +27,17 @@ static uint64_t check_next(uint64_t *s)
     return z ^ (z >> 31);
 }
 
+/* The random draws of one check: the generator's state, and the run
+ * (alternate runs give a one-element bool input true, then false, so that
+ * with --check=2 or more an If on a graph input's flag runs both branches). */
+typedef struct CheckDraw {
+    uint64_t state;
+    int run;
+} CheckDraw;
+
 /* A random tensor of v's declared type; NULL when it has none the
  * interpreter handles (d says which) or out of memory. */
-static Tensor *check_random_input(Arena *a, const Var *v, uint64_t *state, Diag *d)
+static Tensor *check_random_input(Arena *a, const Var *v, CheckDraw *draw, Diag *d)
 {
     int32_t dt = v->type.elem_type;
     if (!dt || !eval_dtype_ok(dt) || v->type.rank < 0 || v->type.rank > EVAL_MAX_RANK) {
@@ -47,12 +55,14 @@ static Tensor *check_random_input(Arena *a, const Var *v, uint64_t *state, Diag 
     }
     size_t size = dtype_size(dt), n = (size_t)tensor_numel(t);
     for (size_t k = 0; k < n; k++) {
-        uint64_t r = check_next(state);
+        uint64_t r = check_next(&draw->state);
         EvalNum x;
         if (dtype_is_float(dt))
             x.f = (double)(r >> 11) * 0x1.0p-52 - 1.0;
+        else if (dt == DT_BOOL)
+            x.i = n == 1 ? draw->run % 2 == 0 : (int64_t)(r >> 62) & 1;
         else
-            x.i = (int64_t)(r >> 62) & (dt == DT_BOOL ? 1 : 3);
+            x.i = (int64_t)(r >> 62) & 3;
         eval_store(dt, (uint8_t *)t->data + k * size, x);
     }
     return t;
@@ -180,7 +190,7 @@ static size_t var_index(const Var *const *vars, size_t n, const char *name)
 /* The formatted model's input values: the data the user gave for the input
  * model's input of the same name (it must fit the formatted declaration too,
  * --input-shape's sizes), else drawn from that declaration. */
-static int check_fmt_inputs(Arena *a, uint64_t *state, const Var *const *fvars, size_t nf,
+static int check_fmt_inputs(Arena *a, CheckDraw *draw, const Var *const *fvars, size_t nf,
                             const Var *const *rvars, Tensor *const *given, const char **paths,
                             size_t nr, Tensor **fvals, Diag *d)
 {
@@ -189,7 +199,7 @@ static int check_fmt_inputs(Arena *a, uint64_t *state, const Var *const *fvars, 
         fvals[j] = i < nr ? given[i] : NULL;
         if (fvals[j] && check_given_fits(fvals[j], fvars[j], paths[i], d))
             return d->code;
-        if (!fvals[j] && !(fvals[j] = check_random_input(a, fvars[j], state, d)))
+        if (!fvals[j] && !(fvals[j] = check_random_input(a, fvars[j], draw, d)))
             return d->code;
     }
     return 0;
@@ -197,14 +207,14 @@ static int check_fmt_inputs(Arena *a, uint64_t *state, const Var *const *fvars, 
 
 /* The input model's: given, else the formatted model's of the same name,
  * else drawn (an input the formatted model no longer has: --outputs). */
-static int check_orig_inputs(Arena *a, uint64_t *state, const Var *const *rvars, size_t nr,
+static int check_orig_inputs(Arena *a, CheckDraw *draw, const Var *const *rvars, size_t nr,
                              Tensor *const *given, const Var *const *fvars,
                              Tensor *const *fvals, size_t nf, const Tensor **rins, Diag *d)
 {
     for (size_t i = 0; i < nr; i++) {
         size_t j = var_index(fvars, nf, rvars[i]->name);
         rins[i] = given[i] ? given[i] : j < nf ? fvals[j] : NULL;
-        if (!rins[i] && !(rins[i] = check_random_input(a, rvars[i], state, d)))
+        if (!rins[i] && !(rins[i] = check_random_input(a, rvars[i], draw, d)))
             return d->code;
     }
     return 0;
@@ -212,7 +222,7 @@ static int check_orig_inputs(Arena *a, uint64_t *state, const Var *const *rvars,
 
 /* One run of both models on the same inputs (data's, where it gives them,
  * else random ones); errors into e. */
-static int check_once(Model *orig, Model *fmt, Arena *a, uint64_t *state, const CheckData *data,
+static int check_once(Model *orig, Model *fmt, Arena *a, CheckDraw *draw, const CheckData *data,
                       CheckError *e, Diag *d)
 {
     const Var *fvars[CHECK_MAX_INPUTS], *ivars[CHECK_MAX_INPUTS], *outs[CHECK_MAX_OUTPUTS];
@@ -228,9 +238,9 @@ static int check_once(Model *orig, Model *fmt, Arena *a, uint64_t *state, const 
     memset(given, 0, sizeof given);
     if (data && check_assign(data, ivars, ni, given, paths, d))
         return d->code;
-    int rc = check_fmt_inputs(a, state, fvars, nf, ivars, given, paths, ni, fvals, d);
+    int rc = check_fmt_inputs(a, draw, fvars, nf, ivars, given, paths, ni, fvals, d);
     if (!rc)
-        rc = check_orig_inputs(a, state, ivars, ni, given, fvars, fvals, nf, rins, d);
+        rc = check_orig_inputs(a, draw, ivars, ni, given, fvars, fvals, nf, rins, d);
     if (rc)
         return rc;
     size_t no = check_live_outputs(fmt->graph, outs);
@@ -254,7 +264,7 @@ static int check_once(Model *orig, Model *fmt, Arena *a, uint64_t *state, const 
 /* Test-only (--check-expected, undocumented): the input model run on a data
  * set against its output_K.pb, matched by name, else by position: the ONNX
  * backend cases' expected outputs judge the kernels. */
-static int check_expected(Model *m, Arena *a, uint64_t *state, const CheckData *data, Diag *d)
+static int check_expected(Model *m, Arena *a, CheckDraw *draw, const CheckData *data, Diag *d)
 {
     const Var *vars[CHECK_MAX_INPUTS], *outs[CHECK_MAX_OUTPUTS];
     Tensor *vals[CHECK_MAX_INPUTS], *res[CHECK_MAX_OUTPUTS];
@@ -266,7 +276,7 @@ static int check_expected(Model *m, Arena *a, uint64_t *state, const CheckData *
     if (check_assign(data, vars, nv, vals, NULL, d))
         return d->code;
     for (size_t i = 0; i < nv; i++)
-        if (!vals[i] && !(vals[i] = check_random_input(a, vars[i], state, d)))
+        if (!vals[i] && !(vals[i] = check_random_input(a, vars[i], draw, d)))
             return d->code;
     int rc = eval_run_graph(m, a, (const Tensor *const *)vals, res, &err);
     if (rc)
@@ -293,7 +303,7 @@ static int check_expected(Model *m, Arena *a, uint64_t *state, const CheckData *
 }
 
 /* --check-inputs=dir: one run per data set; *runs counts them. */
-static int check_given(Model *orig, Model *fmt, const char *dir, bool expected, uint64_t *state,
+static int check_given(Model *orig, Model *fmt, const char *dir, bool expected, CheckDraw *draw,
                        CheckError *e, int *runs, Diag *d)
 {
     Arena sets_arena = {0}, a = {0};
@@ -306,8 +316,8 @@ static int check_given(Model *orig, Model *fmt, const char *dir, bool expected, 
             rc = diag_set(d, PPQ_EINPUT, "--check-inputs: '%s' holds no input_0.pb or input_0.npy (nor "
                           "test_data_set_*/ folders)", sets.dirs[s]);
         if (!rc && expected)
-            rc = check_expected(orig, &a, state, &data, d);
-        if (!rc && !(rc = check_once(orig, fmt, &a, state, &data, e, d)))
+            rc = check_expected(orig, &a, draw, &data, d);
+        if (!rc && !(rc = check_once(orig, fmt, &a, draw, &data, e, d)))
             (*runs)++;
         arena_free(&a);
     }
@@ -385,13 +395,14 @@ int check_model(Model *formatted, const Source *src, const Options *o, CheckResu
         check_break(formatted);
     memset(res, 0, sizeof *res);
     CheckError *e = res->e;
-    uint64_t state = o->check_seed;
+    CheckDraw draw = {o->check_seed, 0};
     int runs = o->check_inputs ? 0 : o->check_runs;
-    rc = o->check_inputs ? check_given(orig, formatted, o->check_inputs, o->check_expected, &state,
+    rc = o->check_inputs ? check_given(orig, formatted, o->check_inputs, o->check_expected, &draw,
                                        e, &runs, d) : 0;
     Arena a = {0};
     for (int r = 0; !o->check_inputs && r < o->check_runs && !rc; r++) {
-        rc = check_once(orig, formatted, &a, &state, NULL, e, d);
+        draw.run = r;
+        rc = check_once(orig, formatted, &a, &draw, NULL, e, d);
         arena_free(&a);
     }
     const Var *outs[CHECK_MAX_OUTPUTS];

@@ -1,5 +1,7 @@
 /* eval_run.c - the reference interpreter (eval_run.h): each node of the
- * main graph through its registry kernel, values looked up by name. */
+ * main graph through its registry kernel, values looked up by name; If and
+ * Loop run their subgraphs, each in a scope of its own that sees the
+ * enclosing scopes' values. */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -31,25 +33,43 @@ static int run_fail(EvalRunError *err, const Op *op, const char *fmt, const char
     return EVAL_RUN_UNSUPPORTED;
 }
 
-/* The value of v: its initializer, else what a graph input or node gave. */
-static const Tensor *run_value(const NameMap *values, const Var *v)
+/* The values one graph's run has computed, and the scope around it (the
+ * graph that holds the If or Loop running this one). */
+typedef struct Scope {
+    NameMap values;
+    const struct Scope *outer;
+} Scope;
+
+/* The value of v: its initializer, else what a graph input or node gave,
+ * here or in an enclosing scope. */
+static const Tensor *run_value(const Scope *s, const Var *v)
 {
-    return v->param ? v->param : namemap_get(values, v->name);
+    if (v->param)
+        return v->param;
+    const Tensor *t = NULL;
+    for (; s && !t; s = s->outer)
+        t = namemap_get(&s->values, v->name);
+    return t;
 }
 
-static int run_constant(Arena *a, NameMap *values, const Op *op, EvalRunError *err)
+static int run_ops(const Model *m, const Graph *g, Arena *a, Scope *s, EvalRunError *err);
+static int run_control(const Model *m, Arena *a, Scope *s, const Op *op, EvalRunError *err);
+
+static int run_constant(Arena *a, Scope *s, const Op *op, EvalRunError *err)
 {
     const char *why = "it has no output";
     Tensor *t = op->n_outputs == 1 && op->outputs[0] ? op_constant_value(a, op, &why) : NULL;
     if (!t)
         return run_fail(err, op, "Constant: %s", why);
-    return namemap_put(values, op->outputs[0]->name, t) ? EVAL_RUN_OOM : EVAL_RUN_OK;
+    return namemap_put(&s->values, op->outputs[0]->name, t) ? EVAL_RUN_OOM : EVAL_RUN_OK;
 }
 
-static int run_node(const Model *m, Arena *a, NameMap *values, const Op *op, EvalRunError *err)
+static int run_node(const Model *m, Arena *a, Scope *s, const Op *op, EvalRunError *err)
 {
     if (op_is(op, "Constant"))
-        return run_constant(a, values, op, err);
+        return run_constant(a, s, op, err);
+    if (op_is(op, "If") || op_is(op, "Loop"))
+        return run_control(m, a, s, op, err);
     const char *domain = op->domain ? op->domain : "";
     OpEvalFn eval = ops_kernel(domain, op->type, model_domain_opset(m, domain), op->n_inputs,
                                op->n_outputs);
@@ -62,7 +82,7 @@ static int run_node(const Model *m, Arena *a, NameMap *values, const Op *op, Eva
         return EVAL_RUN_OOM;
     for (size_t i = 0; i < op->n_inputs; i++) {
         const Var *v = op->inputs[i];
-        ins[i] = v ? run_value(values, v) : NULL;
+        ins[i] = v ? run_value(s, v) : NULL;
         if (v && !ins[i])
             return run_fail(err, op, "input '%s' has no value before this node", v->name);
     }
@@ -76,46 +96,230 @@ static int run_node(const Model *m, Arena *a, NameMap *values, const Op *op, Eva
     if (rc != EVAL_OK)
         return run_fail(err, op, "kernel declined: %s", c.why ? c.why : "no reason");
     for (size_t j = 0; j < op->n_outputs; j++)
-        if (op->outputs[j] && outs[j] && namemap_put(values, op->outputs[j]->name, outs[j]))
+        if (op->outputs[j] && outs[j] && namemap_put(&s->values, op->outputs[j]->name, outs[j]))
             return EVAL_RUN_OOM;
     return EVAL_RUN_OK;
 }
 
-static int run_outputs(const Graph *g, const NameMap *values, Tensor **outputs, EvalRunError *err)
+static int run_outputs(const Graph *g, const Scope *s, Tensor **outputs, EvalRunError *err)
 {
     size_t k = 0;
     for (size_t i = 0; i < g->n_outputs; i++) {
         const Var *v = g->outputs[i].var;
         if (g->outputs[i].removed || !v)
             continue;
-        outputs[k] = (Tensor *)run_value(values, v);
+        outputs[k] = (Tensor *)run_value(s, v);
         if (!outputs[k++])
             return run_fail(err, NULL, "graph output '%s' was not computed", v->name);
     }
     return EVAL_RUN_OK;
 }
 
-int eval_run_graph(const Model *m, Arena *a, const Tensor *const *inputs, Tensor **outputs,
-                   EvalRunError *err)
+static int run_ops(const Model *m, const Graph *g, Arena *a, Scope *s, EvalRunError *err)
 {
-    const Graph *g = m->graph;
-    NameMap values = {0};
-    const Var *in[1];
-    size_t n_in = eval_run_inputs(g, in, 0), k = 0;
     int rc = EVAL_RUN_OK;
-    memset(err, 0, sizeof *err);
+    for (size_t i = 0; i < g->n_ops && !rc; i++)
+        if (!g->ops[i]->removed)
+            rc = run_node(m, a, s, g->ops[i], err);
+    return rc;
+}
+
+/* Runs g in a new scope inside outer: its value-taking inputs (in order)
+ * from inputs, its live outputs (in order) into outputs. */
+static int run_graph_in(const Model *m, const Graph *g, Arena *a, const Scope *outer,
+                        const Tensor *const *inputs, size_t n_inputs, Tensor **outputs,
+                        EvalRunError *err)
+{
+    Scope s = {{0}, outer};
+    size_t k = 0;
+    int rc = EVAL_RUN_OK;
     for (size_t i = 0; i < g->n_inputs && !rc; i++) {
         const Var *v = g->inputs[i].var;
         if (g->inputs[i].removed || !v || v->param)
             continue;
-        if (k < n_in && namemap_put(&values, v->name, (void *)inputs[k++]))
+        if (k < n_inputs && inputs[k] && namemap_put(&s.values, v->name, (void *)inputs[k]))
             rc = EVAL_RUN_OOM;
+        k++;
     }
-    for (size_t i = 0; i < g->n_ops && !rc; i++)
-        if (!g->ops[i]->removed)
-            rc = run_node(m, a, &values, g->ops[i], err);
     if (!rc)
-        rc = run_outputs(g, &values, outputs, err);
-    namemap_free(&values);
+        rc = run_ops(m, g, a, &s, err);
+    if (!rc)
+        rc = run_outputs(g, &s, outputs, err);
+    namemap_free(&s.values);
     return rc;
+}
+
+int eval_run_graph(const Model *m, Arena *a, const Tensor *const *inputs, Tensor **outputs,
+                   EvalRunError *err)
+{
+    memset(err, 0, sizeof *err);
+    return run_graph_in(m, m->graph, a, NULL, inputs, eval_run_inputs(m->graph, NULL, 0),
+                        outputs, err);
+}
+
+/* --- If and Loop --- */
+
+static const Graph *run_branch(const Op *op, const char *name)
+{
+    const Attr *at = op_attr(op, name);
+    return at && at->type == ATTR_GRAPH && at->graphs ? at->graphs[0] : NULL;
+}
+
+/* The one element of a bool (or, for a trip count, int64) scalar input. */
+static bool run_scalar(const Tensor *t, int32_t dtype, int64_t *v)
+{
+    if (!t || t->dtype != dtype || tensor_numel(t) != 1 || !t->data)
+        return false;
+    *v = eval_load(dtype, t->data).i;
+    return true;
+}
+
+/* Puts op's outputs: vals[0..n), those op names. */
+static int run_put_outputs(Scope *s, const Op *op, Tensor *const *vals, size_t n)
+{
+    for (size_t j = 0; j < op->n_outputs && j < n; j++)
+        if (op->outputs[j] && namemap_put(&s->values, op->outputs[j]->name, vals[j]))
+            return EVAL_RUN_OOM;
+    return EVAL_RUN_OK;
+}
+
+static int run_if(const Model *m, Arena *a, Scope *s, const Op *op, EvalRunError *err)
+{
+    int64_t cond;
+    if (!op->n_inputs || !op->inputs[0] || !run_scalar(run_value(s, op->inputs[0]), DT_BOOL, &cond))
+        return run_fail(err, op, "%s: the condition is not one bool", "If");
+    const Graph *g = run_branch(op, cond ? "then_branch" : "else_branch");
+    Tensor **outs = arena_array(a, op->n_outputs ? op->n_outputs : 1, sizeof *outs);
+    if (!g || !outs)
+        return g ? EVAL_RUN_OOM : run_fail(err, op, "%s: a branch is missing", "If");
+    int rc = run_graph_in(m, g, a, s, NULL, 0, outs, err);
+    return rc ? rc : run_put_outputs(s, op, outs, op->n_outputs);
+}
+
+enum { RUN_MAX_TRIPS = 1 << 20 }; /* a Loop that runs longer is refused, never a hang */
+
+static Tensor *run_scalar_new(Arena *a, int32_t dtype, int64_t v)
+{
+    Tensor *t = tensor_new(a, dtype, 0, NULL);
+    if (t)
+        eval_store(dtype, (uint8_t *)t->data, (EvalNum){.i = v});
+    return t;
+}
+
+/* The steps' tensors (one per iteration, of one type and shape) stacked
+ * along a new first axis; NULL when they differ or out of memory. */
+static Tensor *run_stack(Arena *a, Tensor *const *steps, size_t n)
+{
+    const Tensor *t0 = steps[0];
+    int64_t dims[EVAL_MAX_RANK + 1];
+    if (t0->ndims >= EVAL_MAX_RANK)
+        return NULL;
+    dims[0] = (int64_t)n;
+    memcpy(dims + 1, t0->dims, t0->ndims * sizeof *dims);
+    Tensor *out = tensor_new(a, t0->dtype, t0->ndims + 1, dims);
+    for (size_t i = 0; out && i < n; i++) {
+        const Tensor *t = steps[i];
+        if (!t->data || t->dtype != t0->dtype || t->ndims != t0->ndims ||
+            memcmp(t->dims, t0->dims, t0->ndims * sizeof *dims) != 0)
+            return NULL;
+        memcpy((uint8_t *)out->data + i * t0->nbytes, t->data, t0->nbytes);
+    }
+    return out;
+}
+
+/* Loop's M and cond inputs (either may be omitted). */
+static int run_loop_bounds(Scope *s, const Op *op, int64_t *trips, int64_t *cond,
+                           EvalRunError *err)
+{
+    const Var *mv = op->n_inputs > 0 ? op->inputs[0] : NULL;
+    const Var *cv = op->n_inputs > 1 ? op->inputs[1] : NULL;
+    *trips = RUN_MAX_TRIPS + (int64_t)1;
+    *cond = 1;
+    if (mv && !run_scalar(run_value(s, mv), DT_INT64, trips))
+        return run_fail(err, op, "%s: M is not one int64", "Loop");
+    if (cv && !run_scalar(run_value(s, cv), DT_BOOL, cond))
+        return run_fail(err, op, "%s: cond is not one bool", "Loop");
+    return EVAL_RUN_OK;
+}
+
+/* One iteration's scan outputs, kept in steps[k * cap + it]. */
+typedef struct LoopRun {
+    const Tensor **ins; /* iteration number, condition, carried values */
+    Tensor **outs;      /* condition, carried values, scan outputs */
+    Tensor **steps;
+    size_t n_carried, n_scan, cap;
+} LoopRun;
+
+static int run_loop_iterations(const Model *m, Arena *a, Scope *s, const Op *op,
+                               const Graph *body, LoopRun *r, int64_t trips, int64_t cond,
+                               size_t *done, EvalRunError *err)
+{
+    int64_t it = 0;
+    for (; it < trips && cond; it++) {
+        if (it == RUN_MAX_TRIPS)
+            return run_fail(err, op, "Loop: over %s iterations", "1048576");
+        r->ins[0] = run_scalar_new(a, DT_INT64, it);
+        r->ins[1] = run_scalar_new(a, DT_BOOL, 1);
+        if (!r->ins[0] || !r->ins[1])
+            return EVAL_RUN_OOM;
+        int rc = run_graph_in(m, body, a, s, r->ins, 2 + r->n_carried, r->outs, err);
+        if (rc)
+            return rc;
+        if (!run_scalar(r->outs[0], DT_BOOL, &cond))
+            return run_fail(err, op, "%s: the body's condition is not one bool", "Loop");
+        for (size_t i = 0; i < r->n_carried; i++)
+            r->ins[2 + i] = r->outs[1 + i];
+        if (r->n_scan && (size_t)it == r->cap)
+            return run_fail(err, op, "Loop: more iterations than %s M said", "its");
+        for (size_t k = 0; k < r->n_scan; k++)
+            r->steps[k * r->cap + (size_t)it] = r->outs[1 + r->n_carried + k];
+    }
+    *done = (size_t)it;
+    return EVAL_RUN_OK;
+}
+
+static int run_loop(const Model *m, Arena *a, Scope *s, const Op *op, EvalRunError *err)
+{
+    const Graph *body = run_branch(op, "body");
+    int64_t trips, cond;
+    int rc = run_loop_bounds(s, op, &trips, &cond, err);
+    if (rc || !body)
+        return rc ? rc : run_fail(err, op, "%s: no body", "Loop");
+    LoopRun r = {0};
+    r.n_carried = op->n_inputs > 2 ? op->n_inputs - 2 : 0;
+    size_t n_body_out = body->n_outputs; /* a Loop's body keeps all its outputs */
+    if (n_body_out < 1 + r.n_carried || op->n_outputs != n_body_out - 1)
+        return run_fail(err, op, "%s: the body's outputs do not match the node's", "Loop");
+    r.n_scan = n_body_out - 1 - r.n_carried;
+    /* scan outputs need a bound to size their steps: M, or the cap */
+    r.cap = r.n_scan ? (size_t)(trips < RUN_MAX_TRIPS ? trips : RUN_MAX_TRIPS) : 0;
+    r.ins = arena_array(a, 2 + r.n_carried, sizeof *r.ins);
+    r.outs = arena_array(a, n_body_out, sizeof *r.outs);
+    r.steps = r.n_scan && r.cap ? arena_array(a, r.n_scan * r.cap, sizeof *r.steps) : NULL;
+    if (!r.ins || !r.outs || (r.n_scan && r.cap && !r.steps))
+        return EVAL_RUN_OOM;
+    for (size_t i = 0; i < r.n_carried; i++)
+        if (!(r.ins[2 + i] = op->inputs[2 + i] ? run_value(s, op->inputs[2 + i]) : NULL))
+            return run_fail(err, op, "%s: a carried value has no value", "Loop");
+    size_t done = 0;
+    if ((rc = run_loop_iterations(m, a, s, op, body, &r, trips, cond, &done, err)))
+        return rc;
+    Tensor **vals = arena_array(a, op->n_outputs ? op->n_outputs : 1, sizeof *vals);
+    if (!vals)
+        return EVAL_RUN_OOM;
+    for (size_t i = 0; i < r.n_carried; i++)
+        vals[i] = (Tensor *)r.ins[2 + i];
+    for (size_t k = 0; k < r.n_scan; k++) {
+        if (!done)
+            return run_fail(err, op, "%s: no iteration ran, so its scan outputs have no shape",
+                            "Loop");
+        if (!(vals[r.n_carried + k] = run_stack(a, r.steps + k * r.cap, done)))
+            return run_fail(err, op, "%s: scan outputs differ in type or shape", "Loop");
+    }
+    return run_put_outputs(s, op, vals, op->n_outputs);
+}
+
+static int run_control(const Model *m, Arena *a, Scope *s, const Op *op, EvalRunError *err)
+{
+    return op_is(op, "If") ? run_if(m, a, s, op, err) : run_loop(m, a, s, op, err);
 }

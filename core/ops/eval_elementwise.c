@@ -525,6 +525,50 @@ static int eval_identity(EvalCtx *c)
     return c->out[0] ? EVAL_OK : EVAL_OOM;
 }
 
+/* Does Dropout drop anything: training mode (opset 12's input 2, or
+ * is_test = 0 before opset 7) with a ratio above 0? Then it draws random
+ * numbers, which no check can compare. -1 when the inputs cannot be read. */
+static int dropout_drops(EvalCtx *c)
+{
+    if (c->opset < 7)
+        return op_attr_int(c->op, "is_test", 0) == 0 && op_attr_float(c->op, "ratio", 0.5f) > 0;
+    if (c->opset < 12 || c->n_in < 3 || !c->in[2])
+        return 0;
+    const Tensor *mode = c->in[2];
+    const uint8_t *mb = tensor_numel(mode) == 1 ? eval_bytes(c, mode) : NULL;
+    if (!mb || mode->dtype != DT_BOOL)
+        return -1;
+    bool training = eval_load(DT_BOOL, mb).i != 0;
+    const Tensor *r = c->n_in > 1 ? c->in[1] : NULL;
+    const uint8_t *rb = r && tensor_numel(r) == 1 ? eval_bytes(c, r) : NULL;
+    double ratio = !r ? 0.5 : rb ? eval_load(r->dtype, rb).f : -1;
+    return training ? (ratio < 0 ? -1 : ratio > 0) : 0;
+}
+
+/* Dropout that drops nothing: the input, and a mask of ones (bool from
+ * opset 10, the input's type before). */
+static int eval_dropout(EvalCtx *c)
+{
+    const Tensor *x = eval_in(c, 0);
+    int drops = x ? dropout_drops(c) : -1;
+    if (drops)
+        return eval_decline(c, drops < 0 ? "unreadable inputs" : "training mode drops values "
+                                                                 "at random");
+    if (!(c->out[0] = tensor_share(c->arena, x)))
+        return EVAL_OOM;
+    if (c->n_out < 2)
+        return EVAL_OK;
+    int32_t mt = c->opset >= 10 ? DT_BOOL : x->dtype;
+    Tensor *m = eval_out(c, 1, mt, x->ndims, x->dims);
+    if (!m)
+        return eval_out_failed(c);
+    size_t n = (size_t)tensor_numel(m), size = dtype_size(mt);
+    EvalNum one = dtype_is_float(mt) ? (EvalNum){.f = 1} : (EvalNum){.i = 1};
+    for (size_t k = 0; k < n; k++)
+        eval_store(mt, (uint8_t *)m->data + k * size, one);
+    return EVAL_OK;
+}
+
 /* Since 7: numpy broadcasting (earlier versions broadcast by attribute). */
 static const OpKernel kernels[] = {
     {"", "Add", 7, eval_add}, {"", "Sub", 7, eval_sub}, {"", "Mul", 7, eval_mul},
@@ -539,6 +583,7 @@ static const OpKernel kernels[] = {
     {"", "And", 7, eval_and}, {"", "Or", 7, eval_or}, {"", "Xor", 7, eval_xor},
     {"", "Not", 1, eval_not}, {"", "Where", 9, eval_where}, {"", "Cast", 6, eval_cast},
     {"", "CastLike", 15, eval_cast_like}, {"", "Identity", 1, eval_identity},
+    {"", "Dropout", 1, eval_dropout},
     {"", "Sin", 7, eval_sin}, {"", "Cos", 7, eval_cos}, {"", "Tan", 7, eval_tan},
     {"", "Asin", 7, eval_asin}, {"", "Acos", 7, eval_acos}, {"", "Atan", 7, eval_atan},
     {"", "Sinh", 9, eval_sinh}, {"", "Cosh", 9, eval_cosh}, {"", "Asinh", 9, eval_asinh},

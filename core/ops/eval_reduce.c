@@ -1,5 +1,6 @@
 /* eval_reduce.c - kernels that combine many elements into one (eval.h):
- * ReduceSum/Prod/Mean/Max/Min, CumSum, MatMul; and Trilu. Computed in
+ * ReduceSum/Prod/Mean/Max/Min/L1/L2/SumSquare/LogSum/LogSumExp, CumSum,
+ * MatMul; and Trilu. Computed in
  * memory. Float sums and products accumulate in double and are rounded
  * once (see eval.h); CumSum rounds every partial sum to the element type,
  * as onnxruntime's running sum does. */
@@ -9,7 +10,25 @@
 
 #include "eval.h"
 
-enum { R_SUM, R_PROD, R_MEAN, R_MAX, R_MIN };
+enum { R_SUM, R_PROD, R_MEAN, R_MAX, R_MIN, R_L1, R_L2, R_SUMSQ, R_LOGSUM, R_LOGSUMEXP };
+
+/* The sums of a function of each element: what is summed, and what is
+ * done to the sum (an empty sum is 0: log gives -inf, as ONNX says). */
+static bool reduce_is_sum_of(int kind) { return kind >= R_L1; }
+
+static EvalNum reduce_pre(int kind, EvalNum v, bool fl)
+{
+    if (kind == R_L1)
+        return fl ? (EvalNum){.f = fabs(v.f)} : (EvalNum){.i = v.i < 0 ? -v.i : v.i};
+    if (kind == R_L2 || kind == R_SUMSQ)
+        return fl ? (EvalNum){.f = v.f * v.f} : (EvalNum){.i = (int64_t)((uint64_t)v.i * (uint64_t)v.i)};
+    return kind == R_LOGSUMEXP ? (EvalNum){.f = exp(v.f)} : v;
+}
+
+static double reduce_post(int kind, double sum)
+{
+    return kind == R_L2 ? sqrt(sum) : kind == R_LOGSUM || kind == R_LOGSUMEXP ? log(sum) : sum;
+}
 
 /* MatMul folds at most this many multiply-adds ("small constants"). */
 enum { MATMUL_MAX_MACS = 1 << 26 };
@@ -99,7 +118,9 @@ static int reduce_store(EvalCtx *c, const Tensor *x, const bool *red, const Acc 
         EvalNum v;
         if (!acc->seen[o] && (kind == R_MAX || kind == R_MIN || kind == R_MEAN))
             return eval_decline(c, "a reduction over no elements");
-        if (fl)
+        if (fl && reduce_is_sum_of(kind))
+            v.f = reduce_post(kind, acc->seen[o] ? acc->f[o] : 0);
+        else if (fl)
             v.f = !acc->seen[o] ? (kind == R_PROD) : kind == R_MEAN ? acc->f[o] / (double)per : acc->f[o];
         else
             v.i = !acc->seen[o] ? (kind == R_PROD) : kind == R_MEAN ? acc->i[o] / (int64_t)per : acc->i[o];
@@ -115,6 +136,9 @@ static int reduce_run(EvalCtx *c, int kind, int64_t input_since)
     c->exact = kind == R_MAX || kind == R_MIN ? EVAL_KEEPS : EVAL_ROUNDS; /* sums, products */
     if (!x || x->dtype == DT_BOOL || x->dtype == DT_UINT64 || reduce_axes(c, x, input_since, red, &noop))
         return eval_decline(c, "an unsupported input or axes");
+    bool fl = dtype_is_float(x->dtype);
+    if (!fl && (kind == R_L2 || kind == R_LOGSUM || kind == R_LOGSUMEXP))
+        return eval_decline(c, "an integer input to a root or logarithm");
     if (noop) {
         c->out[0] = tensor_share(c->arena, x);
         return c->out[0] ? EVAL_OK : EVAL_OOM;
@@ -127,15 +151,16 @@ static int reduce_run(EvalCtx *c, int kind, int64_t input_since)
         outs *= red[a] ? 1 : (size_t)x->dims[a];
     if (outs > c->limit / 8)
         return eval_decline_too_large(c);
-    bool fl = dtype_is_float(x->dtype);
     Acc acc = {fl ? arena_array(c->arena, outs, sizeof(double)) : NULL,
                fl ? NULL : arena_array(c->arena, outs, sizeof(int64_t)),
                arena_array(c->arena, outs, sizeof(bool))};
     if ((!acc.f && !acc.i) || !acc.seen)
         return EVAL_OOM;
     memset(acc.seen, 0, outs);
+    int acc_kind = reduce_is_sum_of(kind) ? R_SUM : kind;
     for (size_t e = 0; e < n; e++)
-        acc_add(&acc, reduce_target(x, red, e), eval_load(x->dtype, b + e * size), fl, kind);
+        acc_add(&acc, reduce_target(x, red, e),
+                reduce_pre(kind, eval_load(x->dtype, b + e * size), fl), fl, acc_kind);
     return reduce_store(c, x, red, &acc, kind, outs ? n / outs : 0);
 }
 
@@ -145,6 +170,11 @@ static int eval_reduce_prod(EvalCtx *c) { return reduce_run(c, R_PROD, 18); }
 static int eval_reduce_mean(EvalCtx *c) { return reduce_run(c, R_MEAN, 18); }
 static int eval_reduce_max(EvalCtx *c) { return reduce_run(c, R_MAX, 18); }
 static int eval_reduce_min(EvalCtx *c) { return reduce_run(c, R_MIN, 18); }
+static int eval_reduce_l1(EvalCtx *c) { return reduce_run(c, R_L1, 18); }
+static int eval_reduce_l2(EvalCtx *c) { return reduce_run(c, R_L2, 18); }
+static int eval_reduce_sum_square(EvalCtx *c) { return reduce_run(c, R_SUMSQ, 18); }
+static int eval_reduce_log_sum(EvalCtx *c) { return reduce_run(c, R_LOGSUM, 18); }
+static int eval_reduce_log_sum_exp(EvalCtx *c) { return reduce_run(c, R_LOGSUMEXP, 18); }
 
 static int eval_cumsum(EvalCtx *c)
 {
@@ -304,7 +334,10 @@ static int eval_matmul(EvalCtx *c)
 static const OpKernel kernels[] = {
     {"", "ReduceSum", 1, eval_reduce_sum}, {"", "ReduceProd", 1, eval_reduce_prod},
     {"", "ReduceMean", 1, eval_reduce_mean}, {"", "ReduceMax", 1, eval_reduce_max},
-    {"", "ReduceMin", 1, eval_reduce_min}, {"", "CumSum", 11, eval_cumsum},
+    {"", "ReduceMin", 1, eval_reduce_min}, {"", "ReduceL1", 1, eval_reduce_l1},
+    {"", "ReduceL2", 1, eval_reduce_l2}, {"", "ReduceSumSquare", 1, eval_reduce_sum_square},
+    {"", "ReduceLogSum", 1, eval_reduce_log_sum},
+    {"", "ReduceLogSumExp", 1, eval_reduce_log_sum_exp}, {"", "CumSum", 11, eval_cumsum},
     {"", "Trilu", 14, eval_trilu}, {"", "MatMul", 1, eval_matmul},
 };
 

@@ -21,7 +21,8 @@ static EvalNum reduce_pre(int kind, EvalNum v, bool fl)
     if (kind == R_L1)
         return fl ? (EvalNum){.f = fabs(v.f)} : (EvalNum){.i = v.i < 0 ? -v.i : v.i};
     if (kind == R_L2 || kind == R_SUMSQ)
-        return fl ? (EvalNum){.f = v.f * v.f} : (EvalNum){.i = (int64_t)((uint64_t)v.i * (uint64_t)v.i)};
+        return fl ? (EvalNum){.f = v.f * v.f}
+                  : (EvalNum){.i = (int64_t)((uint64_t)v.i * (uint64_t)v.i)};
     return kind == R_LOGSUMEXP ? (EvalNum){.f = exp(v.f)} : v;
 }
 

@@ -1,9 +1,9 @@
 /* eval_reduce.c - kernels that combine many elements into one (eval.h):
  * ReduceSum/Prod/Mean/Max/Min/L1/L2/SumSquare/LogSum/LogSumExp, CumSum,
- * MatMul; and Trilu. Computed in
+ * CumProd, MatMul; and Trilu. Computed in
  * memory. Float sums and products accumulate in double and are rounded
- * once (see eval.h); CumSum rounds every partial sum to the element type,
- * as onnxruntime's running sum does. */
+ * once (see eval.h); CumSum (CumProd) rounds every partial sum (product) to
+ * the element type, as onnxruntime's running sum does. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -177,7 +177,9 @@ static int eval_reduce_sum_square(EvalCtx *c) { return reduce_run(c, R_SUMSQ, 18
 static int eval_reduce_log_sum(EvalCtx *c) { return reduce_run(c, R_LOGSUM, 18); }
 static int eval_reduce_log_sum_exp(EvalCtx *c) { return reduce_run(c, R_LOGSUMEXP, 18); }
 
-static int eval_cumsum(EvalCtx *c)
+/* CumSum, or with product CumProd (opset 26): the running value along the
+ * axis, rounded to the element type at every step. */
+static int cumulative(EvalCtx *c, bool product)
 {
     const Tensor *x = eval_in(c, 0);
     int64_t ax;
@@ -198,14 +200,16 @@ static int eval_cumsum(EvalCtx *c)
     uint8_t *out = (uint8_t *)t->data;
     for (size_t o = 0; o < outer; o++)
         for (size_t in = 0; in < inner; in++) {
-            EvalNum run = fl ? (EvalNum){.f = 0} : (EvalNum){.i = 0};
+            EvalNum run = fl ? (EvalNum){.f = product} : (EvalNum){.i = product};
             for (size_t s = 0; s < d; s++) {
                 size_t j = rev ? d - 1 - s : s, e = (o * d + j) * inner + in;
                 EvalNum v = eval_load(x->dtype, b + e * size);
                 if (excl)
                     eval_store(x->dtype, out + e * size, run);
                 if (fl)
-                    run.f += v.f;
+                    run.f = product ? run.f * v.f : run.f + v.f;
+                else if (product)
+                    run.i = (int64_t)((uint64_t)run.i * (uint64_t)v.i);
                 else
                     run.i = (int64_t)((uint64_t)run.i + (uint64_t)v.i);
                 uint8_t rounded[8];
@@ -217,6 +221,9 @@ static int eval_cumsum(EvalCtx *c)
         }
     return EVAL_OK;
 }
+
+static int eval_cumsum(EvalCtx *c) { return cumulative(c, false); }
+static int eval_cumprod(EvalCtx *c) { return cumulative(c, true); }
 
 static int eval_trilu(EvalCtx *c)
 {
@@ -339,6 +346,7 @@ static const OpKernel kernels[] = {
     {"", "ReduceL2", 1, eval_reduce_l2}, {"", "ReduceSumSquare", 1, eval_reduce_sum_square},
     {"", "ReduceLogSum", 1, eval_reduce_log_sum},
     {"", "ReduceLogSumExp", 1, eval_reduce_log_sum_exp}, {"", "CumSum", 11, eval_cumsum},
+    {"", "CumProd", 26, eval_cumprod},
     {"", "Trilu", 14, eval_trilu}, {"", "MatMul", 1, eval_matmul},
 };
 

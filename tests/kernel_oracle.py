@@ -78,6 +78,9 @@ def write_onnx_cases(tmp, filt):
         if filt and filt not in c.name:
             continue
         inputs, outputs = c.data_sets[0]
+        # numpy scalars (an axis given as np.int32(0)) are 0-d tensors
+        inputs, outputs = ([np.asarray(v) if isinstance(v, np.generic) else v for v in vs]
+                           for vs in (inputs, outputs))
         if not all(isinstance(v, np.ndarray) for v in list(inputs) + list(outputs)):
             out.append(("onnx/" + c.name, None))  # sequences, optionals: not tensors
             continue

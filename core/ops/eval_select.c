@@ -1,6 +1,9 @@
-/* eval_select.c - kernels that pick elements by their order along an axis
- * (eval.h): TopK (the k largest or smallest, ties to the lower index) and
- * Hardmax (one at the first maximum). */
+/* eval_select.c - kernels that pick elements by their order (eval.h): TopK
+ * (the k largest or smallest along an axis, ties to the lower index),
+ * Hardmax (one at the first maximum) and NonMaxSuppression (per batch and
+ * class, boxes by falling score, each kept unless it overlaps a kept one by
+ * more than the IoU threshold). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -140,9 +143,135 @@ static int eval_hardmax(EvalCtx *c)
     return EVAL_OK;
 }
 
+/* A box's x and y extents: corners in either order, or a centre and size. */
+typedef struct Extent {
+    double x0, x1, y0, y1;
+} Extent;
+
+static Extent nms_extent(const double *b, bool center)
+{
+    if (center)
+        return (Extent){b[0] - b[2] / 2, b[0] + b[2] / 2, b[1] - b[3] / 2, b[1] + b[3] / 2};
+    return (Extent){fmin(b[1], b[3]), fmax(b[1], b[3]), fmin(b[0], b[2]), fmax(b[0], b[2])};
+}
+
+static bool nms_overlaps(const double *a, const double *b, bool center, double iou_max)
+{
+    Extent p = nms_extent(a, center), q = nms_extent(b, center);
+    double ix = fmin(p.x1, q.x1) - fmax(p.x0, q.x0), iy = fmin(p.y1, q.y1) - fmax(p.y0, q.y0);
+    if (ix <= 0 || iy <= 0)
+        return false;
+    double inter = ix * iy, pa = (p.x1 - p.x0) * (p.y1 - p.y0), qa = (q.x1 - q.x0) * (q.y1 - q.y0);
+    double uni = pa + qa - inter;
+    return pa > 0 && qa > 0 && uni > 0 && inter / uni > iou_max;
+}
+
+typedef struct Nms {
+    double *boxes, *scores; /* [batch, boxes, 4], [batch, classes, boxes] */
+    int64_t batch, classes, n, max_out;
+    double iou, score_min;
+    bool has_score_min, center;
+} Nms;
+
+/* The optional scalar input i as a double (fallback when absent). */
+static bool nms_scalar(EvalCtx *c, size_t i, double fallback, double *v, bool *given)
+{
+    const Tensor *t = c->n_in > i ? c->in[i] : NULL;
+    *v = fallback;
+    *given = t && tensor_numel(t) > 0;
+    if (!*given)
+        return true;
+    const uint8_t *b = eval_bytes(c, t);
+    if (!b)
+        return false;
+    EvalNum n = eval_load(t->dtype, b);
+    *v = dtype_is_float(t->dtype) ? n.f : (double)n.i;
+    return true;
+}
+
+static double *nms_doubles(EvalCtx *c, const Tensor *t)
+{
+    const uint8_t *b = eval_bytes(c, t);
+    size_t n = (size_t)tensor_numel(t);
+    double *out = b ? arena_array(c->arena, n ? n : 1, sizeof *out) : NULL;
+    for (size_t k = 0; out && k < n; k++)
+        out[k] = eval_load(t->dtype, b + k * dtype_size(t->dtype)).f;
+    return out;
+}
+
+static bool nms_read(EvalCtx *c, Nms *m)
+{
+    const Tensor *bx = eval_in(c, 0), *sc = eval_in(c, 1);
+    double max_out;
+    bool given;
+    if (!bx || !sc || bx->ndims != 3 || sc->ndims != 3 || bx->dims[2] != 4 ||
+        sc->dims[0] != bx->dims[0] || sc->dims[2] != bx->dims[1] || !dtype_is_float(bx->dtype) ||
+        !dtype_is_float(sc->dtype) || !nms_scalar(c, 2, 0, &max_out, &given) ||
+        !nms_scalar(c, 3, 0, &m->iou, &given) ||
+        !nms_scalar(c, 4, 0, &m->score_min, &m->has_score_min))
+        return false;
+    m->batch = bx->dims[0];
+    m->n = bx->dims[1];
+    m->classes = sc->dims[1];
+    m->max_out = max_out > 0 ? (int64_t)max_out : 0;
+    m->center = op_attr_int(c->op, "center_point_box", 0) != 0;
+    return (m->boxes = nms_doubles(c, bx)) && (m->scores = nms_doubles(c, sc));
+}
+
+/* Selects for (b, cls) into sel (box indices), returning how many. */
+static size_t nms_class(const Nms *m, int64_t b, int64_t cls, Ranked *cand, int64_t *sel)
+{
+    size_t nc = 0, ns = 0;
+    const double *s = m->scores + (b * m->classes + cls) * m->n;
+    for (int64_t k = 0; k < m->n; k++)
+        if (!m->has_score_min || s[k] > m->score_min)
+            cand[nc++] = (Ranked){(EvalNum){.f = s[k]}, k};
+    qsort(cand, nc, sizeof *cand, desc_f);
+    for (size_t k = 0; k < nc && (int64_t)ns < m->max_out; k++) {
+        const double *box = m->boxes + (b * m->n + cand[k].at) * 4;
+        bool keep = true;
+        for (size_t j = 0; j < ns && keep; j++)
+            keep = !nms_overlaps(box, m->boxes + (b * m->n + sel[j]) * 4, m->center, m->iou);
+        if (keep)
+            sel[ns++] = cand[k].at;
+    }
+    return ns;
+}
+
+static int eval_nms(EvalCtx *c)
+{
+    Nms m;
+    if (!nms_read(c, &m))
+        return eval_decline(c, "unsupported boxes, scores or thresholds");
+    size_t per = (size_t)(m.n ? m.n : 1), groups = (size_t)(m.batch * m.classes);
+    Ranked *cand = arena_array(c->arena, per, sizeof *cand);
+    int64_t *sel = arena_array(c->arena, per * (groups ? groups : 1), sizeof *sel);
+    size_t *count = arena_array(c->arena, groups ? groups : 1, sizeof *count), total = 0;
+    if (!cand || !sel || !count)
+        return EVAL_OOM;
+    for (int64_t b = 0; b < m.batch; b++)
+        for (int64_t cls = 0; cls < m.classes; cls++) {
+            size_t g = (size_t)(b * m.classes + cls);
+            total += count[g] = nms_class(&m, b, cls, cand, sel + g * per);
+        }
+    int64_t dims[2] = {(int64_t)total, 3};
+    Tensor *t = eval_out(c, 0, DT_INT64, 2, dims);
+    if (!t)
+        return eval_out_failed(c);
+    int64_t *out = (int64_t *)t->data;
+    for (size_t g = 0; g < groups; g++)
+        for (size_t k = 0; k < count[g]; k++) {
+            *out++ = (int64_t)g / m.classes;
+            *out++ = (int64_t)g % m.classes;
+            *out++ = sel[g * per + k];
+        }
+    return EVAL_OK;
+}
+
 static const OpKernel kernels[] = {
     {"", "TopK", 1, eval_topk},
     {"", "Hardmax", 1, eval_hardmax},
+    {"", "NonMaxSuppression", 10, eval_nms},
 };
 
 const OpKernelTable eval_select_kernels = {kernels, sizeof kernels / sizeof *kernels};

@@ -1168,8 +1168,11 @@ static const char *check_registry_kernels(void)
                      k->since, s ? "an older one" : "none");
             return err;
         }
-        if (!ops_kernel(k->domain, k->type, k->since, s->min_in, s->min_out))
-            return "a row does not give its own kernel";
+        if (!ops_kernel(k->domain, k->type, k->since, s->min_in, s->min_out)) {
+            snprintf(err, sizeof err, "row %s-%d does not give its own kernel", k->type,
+                     k->since);
+            return err;
+        }
     }
     return NULL;
 }

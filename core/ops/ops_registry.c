@@ -135,6 +135,13 @@ static void rules_resolve(void)
         const OpSignature *g = *s->domain ? NULL : signature_of(s->type, s->since);
         ops_sigs[i] = g ? g : same_op ? ops_sigs[i - 1] : NULL;
         ops_rules[i] = rule_of(i, g, same_op);
+        if (row_made(s)) { /* its schema tells the bounds it was given */
+            OpSchema *m = &ops_made[s - ops_made];
+            m->min_in = ops_rules[i].min_in;
+            m->max_in = ops_rules[i].max_in;
+            m->min_out = ops_rules[i].min_out;
+            m->max_out = ops_rules[i].max_out;
+        }
     }
 }
 

@@ -90,7 +90,7 @@ typedef struct OpKernelTable {
 extern const OpKernelTable eval_elementwise_kernels, eval_shape_kernels, eval_reduce_kernels,
     eval_scatter_kernels, eval_nn_kernels, eval_conv_kernels, eval_index_kernels;
 extern const OpKernelTable eval_attention_kernels, eval_rnn_kernels, eval_select_kernels,
-    eval_loss_kernels, eval_transformer_kernels;
+    eval_loss_kernels, eval_transformer_kernels, eval_activation_kernels;
 
 /* One element: floats as double, integers and bool as int64 (uint64 as its
  * bits). */
@@ -138,6 +138,9 @@ const uint8_t *eval_bytes(EvalCtx *c, const Tensor *t);
 /* Input i's integer elements into v (at most cap): the count, or -1 when it
  * is absent, not an integer tensor, or larger. */
 long eval_ints(EvalCtx *c, size_t i, int64_t *v, size_t cap);
+/* The offset in w (numpy broadcasting, dims aligned on the right) of
+ * element e of a tensor of dims[rank]; -1 when w does not broadcast to it. */
+int64_t eval_broadcast_offset(const Tensor *w, const int64_t *dims, size_t rank, size_t e);
 /* A new in-memory result as output i (zeroed); NULL when over the limit
  * (c->why set) or out of memory. */
 Tensor *eval_out(EvalCtx *c, size_t i, int32_t dt, size_t rank, const int64_t *dims);

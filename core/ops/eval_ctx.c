@@ -303,3 +303,22 @@ int eval_attr_choice(const Op *op, const char *name, const char *const *names, s
             return (int)i;
     return (int)n;
 }
+
+int64_t eval_broadcast_offset(const Tensor *w, const int64_t *dims, size_t rank, size_t e)
+{
+    if (w->ndims > rank)
+        return -1;
+    int64_t off = 0, mul = 1;
+    for (size_t a = rank; a-- > 0;) {
+        int64_t coord = (int64_t)(e % (size_t)dims[a]);
+        e /= (size_t)dims[a];
+        if (a + w->ndims < rank)
+            continue;
+        int64_t wd = w->dims[a + w->ndims - rank];
+        if (wd != 1 && wd != dims[a])
+            return -1;
+        off += (wd == 1 ? 0 : coord) * mul;
+        mul *= wd;
+    }
+    return off;
+}

@@ -9,27 +9,6 @@
 
 #include "eval.h"
 
-/* The offset in w (right-aligned, numpy broadcasting) of element e of a
- * tensor of dims[rank]; -1 when w does not broadcast to it. */
-static int64_t broadcast_offset(const Tensor *w, const int64_t *dims, size_t rank, size_t e)
-{
-    if (w->ndims > rank)
-        return -1;
-    int64_t off = 0, mul = 1;
-    for (size_t a = rank; a-- > 0;) {
-        int64_t coord = (int64_t)(e % (size_t)dims[a]);
-        e /= (size_t)dims[a];
-        if (a + w->ndims < rank)
-            continue;
-        int64_t wd = w->dims[a + w->ndims - rank];
-        if (wd != 1 && wd != dims[a])
-            return -1;
-        off += (wd == 1 ? 0 : coord) * mul;
-        mul *= wd;
-    }
-    return off;
-}
-
 static int eval_rms_norm(EvalCtx *c)
 {
     const Tensor *x = eval_in(c, 0), *w = eval_in(c, 1);
@@ -55,7 +34,7 @@ static int eval_rms_norm(EvalCtx *c)
         double inv = 1 / sqrt(sq / (double)(cols ? cols : 1) + eps);
         for (size_t k = 0; k < cols; k++) {
             size_t e = r * cols + k;
-            int64_t wo = broadcast_offset(w, x->dims, x->ndims, e);
+            int64_t wo = eval_broadcast_offset(w, x->dims, x->ndims, e);
             if (wo < 0)
                 return eval_decline(c, "a scale that does not broadcast to the input");
             double v = eval_load(x->dtype, xb + e * xs).f * inv *

@@ -61,8 +61,10 @@ static bool fold_excluded(const Op *op)
         "RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike",
         "Multinomial", "Bernoulli", "QuantizeLinear", "DequantizeLinear",
         "DynamicQuantizeLinear", "Constant",
-        /* kernels for the reference interpreter only (core/ops/eval_norm.c, eval_resize.c) */
+        /* kernels for the reference interpreter only (core/ops/eval_norm.c,
+         * eval_resize.c, eval_loss.c) */
         "LayerNormalization", "InstanceNormalization", "GroupNormalization", "Resize", "Upsample",
+        "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss",
     };
     for (size_t i = 0; i < sizeof never / sizeof *never; i++)
         if (op_is(op, never[i]))

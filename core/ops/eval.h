@@ -89,7 +89,7 @@ typedef struct OpKernelTable {
 
 extern const OpKernelTable eval_elementwise_kernels, eval_shape_kernels, eval_reduce_kernels,
     eval_scatter_kernels, eval_nn_kernels, eval_conv_kernels, eval_index_kernels;
-extern const OpKernelTable eval_norm_kernels, eval_resize_kernels;
+extern const OpKernelTable eval_norm_kernels, eval_resize_kernels, eval_loss_kernels;
 
 /* One element: floats as double, integers and bool as int64 (uint64 as its
  * bits). */

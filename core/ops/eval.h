@@ -5,7 +5,9 @@
  * since-version), resolved against the model's opset as ops_lookup()
  * resolves a rule (ops_kernel() in ops_registry.h). The kernels live in
  * eval_elementwise.c, eval_shape.c, eval_scatter.c, eval_reduce.c, eval_nn.c,
- * eval_conv.c and eval_index.c; the helpers they share
+ * eval_conv.c and eval_index.c, and, for the reference interpreter only
+ * (formatter/fold.c never folds their ops), eval_norm.c, eval_resize.c and
+ * eval_loss.c; the helpers they share
  * in eval_ctx.c, and the element plan behind elementwise and data-movement
  * kernels in eval_plan.c.
  *

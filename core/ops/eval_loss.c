@@ -93,17 +93,6 @@ static int loss_reduce(EvalCtx *c, const LossIn *l)
     return EVAL_OK;
 }
 
-static int eval_nll_loss(EvalCtx *c)
-{
-    LossIn l;
-    if (loss_inputs(c, &l))
-        return c->why ? EVAL_DECLINE : eval_decline(c, "inputs of unsupported types or shapes");
-    int rc = loss_load(c, &l);
-    rc = rc ? rc : loss_reduce(c, &l);
-    free(l.v);
-    return rc;
-}
-
 /* l->v replaced by its log-softmax over the class axis; output 1 (when
  * asked) holds it. */
 static int log_softmax(EvalCtx *c, LossIn *l)
@@ -130,16 +119,27 @@ static int log_softmax(EvalCtx *c, LossIn *l)
     return EVAL_OK;
 }
 
-static int eval_sce_loss(EvalCtx *c)
+/* The loss of the input itself, or of its log-softmax (with_softmax). */
+static int loss_run(EvalCtx *c, bool with_softmax)
 {
     LossIn l;
     if (loss_inputs(c, &l))
         return c->why ? EVAL_DECLINE : eval_decline(c, "inputs of unsupported types or shapes");
     int rc = loss_load(c, &l);
-    rc = rc ? rc : log_softmax(c, &l);
+    rc = rc || !with_softmax ? rc : log_softmax(c, &l);
     rc = rc ? rc : loss_reduce(c, &l);
     free(l.v);
     return rc;
+}
+
+static int eval_nll_loss(EvalCtx *c)
+{
+    return loss_run(c, false);
+}
+
+static int eval_sce_loss(EvalCtx *c)
+{
+    return loss_run(c, true);
 }
 
 static const OpKernel kernels[] = {

@@ -15,6 +15,8 @@ enum { RS_NEAREST, RS_LINEAR, RS_CUBIC };
 enum { CT_HALF_PIXEL, CT_HALF_PIXEL_SYM, CT_PYTORCH, CT_ALIGN, CT_ASYM, CT_TF_NN, CT_TF_CROP };
 enum { NM_PREFER_FLOOR, NM_PREFER_CEIL, NM_FLOOR, NM_CEIL, NM_SIMPLE };
 enum { RS_MAX_TAPS = 4 };
+/* An output dim beyond this is refused before it is converted to an integer. */
+#define RS_MAX_DIM 1e15
 
 typedef struct ResizeSpec {
     int mode, coord, nearest, rank;
@@ -83,8 +85,11 @@ static void resize_taps(const ResizeSpec *s, int a, int64_t j, Taps *t)
     double x = resize_source(s, a, (double)j);
     int64_t last = s->in[a] - 1;
     t->n = 0;
-    if (s->coord == CT_TF_CROP && (x < 0 || x > (double)last))
+    if (x != x || (s->coord == CT_TF_CROP && (x < 0 || x > (double)last)))
         return;
+    /* Past two taps beyond an edge every tap reads the edge: clamping x
+     * there changes nothing and keeps the integer conversions defined. */
+    x = fmax(-3, fmin(x, (double)last + 3));
     if (s->mode == RS_NEAREST) {
         int64_t i = nearest_index(s, a, x);
         *t = (Taps){1, {i < 0 ? 0 : i > last ? last : i}, {1}};
@@ -214,9 +219,11 @@ static int resize_shape(EvalCtx *c, ResizeSpec *s, const double *scales, long n_
             s->scale[a] = s->in[a] ? (double)sizes[k] / (double)s->in[a] : 1;
         } else if (n_sz > 0) {
             s->scale[a] = common;
+            if (!(common > 0 && common * (double)s->in[a] < RS_MAX_DIM))
+                return -1;
             s->out[a] = (int64_t)nearbyint(common * (double)s->in[a]);
         } else {
-            if (!(scales[k] > 0))
+            if (!(scales[k] > 0 && scales[k] * (double)s->in[a] < RS_MAX_DIM))
                 return -1;
             s->scale[a] = scales[k];
             s->out[a] = (int64_t)floor((double)s->in[a] * scales[k]);

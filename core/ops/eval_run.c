@@ -66,10 +66,10 @@ static int run_node(const Model *m, Arena *a, NameMap *values, const Op *op, Eva
         if (v && !ins[i])
             return run_fail(err, op, "input '%s' has no value before this node", v->name);
     }
-    /* No size limit and nothing streamed: the fold pass's limits guard the
-     * output file, which the interpreter does not write. */
+    /* No size or multiply-add limit and nothing streamed: the fold pass's
+     * limits guard the output file, which the interpreter does not write. */
     EvalCtx c = {op, model_domain_opset(m, domain), ins, op->n_inputs, outs, op->n_outputs,
-                 a, m, SIZE_MAX, SIZE_MAX, NULL, EVAL_KEEPS, false};
+                 a, m, SIZE_MAX, SIZE_MAX, NULL, EVAL_KEEPS, EVAL_REFUSED_OTHER, 0};
     int rc = eval(&c);
     if (rc == EVAL_OOM)
         return EVAL_RUN_OOM;

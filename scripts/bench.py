@@ -637,17 +637,22 @@ os.replace(tmp, sys.argv[1])
 '''
 
 
-def maxvit_model():
-    """MAXVIT, exported once (cached) when torch and torchvision are installed; None otherwise."""
-    if not os.path.isfile(MAXVIT):
-        os.makedirs(os.path.dirname(MAXVIT), exist_ok=True)
-        r = subprocess.run([sys.executable, '-c', PY_EXPORT_MAXVIT, MAXVIT, SCRIPTS],
+def exported_model(path, script, name):
+    """path, exported once by script (cached) when torch and torchvision are installed; None
+    otherwise."""
+    if not os.path.isfile(path):
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        r = subprocess.run([sys.executable, '-c', script, path, SCRIPTS],
                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         if r.returncode:
-            log('  maxvit_t export failed (make deps-models installs torch): %s'
-                % r.stderr.decode(errors='replace').strip()[-200:])
+            log('  %s export failed (make deps-models installs torch): %s'
+                % (name, r.stderr.decode(errors='replace').strip()[-200:]))
             return None
-    return MAXVIT
+    return path
+
+
+def maxvit_model():
+    return exported_model(MAXVIT, PY_EXPORT_MAXVIT, 'maxvit_t')
 
 
 def bench_maxvit():
@@ -700,16 +705,7 @@ CHECK_TRANSFORMERS = ('vit_b_16_op17', 'bert_tiny_op17', 'gpt2_tiny_op17', 'llam
 
 
 def resnet50_model():
-    """RESNET50, exported once (cached) when torch and torchvision are installed; None otherwise."""
-    if not os.path.isfile(RESNET50):
-        os.makedirs(os.path.dirname(RESNET50), exist_ok=True)
-        r = subprocess.run([sys.executable, '-c', PY_EXPORT_RESNET50, RESNET50, SCRIPTS],
-                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        if r.returncode:
-            log('  resnet50 export failed (make deps-models installs torch): %s'
-                % r.stderr.decode(errors='replace').strip()[-200:])
-            return None
-    return RESNET50
+    return exported_model(RESNET50, PY_EXPORT_RESNET50, 'resnet50')
 
 
 def bench_check():

@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "eval.h"
-#include "eval_run_nn.h"
+#include "eval_pool.h"
 
 typedef enum PoolKind { POOL_MAX, POOL_AVG, POOL_LP } PoolKind;
 

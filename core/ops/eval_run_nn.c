@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "eval.h"
+#include "eval_pool.h"
 #include "eval_run_nn.h"
 
 /* BatchNormalization in inference form: y = (x - mean) / sqrt(var + eps)

@@ -4,9 +4,6 @@
 
 #include "eval.h"
 
-/* The pooling kernels (eval_pool.c), looked up by eval_run_kernel. */
-extern const OpKernelTable eval_pool_kernels;
-
 /* The interpreter's own kernel for an op the registry has none for, or NULL. */
 OpEvalFn eval_run_kernel(const char *domain, const char *type);
 

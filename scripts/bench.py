@@ -12,7 +12,7 @@ build/bench/):
             copies each data file beside its output).
 
 Usage: scripts/bench.py [--quick] [--runs N]
-                       [--only inline|external|files|nodes|inference|fold|fusions|maxvit]
+                       [--only inline|external|files|nodes|inference|fold|fusions|maxvit|check]
                        [--models DIR]
                        [--sizes 10k,100k,1M] [--timeout S] [-- PPQFMT-ARG...]
 
@@ -637,17 +637,22 @@ os.replace(tmp, sys.argv[1])
 '''
 
 
-def maxvit_model():
-    """MAXVIT, exported once (cached) when torch and torchvision are installed; None otherwise."""
-    if not os.path.isfile(MAXVIT):
-        os.makedirs(os.path.dirname(MAXVIT), exist_ok=True)
-        r = subprocess.run([sys.executable, '-c', PY_EXPORT_MAXVIT, MAXVIT, SCRIPTS],
+def exported_model(path, script, name):
+    """path, exported once by script (cached) when torch and torchvision are installed; None
+    otherwise."""
+    if not os.path.isfile(path):
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        r = subprocess.run([sys.executable, '-c', script, path, SCRIPTS],
                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         if r.returncode:
-            log('  maxvit_t export failed (make deps-models installs torch): %s'
-                % r.stderr.decode(errors='replace').strip()[-200:])
+            log('  %s export failed (make deps-models installs torch): %s'
+                % (name, r.stderr.decode(errors='replace').strip()[-200:]))
             return None
-    return MAXVIT
+    return path
+
+
+def maxvit_model():
+    return exported_model(MAXVIT, PY_EXPORT_MAXVIT, 'maxvit_t')
 
 
 def bench_maxvit():
@@ -685,6 +690,43 @@ def bench_maxvit():
            ('%.3f' % base[0], '%.3f' % ours[0], '%.2fx' % (ours[0] / base[0]), '%.1f' % fwd,
             '%.1f' % (sum(ms.values()) - fwd),
             '%.2f' % theirs[0] if theirs[2] == 0 else 'failed', '%.0f' % (ours[1] / MiB))])
+
+
+# ---------------------------------------------------------------- --check
+
+# issue 35: the reference interpreter's speed. torchvision resnet50 at 224x224 (exported as
+# scripts/export_torchvision.py exports its MODELS, opset 13, cached in build/bench/) and the
+# transformer exports of make test-models, each run as `ppqfmt MODEL --dry-run -q --check=1`:
+# the input and the formatted model through the interpreter once each.
+RESNET50 = os.path.join(BENCH, 'resnet50_224', 'model.onnx')
+PY_EXPORT_RESNET50 = PY_EXPORT_MAXVIT.replace('tvm.maxvit_t', 'tvm.resnet50').replace(
+    'opset_version=17', 'opset_version=13')
+CHECK_TRANSFORMERS = ('vit_b_16_op17', 'bert_tiny_op17', 'gpt2_tiny_op17', 'llama_tiny_op17')
+
+
+def resnet50_model():
+    return exported_model(RESNET50, PY_EXPORT_RESNET50, 'resnet50')
+
+
+def bench_check():
+    """--check=1 wall, cpu and peak RSS on resnet50 and the transformer exports found."""
+    models = [('resnet50 224x224', resnet50_model())]
+    models += [(n, os.path.join(MODELS, n + '.onnx')) for n in CHECK_TRANSFORMERS
+               if os.path.isfile(os.path.join(MODELS, n + '.onnx'))]
+    print('\n--check: ppqfmt MODEL --dry-run -q --check=1 (the interpreter runs the input and the\n'
+          'formatted model once each), one run; printed, never asserted.\n'
+          'Target: resnet50 at 224x224 in a few seconds on one core.\n')
+    rows = [('model', 'wall s', 'cpu s', 'RSS MiB', 'exit', 'note')]
+    for name, src in models:
+        if not src:
+            continue
+        wall, rss, rc, err, _, cpu = measure([PPQFMT, src, '--dry-run', '-q', '--check=1'])
+        rows.append((name, '%.2f' % wall, '%.2f' % cpu, '%.0f' % (rss / MiB), rc,
+                     err.strip().splitlines()[-1][:70] if rc and err.strip() else ''))
+    if len(rows) > 1:
+        table(rows)
+    else:
+        print('  (no models: torch is needed for resnet50, make test-models for the transformers)')
 
 
 # ---------------------------------------------------------------- table
@@ -907,7 +949,7 @@ def main():
     ap.add_argument('--quick', action='store_true', help='~60 MB / ~300 MB models (smoke run)')
     ap.add_argument('--runs', type=int, default=5, help='runs of cp and of ppqfmt per model (default 5)')
     ap.add_argument('--only', choices=['inline', 'external', 'files', 'nodes', 'inference', 'fold',
-                                       'fusions', 'maxvit'])
+                                       'fusions', 'maxvit', 'check'])
     ap.add_argument('--models', help='real-network exports for the inference, fold and fusions '
                     'tables (default build/models, where make test-models puts them)')
     ap.add_argument('--sizes', help='node-scaling sizes (default 10k,100k,1M; --quick: 10k,100k)')
@@ -930,7 +972,7 @@ def main():
     sha = make_bench_models.generator_hash()
     names = [n for n in make_bench_models.names_for(a.quick)
              if not a.only or make_bench_models.SPECS[n]['kind'] == a.only]
-    if a.only in ('nodes', 'inference', 'fold', 'fusions', 'maxvit') or a.sizes:
+    if a.only in ('nodes', 'inference', 'fold', 'fusions', 'maxvit', 'check') or a.sizes:
         names = []
     t0 = time.perf_counter()
     mans = []
@@ -967,7 +1009,8 @@ def main():
         finally:
             shutil.rmtree(RUN, ignore_errors=True)
     for kind, bench_table in (('inference', bench_inference), ('fold', bench_fold),
-                              ('fusions', bench_fusions), ('maxvit', bench_maxvit)):
+                              ('fusions', bench_fusions), ('maxvit', bench_maxvit),
+                              ('check', bench_check)):
         if not a.only or a.only == kind:
             try:
                 bench_table()

@@ -22,7 +22,7 @@ import tempfile
 import numpy as np
 import onnx
 import onnxruntime as ort
-from onnx import helper
+from onnx import helper, numpy_helper
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PPQFMT = os.environ.get("PPQFMT", os.path.join(REPO, "build", "ppqfmt"))
@@ -173,6 +173,55 @@ def t_bad_options():
     return "; ".join(errs) or None
 
 
+def network_sized_model(path):
+    """Conv and MatMul beyond the fold's 2^26 multiply-adds (80M and 71M), a Reshape whose
+    result shares the Conv's bytes (the interpreter must keep them alive for the MatMul),
+    MaxPool with ceil_mode and AveragePool counting its padding."""
+    rng = np.random.default_rng(3)
+    w = lambda name, *shape: numpy_helper.from_array(  # noqa: E731
+        rng.standard_normal(shape).astype(np.float32), name)
+    nodes = [helper.make_node("Conv", ["X", "W", "B"], ["C"], pads=[1, 1, 1, 1]),
+             helper.make_node("Reshape", ["C", "shape"], ["R"]),
+             helper.make_node("MatMul", ["R", "M"], ["Y1"]),
+             helper.make_node("MaxPool", ["C"], ["P"], kernel_shape=[3, 3], strides=[2, 2],
+                              pads=[1, 1, 1, 1], ceil_mode=1),
+             helper.make_node("AveragePool", ["P"], ["Y2"], kernel_shape=[3, 3], strides=[2, 2],
+                              pads=[1, 1, 1, 1], count_include_pad=1)]
+    inits = [w("W", 128, 16, 3, 3), w("B", 128), w("M", 4356, 128),
+             numpy_helper.from_array(np.array([1, 128, 4356], np.int64), "shape")]
+    f32 = onnx.TensorProto.FLOAT
+    g = helper.make_graph(nodes, "sized", [helper.make_tensor_value_info("X", f32, [1, 16, 66, 66])],
+                          [helper.make_tensor_value_info("Y1", f32, None),
+                           helper.make_tensor_value_info("Y2", f32, None)], inits)
+    onnx.save(helper.make_model(g, ir_version=8, opset_imports=[helper.make_opsetid("", 13)]), path)
+
+
+def t_network_sized():
+    """The interpreter on network-sized kernels agrees with onnxruntime (--check-expected),
+    and a 1% change of an expected output is caught (exit 5)."""
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "model.onnx")
+        network_sized_model(path)
+        x = np.random.default_rng(4).standard_normal((1, 16, 66, 66)).astype(np.float32)
+        _, ys = ort_run(path, {"X": x})
+        errs = []
+        for scale in (1.0, 1.01):
+            case = os.path.join(d, "case%g" % scale)
+            os.mkdir(case)
+            for name, t in (("input_0", numpy_helper.from_array(x, "X")),
+                            ("output_0", numpy_helper.from_array(ys[0], "Y1")),
+                            ("output_1", numpy_helper.from_array(ys[1] * scale, "Y2"))):
+                with open(os.path.join(case, name + ".pb"), "wb") as f:
+                    f.write(t.SerializeToString())
+            p = subprocess.run([PPQFMT, "--dry-run", "-q", "--passes=none", "--check-inputs=" + case,
+                                "--check-expected", path], capture_output=True, text=True)
+            want = 0 if scale == 1.0 else EXIT_MISMATCH
+            if p.returncode != want:
+                errs.append("expected outputs x%g: exit %d (want %d): %s"
+                            % (scale, p.returncode, want, p.stderr.strip()))
+        return "; ".join(errs) or None
+
+
 def main():
     word = sys.argv[sys.argv.index("--filter") + 1] if "--filter" in sys.argv else ""
     models = sorted(glob.glob(os.path.join(REPO, "testdata", "**", "*.onnx"), recursive=True))
@@ -190,7 +239,7 @@ def main():
           "not judged (refused or not run by onnxruntime): %d"
           % (counts["ok"] + counts["fail"], counts["no-kernel"], counts["skip"]))
     for name, test in (("break_caught", t_break_caught), ("if_both_branches", t_if_both_branches),
-                       ("bad_options", t_bad_options)):
+                       ("bad_options", t_bad_options), ("network_sized", t_network_sized)):
         msg = test()
         counts["ok"] += msg is None
         failed += msg is not None

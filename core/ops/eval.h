@@ -70,7 +70,13 @@ typedef struct EvalCtx {
     const char *why; /* set by eval_decline */
     int exact; /* EVAL_KEEPS, EVAL_ROUNDS or EVAL_CHECKED, set by the kernel */
     EvalRefusal refused; /* why it declined */
+    /* Most multiply-adds a Conv, MatMul or Gemm may do: the fold keeps its
+     * results small (EVAL_FOLD_MACS); 0 is no cap, for the interpreter. */
+    double max_macs;
 } EvalCtx;
+
+/* The fold's multiply-add cap ("small constants"). */
+#define EVAL_FOLD_MACS ((double)(1 << 26))
 
 /* EVAL_OK with every output set, EVAL_DECLINE (c->why says why: a dtype or
  * attribute the kernel does not handle, a result over the limit, a division
@@ -116,6 +122,8 @@ EvalNum eval_convert(EvalNum v, int32_t from, int32_t to);
 int eval_decline(EvalCtx *c, const char *why);
 /* Declines because a result would be larger than c->limit. */
 int eval_decline_too_large(EvalCtx *c);
+/* Are macs multiply-adds more than c->max_macs allows? */
+bool eval_over_macs(const EvalCtx *c, double macs);
 /* Declines because an inexact input lies near one of the op's steps. */
 int eval_decline_step(EvalCtx *c);
 /* Does some input of c hold an inexact value? */

@@ -1,8 +1,10 @@
 /* eval_conv.c - kernels of Conv and ConvTranspose on constant inputs (eval.h):
  * floats, groups, strides, dilations, an optional bias. Each output element is
  * a sum over its group's input channels and the kernel offsets, accumulated in
- * double and rounded once, as MatMul's; at most CONV_MAX_MACS multiply-adds
- * ("small constants"). Computed in memory.
+ * double and rounded once, as MatMul's; a fold does at most EVAL_FOLD_MACS
+ * multiply-adds ("small constants"), the interpreter any number. Computed in
+ * memory: 1-D and 2-D Conv through the blocked loops of eval_dense.c (same
+ * sums, same order), the rest element by element.
  *
  * Conv: Y[n, m, o] = B[m] + sum X[n, c, o*stride - head + k*dilation] * W[m, c, k],
  * X being 0 outside its dims; pads from the attribute or auto_pad (SAME_UPPER
@@ -11,11 +13,11 @@
  * through W[c, m, k]; explicit pads and output_padding only (auto_pad SAME and
  * output_shape decline: their pads are where onnxruntime and the operator text
  * have disagreed). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "eval.h"
-
-enum { CONV_MAX_MACS = 1 << 26 };
+#include "eval_dense.h"
 
 typedef struct ConvFold {
     bool transpose;
@@ -138,6 +140,46 @@ static double conv_fold_at(const ConvFold *g, int64_t n, int64_t m, const int64_
     return sum;
 }
 
+/* One group's geometry for dense_conv2d, a 1-D Conv as one row. */
+static DenseConv conv_dense_geometry(const ConvFold *g)
+{
+    bool two = g->sp == 2;
+    const int64_t *xd = g->x->dims;
+    DenseConv d = {g->cg, g->mg, two ? xd[2] : 1, xd[1 + g->sp], two ? g->ydims[2] : 1,
+                   g->ydims[1 + g->sp], two ? g->k[0] : 1, g->k[g->sp - 1],
+                   two ? g->stride[0] : 1, g->stride[g->sp - 1], two ? g->dil[0] : 1,
+                   g->dil[g->sp - 1], two ? g->head[0] : 0, g->head[g->sp - 1]};
+    return d;
+}
+
+/* Conv of 1 or 2 spatial axes in double: Y starts at the bias, each
+ * (image, group) through dense_conv2d. */
+static int conv_dense(const ConvFold *g, Tensor *t)
+{
+    int32_t dt = g->x->dtype;
+    DenseConv d = conv_dense_geometry(g);
+    size_t n_out = (size_t)tensor_numel(t), size = dtype_size(dt);
+    int64_t plane = d.oh * d.ow, m = g->ydims[1];
+    double *x = dense_load(dt, g->xb, (size_t)tensor_numel(g->x));
+    double *w = x ? dense_load(dt, g->wb, (size_t)tensor_numel(g->w)) : NULL;
+    double *y = w ? malloc((n_out ? n_out : 1) * sizeof *y) : NULL;
+    if (y) {
+        for (size_t e = 0; e < n_out; e++)
+            y[e] = g->bb ? eval_load(dt, g->bb + (size_t)((int64_t)e / plane % m) * size).f : 0;
+        for (int64_t n = 0; n < g->ydims[0]; n++)
+            for (int64_t grp = 0; grp < g->group; grp++)
+                dense_conv2d(&d, x + n * g->xs[0] + grp * g->cg * g->xs[1],
+                             w + grp * g->mg * g->ws[0], y + (n * m + grp * g->mg) * plane);
+        for (size_t e = 0; e < n_out; e++)
+            eval_store(dt, (uint8_t *)t->data + e * size, (EvalNum){.f = y[e]});
+    }
+    int rc = y ? EVAL_OK : EVAL_OOM;
+    free(x);
+    free(w);
+    free(y);
+    return rc;
+}
+
 static int conv_run(EvalCtx *c, bool transpose)
 {
     ConvFold g;
@@ -156,7 +198,7 @@ static int conv_run(EvalCtx *c, bool transpose)
     double macs = (double)tensor_numel(g.w) * (double)g.ydims[0]; /* the loop's visits */
     for (int i = 0; i < g.sp; i++)
         macs *= (double)g.ydims[2 + i];
-    if (macs > CONV_MAX_MACS)
+    if (eval_over_macs(c, macs))
         return eval_decline(c, "too many multiply-adds for a fold");
     g.xb = eval_bytes(c, g.x);
     g.wb = g.xb ? eval_bytes(c, g.w) : NULL;
@@ -164,6 +206,8 @@ static int conv_run(EvalCtx *c, bool transpose)
     Tensor *t = g.wb && (g.bb || !g.b) ? eval_out(c, 0, dt, g.x->ndims, g.ydims) : NULL;
     if (!t)
         return eval_out_failed(c);
+    if (!transpose && g.sp <= 2)
+        return conv_dense(&g, t);
     size_t size = dtype_size(dt), n_out = (size_t)tensor_numel(t);
     int64_t idx[EVAL_MAX_RANK] = {0};
     for (size_t e = 0; e < n_out; e++) {

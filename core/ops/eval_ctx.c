@@ -140,6 +140,11 @@ int eval_decline_too_large(EvalCtx *c)
     return decline_as(c, EVAL_REFUSED_TOO_LARGE, "the result is larger than the fold limit");
 }
 
+bool eval_over_macs(const EvalCtx *c, double macs)
+{
+    return c->max_macs > 0 && macs > c->max_macs;
+}
+
 int eval_decline_step(EvalCtx *c)
 {
     return decline_as(c, EVAL_REFUSED_NEAR_STEP, "an input computed with roundings "

@@ -7,12 +7,11 @@
  * (eval.h); Gemm accumulates as MatMul does. */
 #include <float.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "eval.h"
-
-/* Gemm folds at most this many multiply-adds ("small constants"), as MatMul. */
-enum { GEMM_MAX_MACS = 1 << 26 };
+#include "eval_dense.h"
 
 /* x's elements, or NULL (c->why set) when x has a NaN (floats). */
 static const uint8_t *bytes_no_nan(EvalCtx *c, const Tensor *x)
@@ -268,6 +267,32 @@ static EvalNum gemm_at(const Gemm *g, int32_t dt, int64_t i, int64_t j)
     return (EvalNum){.i = (int64_t)(s + (uint64_t)cv.i)};
 }
 
+/* Float Gemm: A*B through the blocked loops (eval_dense.h), summed in
+ * gemm_at's order, then alpha and beta*C as gemm_at applies them. */
+static int gemm_float(const Gemm *g, int32_t dt, Tensor *t)
+{
+    size_t na = (size_t)tensor_numel(g->a), nb = (size_t)tensor_numel(g->b), nt = (size_t)(g->m * g->n);
+    double *da = dense_load(dt, g->ab, na), *db = da ? dense_load(dt, g->bb, nb) : NULL;
+    double *ab = db ? calloc(nt ? nt : 1, sizeof *ab) : NULL;
+    if (ab) {
+        dense_gemm(g->m, g->n, g->k, (DenseMat){da, g->sa[0], g->sa[1]},
+                   (DenseMat){db, g->sb[0], g->sb[1]}, ab);
+        size_t size = dtype_size(dt), e = 0;
+        for (int64_t i = 0; i < g->m; i++)
+            for (int64_t j = 0; j < g->n; j++, e++) {
+                double cv = g->cb && g->beta != 0
+                    ? g->beta * eval_load(dt, g->cb + (size_t)(i * g->sc[0] + j * g->sc[1]) * size).f
+                    : 0;
+                eval_store(dt, (uint8_t *)t->data + e * size, (EvalNum){.f = g->alpha * ab[e] + cv});
+            }
+    }
+    int rc = ab ? EVAL_OK : EVAL_OOM;
+    free(da);
+    free(db);
+    free(ab);
+    return rc;
+}
+
 static int eval_gemm(EvalCtx *c)
 {
     Gemm g;
@@ -284,7 +309,7 @@ static int eval_gemm(EvalCtx *c)
         (c->n_in > 2 && c->in[2] && (!g.cc || g.cc->dtype != dt)) ||
         (!fl && (g.alpha != 1 || g.beta != 1)) || gemm_shape(c, &g))
         return eval_decline(c, "unsupported or mismatched operands");
-    if ((double)g.m * (double)g.n * (double)g.k > GEMM_MAX_MACS)
+    if (eval_over_macs(c, (double)g.m * (double)g.n * (double)g.k))
         return eval_decline(c, "too many multiply-adds for a fold");
     g.ab = eval_bytes(c, g.a);
     g.bb = g.ab ? eval_bytes(c, g.b) : NULL;
@@ -293,6 +318,8 @@ static int eval_gemm(EvalCtx *c)
     Tensor *t = g.bb && (g.cb || !g.cc) ? eval_out(c, 0, dt, 2, dims) : NULL;
     if (!t)
         return eval_out_failed(c);
+    if (fl)
+        return gemm_float(&g, dt, t);
     size_t size = dtype_size(dt), e = 0;
     for (int64_t i = 0; i < g.m; i++)
         for (int64_t j = 0; j < g.n; j++, e++)

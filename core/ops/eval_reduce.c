@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "eval.h"
+#include "eval_dense.h"
 
 enum { R_SUM, R_PROD, R_MEAN, R_MAX, R_MIN, R_L1, R_L2, R_SUMSQ, R_LOGSUM, R_LOGSUMEXP };
 
@@ -31,8 +32,6 @@ static double reduce_post(int kind, double sum)
     return kind == R_L2 ? sqrt(sum) : kind == R_LOGSUM || kind == R_LOGSUMEXP ? log(sum) : sum;
 }
 
-/* MatMul folds at most this many multiply-adds ("small constants"). */
-enum { MATMUL_MAX_MACS = 1 << 26 };
 
 /* The reduced axes of x into red[]; -1 when they cannot be read. With no
  * axes every axis is reduced, unless noop_with_empty_axes. */
@@ -313,6 +312,31 @@ static EvalNum mat_dot(const Tensor *a, const uint8_t *ab, const Tensor *b, cons
     return fl ? (EvalNum){.f = f} : (EvalNum){.i = (int64_t)i};
 }
 
+/* Float MatMul through the blocked loops (eval_dense.h), each element
+ * summed in mat_dot's order. */
+static int matmul_float(const Tensor *a, const uint8_t *ab, const Tensor *b, const uint8_t *bb,
+                        const MatShape *s, Tensor *t)
+{
+    size_t na = (size_t)tensor_numel(a), nb = (size_t)tensor_numel(b), nt = (size_t)tensor_numel(t);
+    double *da = dense_load(a->dtype, ab, na), *db = da ? dense_load(b->dtype, bb, nb) : NULL;
+    double *dt = db ? calloc(nt ? nt : 1, sizeof *dt) : NULL;
+    if (dt) {
+        size_t mk = (size_t)(s->m * s->k), kn = (size_t)(s->k * s->n), mn = (size_t)(s->m * s->n);
+        size_t batches = (size_t)dims_numel(s->dims, (size_t)s->nb);
+        for (size_t q = 0; q < batches; q++)
+            dense_gemm(s->m, s->n, s->k, (DenseMat){da + mat_batch(s, s->batch_a, q) * mk, s->k, 1},
+                       (DenseMat){db + mat_batch(s, s->batch_b, q) * kn, s->n, 1}, dt + q * mn);
+        size_t size = dtype_size(t->dtype);
+        for (size_t e = 0; e < nt; e++)
+            eval_store(t->dtype, (uint8_t *)t->data + e * size, (EvalNum){.f = dt[e]});
+    }
+    int rc = dt ? EVAL_OK : EVAL_OOM;
+    free(da);
+    free(db);
+    free(dt);
+    return rc;
+}
+
 static int eval_matmul(EvalCtx *c)
 {
     const Tensor *a = eval_in(c, 0), *b = eval_in(c, 1);
@@ -322,12 +346,14 @@ static int eval_matmul(EvalCtx *c)
         mat_shape(a, b, &s))
         return eval_decline(c, "unsupported or mismatched operands");
     int64_t batches = dims_numel(s.dims, (size_t)s.nb);
-    if ((double)batches * (double)s.m * (double)s.n * (double)s.k > MATMUL_MAX_MACS)
+    if (eval_over_macs(c, (double)batches * (double)s.m * (double)s.n * (double)s.k))
         return eval_decline(c, "too many multiply-adds for a fold");
     const uint8_t *ab = eval_bytes(c, a), *bb = ab ? eval_bytes(c, b) : NULL;
     Tensor *t = bb ? eval_out(c, 0, a->dtype, (size_t)s.rank, s.dims) : NULL;
     if (!t)
         return eval_out_failed(c);
+    if (dtype_is_float(a->dtype))
+        return matmul_float(a, ab, b, bb, &s, t);
     size_t size = dtype_size(a->dtype), mk = (size_t)(s.m * s.k), kn = (size_t)(s.k * s.n), e = 0;
     for (size_t q = 0; q < (size_t)batches; q++) {
         size_t pa = mat_batch(&s, s.batch_a, q) * mk, pb = mat_batch(&s, s.batch_b, q) * kn;

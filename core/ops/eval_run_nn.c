@@ -1,11 +1,12 @@
 /* eval_run_nn.c - kernels only the reference interpreter (eval_run.c)
  * uses: ops whose inputs are never all constant in a model worth folding
  * (activations flow through them), kept out of the registry so that the
- * fold pass's output does not change. */
+ * fold pass's output does not change; the poolings are in eval_pool.c. */
 #include <math.h>
 #include <string.h>
 
 #include "eval.h"
+#include "eval_pool.h"
 #include "eval_run_nn.h"
 
 /* BatchNormalization in inference form: y = (x - mean) / sqrt(var + eps)
@@ -84,5 +85,8 @@ OpEvalFn eval_run_kernel(const char *domain, const char *type)
         return run_batch_norm;
     if (strcmp(type, "GlobalAveragePool") == 0)
         return run_global_average_pool;
+    for (size_t i = 0; i < eval_pool_kernels.n; i++)
+        if (strcmp(type, eval_pool_kernels.entries[i].type) == 0)
+            return eval_pool_kernels.entries[i].eval;
     return NULL;
 }

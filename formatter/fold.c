@@ -181,8 +181,8 @@ static int fold_eval(const FoldRun *run, Op *op, OpEvalFn eval, const Tensor **i
     grown = grown > small ? grown : small;
     bool grows = fold_grows(op) && grown < limit;
     EvalCtx c = {op, model_domain_opset(m, ""), ins, op->n_inputs, outs, op->n_outputs,
-                 &m->arena, m, grows ? grown : limit, FOLD_LAZY_FROM, NULL, EVAL_KEEPS, EVAL_REFUSED_OTHER,
-                 EVAL_FOLD_MACS};
+                 &m->arena, m, grows ? grown : limit, FOLD_LAZY_FROM, NULL, EVAL_KEEPS,
+                 EVAL_REFUSED_OTHER, EVAL_FOLD_MACS, true};
     int rc = eval(&c), marked = rc ? 0 : fold_mark_inexact(&c);
     if (marked < 0)
         rc = eval_decline_step(&c);

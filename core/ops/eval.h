@@ -73,6 +73,9 @@ typedef struct EvalCtx {
     /* Most multiply-adds a Conv, MatMul or Gemm may do: the fold keeps its
      * results small (EVAL_FOLD_MACS); 0 is no cap, for the interpreter. */
     double max_macs;
+    /* Folding, not interpreting: refusals that keep folded values equal to
+     * what onnxruntime computes at run time apply (Sigmoid's deep tail). */
+    bool folding;
 } EvalCtx;
 
 /* The fold's multiply-add cap ("small constants"). */

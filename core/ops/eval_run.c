@@ -94,7 +94,7 @@ static int run_node(const Model *m, Arena *a, Scope *s, const Op *op,
     /* No size or multiply-add limit and nothing streamed: the fold pass's
      * limits guard the output file, which the interpreter does not write. */
     EvalCtx c = {op, model_domain_opset(m, domain), ins, op->n_inputs, outs, op->n_outputs,
-                 a, m, SIZE_MAX, SIZE_MAX, NULL, EVAL_KEEPS, EVAL_REFUSED_OTHER, 0};
+                 a, m, SIZE_MAX, SIZE_MAX, NULL, EVAL_KEEPS, EVAL_REFUSED_OTHER, 0, false};
     int rc = eval(&c);
     if (rc == EVAL_OOM)
         return EVAL_RUN_OOM;

@@ -305,6 +305,33 @@ static const char *meaning_changed(const char *type, int64_t since)
     return NULL;
 }
 
+/* Every input of op with the same known shape. */
+static bool inputs_same_shape(const Op *op)
+{
+    int rank = op->n_inputs && op->inputs[0] ? value_rank(op->inputs[0]) : -1;
+    for (size_t i = 0; rank >= 0 && i < op->n_inputs; i++) {
+        if (!op->inputs[i] || value_rank(op->inputs[i]) != rank)
+            return false;
+        for (int a = 0; a < rank; a++) {
+            int64_t d = value_dim(op->inputs[i], a);
+            if (d < 0 || d != value_dim(op->inputs[0], a))
+                return false;
+        }
+    }
+    return rank >= 0;
+}
+
+/* Sum, Max, Min and Mean broadcast their inputs from opset 8 (the
+ * signature did not change); below, the inputs must have one shape. */
+static bool loses_broadcast(const Op *op, int64_t since)
+{
+    static const char *const VARIADIC[] = {"Sum", "Max", "Min", "Mean"};
+    for (size_t i = 0; since == 8 && i < sizeof VARIADIC / sizeof *VARIADIC; i++)
+        if (strcmp(op->type, VARIADIC[i]) == 0)
+            return !inputs_same_shape(op);
+    return false;
+}
+
 /* --- per node --- */
 
 static bool attr_listed(const char *list, const char *name)
@@ -387,6 +414,11 @@ static const char *versions_check(const Op *op, const OpSignature *hi, const OpS
             return buf;
         }
         const char *meaning = meaning_changed(op->type, v->since);
+        if (loses_broadcast(op, v->since)) {
+            snprintf(buf, size, "%s-8 broadcasts its inputs, which need one known shape below: "
+                     "no opset-%lld form", op->type, (long long)to);
+            return buf;
+        }
         if (meaning) {
             snprintf(buf, size, "%s: no opset-%lld form", meaning, (long long)to);
             return buf;

@@ -184,6 +184,14 @@ def plain21():
     return testlib.model_at(21, nodes, [fvi("x", [1, 3, 4, 4])], [fvi("y", [1, 64])], [w])
 
 
+def sum_broadcast(shape_b, opset=13):
+    """Sum broadcasts from opset 8: below, only inputs of one known shape."""
+    def build():
+        return testlib.model_at(opset, [helper.make_node("Sum", ["a", "b"], ["y"], "vsum")],
+                                [fvi("a", [2, 3]), fvi("b", shape_b)], [fvi("y", [2, 3])])
+    return build
+
+
 def reduce_in_if():
     """A ReduceMean-18 inside an If branch: subgraphs are lowered too."""
     def branch(name, axis):
@@ -214,7 +222,8 @@ CASES = [("reduce18", reduce18, 17, axes_moved), ("reduce18", reduce18, 13, axes
          ("scatter18", scatter18, 16, scatter_reductions_kept),
          ("scatter18_none", scatter18_none, 13, scatter_reduction_dropped),
          ("plain21", plain21, 13, unchanged_nodes),
-         ("reduce_in_if", reduce_in_if, 17, if_axes)]
+         ("reduce_in_if", reduce_in_if, 17, if_axes),
+         ("sum8_same_shape", sum_broadcast([2, 3]), 7, unchanged_nodes)]
 
 
 # --- refusals: (label, build, target, word the message must hold) ---
@@ -288,7 +297,8 @@ CANNOT = [("reduce13_negative_axis", reduce13_negative_axis, 10, "rneg"),
           ("scatter18_max", scatter18_max, 17, "smax"),
           ("pad19_wrap", pad19_wrap, 18, "'wrap'"),
           ("gelu20", gelu20, 19, "gelu"),
-          ("space_to_depth28_mode", space_to_depth28("CRD"), 26, "s2d")]
+          ("space_to_depth28_mode", space_to_depth28("CRD"), 26, "s2d"),
+          ("sum8_broadcast", sum_broadcast([3]), 7, "vsum")]
 
 
 def above_runtime(tmp):

@@ -828,19 +828,33 @@ STEP_OPS = {'Floor', 'Ceil', 'Round', 'Sign', 'Greater', 'Less', 'Equal', 'Great
 ORT_DEVIATES = {'Resize', 'Upsample'}
 
 
+def subgraph_reads(node):
+    """The names the subgraphs of node read (outer values among them), and their ops' types
+    when one of them is a step: as '@Type' pseudo-names the walk below reports."""
+    names = []
+    for a in node.attribute:
+        for g in ([a.g] if a.type == onnx.AttributeProto.GRAPH else list(a.graphs)):
+            for n in g.node:
+                names += list(n.input) + subgraph_reads(n) + ['@' + n.op_type]
+    return names
+
+
 def step_upstream(path, output, ops=STEP_OPS):
     """The first op of ops that output depends on in the model at path, or None."""
     g = onnx.load(path).graph
     producer = {o: n for n in g.node for o in n.output}
     todo, seen = [output], set()
     while todo:
-        n = producer.get(todo.pop())
+        name = todo.pop()
+        if name.startswith('@') and name[1:] in ops:
+            return name[1:]
+        n = producer.get(name)
         if n is None or id(n) in seen:
             continue
         seen.add(id(n))
         if n.op_type in ops:
             return n.op_type
-        todo += list(n.input)
+        todo += list(n.input) + subgraph_reads(n)
     return None
 
 

@@ -101,23 +101,6 @@ static void check_compare(const Tensor *ref, const Tensor *out, CheckError *e)
     e->differs |= fl ? !(worst <= 1e-5 + 1e-3 * top) : worst != 0;
 }
 
-/* The output of the reference run named like formatted output k, else
- * the k-th. */
-static const Tensor *check_ref_output(const Graph *rg, Tensor *const *ref, size_t nr,
-                                      const char *name, size_t k)
-{
-    size_t j = 0;
-    for (size_t i = 0; i < rg->n_outputs; i++) {
-        const Var *v = rg->outputs[i].var;
-        if (rg->outputs[i].removed || !v)
-            continue;
-        if (strcmp(v->name, name) == 0)
-            return ref[j];
-        j++;
-    }
-    return k < nr ? ref[k] : NULL;
-}
-
 static size_t check_live_outputs(const Graph *g, const Var **vars)
 {
     size_t n = 0;
@@ -251,7 +234,9 @@ static int check_once(Model *orig, Model *fmt, Arena *a, CheckDraw *draw, const 
     if ((rc = eval_run_graph(fmt, a, (const Tensor *const *)fvals, fres, &err)))
         return check_run_failed(rc, &err, "formatted", d);
     for (size_t k = 0; k < no; k++) {
-        const Tensor *ref = check_ref_output(orig->graph, rres, nr, outs[k]->name, k);
+        /* the input model's output of the same name, else at the same place */
+        size_t j = var_index(rvars, nr, outs[k]->name);
+        const Tensor *ref = j < nr ? rres[j] : k < nr ? rres[k] : NULL;
         if (!ref) {
             e[k].differs = true;
             e[k].why = "the input model has no such output";
@@ -284,9 +269,7 @@ static int check_expected(Model *m, Arena *a, CheckDraw *draw, const CheckData *
     size_t no = check_live_outputs(m->graph, outs);
     for (size_t k = 0; k < data->n_out; k++) {
         const Tensor *want = data->out[k];
-        size_t i = 0;
-        while (i < no && strcmp(outs[i]->name, want->name) != 0)
-            i++;
+        size_t i = var_index(outs, no, want->name);
         i = i < no ? i : k;
         if (i >= no)
             return diag_set(d, PPQ_EINPUT, "--check-expected: '%s' matches no graph output",

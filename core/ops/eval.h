@@ -149,6 +149,9 @@ int64_t eval_elements_offset(const Tensor *x, const Tensor *idx, const uint8_t *
 /* t's element bytes in memory: its data, or a computed tensor's bytes
  * produced now (when at most c->limit). NULL (c->why set) otherwise. */
 const uint8_t *eval_bytes(EvalCtx *c, const Tensor *t);
+/* t's float elements as doubles in c->arena; NULL when its bytes cannot be
+ * had (c->why set) or out of memory. */
+double *eval_doubles(EvalCtx *c, const Tensor *t);
 /* Input i's integer elements into v (at most cap): the count, or -1 when it
  * is absent, not an integer tensor, or larger. */
 long eval_ints(EvalCtx *c, size_t i, int64_t *v, size_t cap);

@@ -327,3 +327,13 @@ int64_t eval_broadcast_offset(const Tensor *w, const int64_t *dims, size_t rank,
     }
     return off;
 }
+
+double *eval_doubles(EvalCtx *c, const Tensor *t)
+{
+    const uint8_t *b = eval_bytes(c, t);
+    size_t n = (size_t)tensor_numel(t), size = dtype_size(t->dtype);
+    double *out = b ? arena_array(c->arena, n ? n : 1, sizeof *out) : NULL;
+    for (size_t k = 0; out && k < n; k++)
+        out[k] = eval_load(t->dtype, b + k * size).f;
+    return out;
+}

@@ -16,7 +16,7 @@ enum { RED_NONE, RED_SUM, RED_MEAN };
 
 typedef struct Loss {
     const Tensor *x, *target, *weight;
-    const uint8_t *xb, *wb;
+    const uint8_t *wb;
     int64_t *t;       /* the targets, read as integers */
     double *logp;     /* N * C * D log-probabilities */
     int64_t n, classes, d; /* d: the product of d1..dk */
@@ -62,8 +62,7 @@ static bool loss_read(EvalCtx *c, Loss *l)
     l->d = dims_numel(l->x->dims + 2, l->x->ndims - 2);
     size_t count = (size_t)(l->n * l->d);
     l->t = arena_array(c->arena, count ? count : 1, sizeof *l->t);
-    l->xb = eval_bytes(c, l->x);
-    if (!l->t || !l->xb || eval_ints(c, 1, l->t, count) != (long)count)
+    if (!l->t || eval_ints(c, 1, l->t, count) != (long)count)
         return false;
     if (l->weight && (tensor_numel(l->weight) != l->classes || l->weight->dtype != l->x->dtype ||
                       !(l->wb = eval_bytes(c, l->weight))))
@@ -77,11 +76,8 @@ static bool loss_read(EvalCtx *c, Loss *l)
 /* logp = the scores themselves (NLL), or their log_softmax over C (SCE). */
 static bool loss_logp(EvalCtx *c, Loss *l, bool softmax)
 {
-    size_t total = (size_t)(l->n * l->classes * l->d), size = dtype_size(l->x->dtype);
-    if (!(l->logp = arena_array(c->arena, total ? total : 1, sizeof *l->logp)))
+    if (!(l->logp = eval_doubles(c, l->x)))
         return false;
-    for (size_t k = 0; k < total; k++)
-        l->logp[k] = eval_load(l->x->dtype, l->xb + k * size).f;
     for (int64_t n = 0; softmax && n < l->n; n++)
         for (int64_t d = 0; d < l->d; d++) {
             double *row = l->logp + n * l->classes * l->d + d, top = -INFINITY, sum = 0;
@@ -109,7 +105,7 @@ static int loss_run(EvalCtx *c, bool softmax)
     if (!loss_read(c, &l))
         return eval_decline(c, "unsupported inputs, reduction or a target out of range");
     if (!loss_logp(c, &l, softmax))
-        return EVAL_OOM;
+        return eval_out_failed(c);
     int32_t dt = l.x->dtype;
     Tensor *out = l.reduction == RED_NONE ? eval_out(c, 0, dt, l.target->ndims, l.target->dims)
                                           : eval_out(c, 0, dt, 0, NULL);

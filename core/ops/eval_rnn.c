@@ -62,12 +62,7 @@ static bool rnn_doubles(EvalCtx *c, size_t i, int64_t want, double **out)
     if (!t)
         return true;
     bool fits = tensor_numel(t) == want && dtype_is_float(t->dtype);
-    const uint8_t *b = fits ? eval_bytes(c, t) : NULL;
-    if (!b || !(*out = arena_array(c->arena, (size_t)(want ? want : 1), sizeof **out)))
-        return false;
-    for (int64_t k = 0; k < want; k++)
-        (*out)[k] = eval_load(t->dtype, b + (size_t)k * dtype_size(t->dtype)).f;
-    return true;
+    return fits && (*out = eval_doubles(c, t)) != NULL;
 }
 
 static bool rnn_lens(EvalCtx *c, Rnn *n)

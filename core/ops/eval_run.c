@@ -259,23 +259,32 @@ static int run_outputs(Arena *a, const Graph *g, const Scope *s, bool copy, Tens
     return EVAL_RUN_OK;
 }
 
+/* g's value-taking inputs (eval_run_inputs' order) bound in s to inputs[0..n);
+ * one without a value (past n, or NULL) stays unbound. */
+static int run_bind_inputs(const Graph *g, Scope *s, const Tensor *const *inputs, size_t n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < g->n_inputs; i++) {
+        const Var *v = g->inputs[i].var;
+        if (g->inputs[i].removed || !v || v->param)
+            continue;
+        if (k < n && inputs[k] && namemap_put(&s->values, v->name, (void *)inputs[k]))
+            return EVAL_RUN_OOM;
+        k++;
+    }
+    return EVAL_RUN_OK;
+}
+
 int eval_run_graph(const Model *m, Arena *a, const Tensor *const *inputs, Tensor **outputs,
                    EvalRunError *err)
 {
     const Graph *g = m->graph;
     Scope s = {{0}, NULL};
     RunLife life = {0};
-    const Var *in[1];
-    size_t n_in = eval_run_inputs(g, in, 0), k = 0;
     memset(err, 0, sizeof *err);
     int rc = life_init(g, &life);
-    for (size_t i = 0; i < g->n_inputs && !rc; i++) {
-        const Var *v = g->inputs[i].var;
-        if (g->inputs[i].removed || !v || v->param)
-            continue;
-        if (k < n_in && namemap_put(&s.values, v->name, (void *)inputs[k++]))
-            rc = EVAL_RUN_OOM;
-    }
+    if (!rc)
+        rc = run_bind_inputs(g, &s, inputs, eval_run_inputs(g, NULL, 0));
     for (size_t i = 0; i < g->n_ops && !rc; i++) {
         if (g->ops[i]->removed)
             continue;
@@ -309,16 +318,7 @@ static int run_graph_in(const Model *m, const Graph *g, Arena *a, const Scope *o
                         EvalRunError *err)
 {
     Scope s = {{0}, outer};
-    size_t k = 0;
-    int rc = EVAL_RUN_OK;
-    for (size_t i = 0; i < g->n_inputs && !rc; i++) {
-        const Var *v = g->inputs[i].var;
-        if (g->inputs[i].removed || !v || v->param)
-            continue;
-        if (k < n_inputs && inputs[k] && namemap_put(&s.values, v->name, (void *)inputs[k]))
-            rc = EVAL_RUN_OOM;
-        k++;
-    }
+    int rc = run_bind_inputs(g, &s, inputs, n_inputs);
     if (!rc)
         rc = run_ops(m, g, a, &s, err);
     if (!rc)

@@ -189,16 +189,6 @@ static bool nms_scalar(EvalCtx *c, size_t i, double fallback, double *v, bool *g
     return true;
 }
 
-static double *nms_doubles(EvalCtx *c, const Tensor *t)
-{
-    const uint8_t *b = eval_bytes(c, t);
-    size_t n = (size_t)tensor_numel(t);
-    double *out = b ? arena_array(c->arena, n ? n : 1, sizeof *out) : NULL;
-    for (size_t k = 0; out && k < n; k++)
-        out[k] = eval_load(t->dtype, b + k * dtype_size(t->dtype)).f;
-    return out;
-}
-
 static bool nms_read(EvalCtx *c, Nms *m)
 {
     const Tensor *bx = eval_in(c, 0), *sc = eval_in(c, 1);
@@ -215,7 +205,7 @@ static bool nms_read(EvalCtx *c, Nms *m)
     m->classes = sc->dims[1];
     m->max_out = max_out > 0 ? (int64_t)max_out : 0;
     m->center = op_attr_int(c->op, "center_point_box", 0) != 0;
-    return (m->boxes = nms_doubles(c, bx)) && (m->scores = nms_doubles(c, sc));
+    return (m->boxes = eval_doubles(c, bx)) && (m->scores = eval_doubles(c, sc));
 }
 
 /* Selects for (b, cls) into sel (box indices), returning how many. */

@@ -28,6 +28,8 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
+import testlib
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PPQFMT = os.environ.get("PPQFMT", os.path.join(REPO, "build", "ppqfmt"))
 DEBIAN_NODE = "/usr/share/libonnx-testdata/data/node"
@@ -69,13 +71,6 @@ def matmul_model(tmp):
     return path, w
 
 
-def write_set(folder, arrays):
-    os.makedirs(folder, exist_ok=True)
-    for k, (name, a) in enumerate(arrays):
-        with open(os.path.join(folder, "input_%d.pb" % k), "wb") as f:
-            f.write(numpy_helper.from_array(a, name).SerializeToString())
-
-
 def broken(w):
     """The test-only --check-break's spoilt weight (api/check.c)."""
     flat = w.reshape(-1)
@@ -89,7 +84,7 @@ def t_inputs_used(tmp):
     xs = [rng.uniform(-100, 100, (n, 4)).astype(np.float32) for n in (2, 5, 7)]
     d = os.path.join(tmp, "sets")
     for i, x in enumerate(xs):
-        write_set(os.path.join(d, "test_data_set_%d" % i), [("X", x)])
+        testlib.write_data_set(os.path.join(d, "test_data_set_%d" % i), [("X", x)])
     code, err = run(["--dry-run", "--report=json", "--check-inputs=" + d, model])
     if code != 0:
         return "unbroken: exit %d: %s" % (code, err)
@@ -111,7 +106,7 @@ def t_inputs_used(tmp):
 def t_one_set(tmp):
     model, _ = matmul_model(tmp)
     d = os.path.join(tmp, "one")
-    write_set(d, [("X", np.ones((3, 4), np.float32))])
+    testlib.write_data_set(d, [("X", np.ones((3, 4), np.float32))])
     code, err = run(["--dry-run", "--report=json", "--check-inputs=" + d, model])
     runs = json.loads(err)["check"]["runs"] if code == 0 else None
     return None if runs == 1 else "exit %d, runs %r: %s" % (code, runs, err[-300:])
@@ -132,17 +127,17 @@ def t_by_name_then_position(tmp):
     model = add_model(tmp)
     a, b = np.ones((2, 3), np.float32), np.ones(3, np.float32)
     named = os.path.join(tmp, "named")
-    write_set(named, [("B", b), ("A", a)])  # file order opposite to the inputs'
+    testlib.write_data_set(named, [("B", b), ("A", a)])  # file order opposite to the inputs'
     code, err = run(["--dry-run", "-q", "--check-inputs=" + named, model])
     if code != 0:
         return "by name: exit %d: %s" % (code, err)
     unnamed = os.path.join(tmp, "unnamed")
-    write_set(unnamed, [("", a), ("", b)])
+    testlib.write_data_set(unnamed, [("", a), ("", b)])
     code, err = run(["--dry-run", "-q", "--check-inputs=" + unnamed, model])
     if code != 0:
         return "by position: exit %d: %s" % (code, err)
     swapped = os.path.join(tmp, "swapped")
-    write_set(swapped, [("", b), ("", a)])  # by position B's [3] goes to A [2,3]
+    testlib.write_data_set(swapped, [("", b), ("", a)])  # by position B's [3] goes to A [2,3]
     code, err = run(["--dry-run", "-q", "--check-inputs=" + swapped, model])
     if code != EXIT_INPUT or "input_0.pb" not in err or "'A'" not in err:
         return "by position, wrong shapes: exit %d: %s" % (code, err)
@@ -187,7 +182,7 @@ def t_inputs_of_the_input_model(tmp):
     model = os.path.join(tmp, "two_parts.onnx")
     onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), model)
     d = os.path.join(tmp, "two_parts")
-    write_set(d, [("A", np.ones((2, 3), np.float32)), ("B", np.ones(3, np.float32))])
+    testlib.write_data_set(d, [("A", np.ones((2, 3), np.float32)), ("B", np.ones(3, np.float32))])
     code, err = run(["--dry-run", "-q", "--outputs=Y1", "--check-inputs=" + d, model])
     if code != 0:
         return "--outputs=Y1: exit %d: %s" % (code, err)

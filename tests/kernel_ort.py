@@ -21,6 +21,8 @@ import onnx
 import onnxruntime as ort
 from onnx import TensorProto, helper, numpy_helper
 
+import testlib
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PPQFMT = os.environ.get("PPQFMT", os.path.join(REPO, "build", "ppqfmt"))
 SEQ, BATCH, IN, HID = 5, 3, 4, 6
@@ -90,13 +92,7 @@ def run_case(name, op, kw, tmp):
     except Exception as e:  # onnxruntime lacks this form: nothing to compare with
         return "skip", "onnxruntime: %s" % str(e).split("\n")[0][:120]
     d = os.path.join(tmp, name)
-    os.makedirs(d)
-    for k, (n, a) in enumerate(feeds.items()):
-        with open(os.path.join(d, "input_%d.pb" % k), "wb") as fh:
-            fh.write(numpy_helper.from_array(a, n).SerializeToString())
-    for k, (o, a) in enumerate(zip([o.name for o in sess.get_outputs()], got)):
-        with open(os.path.join(d, "output_%d.pb" % k), "wb") as fh:
-            fh.write(numpy_helper.from_array(a, o).SerializeToString())
+    testlib.write_data_set(d, feeds.items(), zip([o.name for o in sess.get_outputs()], got))
     p = subprocess.run([PPQFMT, "--dry-run", "-q", "--passes=none", "--check-inputs=" + d,
                         "--check-expected", path], capture_output=True, text=True)
     return ("ok", None) if p.returncode == 0 else ("fail", "exit %d: %s" % (

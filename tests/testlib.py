@@ -229,3 +229,14 @@ def ort_same_outputs(src, dst):
     feeds = oc.random_inputs(src)
     ok, msg = oc.compare(oc.run_python(src, feeds), oc.run_python(dst, feeds))
     return None if ok else msg
+
+
+def write_data_set(folder, inputs, outputs=()):
+    """A data set --check-inputs reads: input_K.pb (and output_K.pb) TensorProto
+    files in folder, from (name, array) pairs in order."""
+    from onnx import numpy_helper
+    os.makedirs(folder, exist_ok=True)
+    for prefix, pairs in (("input", inputs), ("output", outputs)):
+        for k, (name, a) in enumerate(pairs):
+            with open(os.path.join(folder, "%s_%d.pb" % (prefix, k)), "wb") as f:
+                f.write(numpy_helper.from_array(a, name).SerializeToString())

@@ -828,15 +828,13 @@ STEP_OPS = {'Floor', 'Ceil', 'Round', 'Sign', 'Greater', 'Less', 'Equal', 'Great
 ORT_DEVIATES = {'Resize', 'Upsample'}
 
 
-def subgraph_reads(node):
-    """The names the subgraphs of node read (outer values among them), and their ops' types
-    when one of them is a step: as '@Type' pseudo-names the walk below reports."""
-    names = []
+def subgraph_nodes(node):
+    """Every node of node's subgraphs, nested ones too."""
     for a in node.attribute:
         for g in ([a.g] if a.type == onnx.AttributeProto.GRAPH else list(a.graphs)):
             for n in g.node:
-                names += list(n.input) + subgraph_reads(n) + ['@' + n.op_type]
-    return names
+                yield n
+                yield from subgraph_nodes(n)
 
 
 def step_upstream(path, output, ops=STEP_OPS):
@@ -845,16 +843,15 @@ def step_upstream(path, output, ops=STEP_OPS):
     producer = {o: n for n in g.node for o in n.output}
     todo, seen = [output], set()
     while todo:
-        name = todo.pop()
-        if name.startswith('@') and name[1:] in ops:
-            return name[1:]
-        n = producer.get(name)
+        n = producer.get(todo.pop())
         if n is None or id(n) in seen:
             continue
         seen.add(id(n))
-        if n.op_type in ops:
-            return n.op_type
-        todo += list(n.input) + subgraph_reads(n)
+        inner = list(subgraph_nodes(n))  # their reads of outer values count too
+        for m in [n] + inner:
+            if m.op_type in ops:
+                return m.op_type
+        todo += list(n.input) + [name for m in inner for name in m.input]
     return None
 
 

@@ -66,6 +66,17 @@ def default_opset(model):
     return None
 
 
+def as_tensor_proto(a, name):
+    """a as a TensorProto named name: the generators give the cases of types numpy lacks
+    (float8, int4, bfloat16 casts) as TensorProtos already."""
+    if isinstance(a, onnx.TensorProto):
+        t = onnx.TensorProto()
+        t.CopyFrom(a)
+        t.name = name
+        return t
+    return numpy_helper.from_array(a, name)
+
+
 def write_onnx_cases(tmp, filt):
     """onnx 1.23.2's generated node cases with tensor data, as folders: [(name, dir)]."""
     import onnx.backend.test.case.node as node_cases
@@ -81,7 +92,8 @@ def write_onnx_cases(tmp, filt):
         # numpy scalars (an axis given as np.int32(0)) are 0-d tensors
         inputs, outputs = ([np.asarray(v) if isinstance(v, np.generic) else v for v in vs]
                            for vs in (inputs, outputs))
-        if not all(isinstance(v, np.ndarray) for v in list(inputs) + list(outputs)):
+        if not all(isinstance(v, (np.ndarray, onnx.TensorProto))
+                   for v in list(inputs) + list(outputs)):
             out.append(("onnx/" + c.name, None))  # sequences, optionals: not tensors
             continue
         d = os.path.join(tmp, c.name)
@@ -92,7 +104,7 @@ def write_onnx_cases(tmp, filt):
             for k, (vi, a) in enumerate(zip(vis, arrays)):
                 path = os.path.join(d, "test_data_set_0", "%s_%d.pb" % (kind, k))
                 try:
-                    t = numpy_helper.from_array(a, vi.name)
+                    t = as_tensor_proto(a, vi.name)
                 except Exception:  # a type numpy_helper cannot write (float8 in numpy)
                     out.append(("onnx/" + c.name, None))
                     break

@@ -101,6 +101,24 @@ static size_t reduce_target(const Tensor *x, const bool *red, size_t e)
     return o;
 }
 
+/* What ReduceMax (ReduceMin) of no elements is, as ONNX-18 defines it: the
+ * lowest (highest) value of the type, -inf (inf) for floats, false (true)
+ * for bool. uint64 never gets here. */
+static EvalNum reduce_empty_extreme(int32_t dt, bool max)
+{
+    if (dtype_is_float(dt))
+        return (EvalNum){.f = max ? -INFINITY : INFINITY};
+    if (dt == DT_BOOL)
+        return (EvalNum){.i = !max};
+    int bits = (int)dtype_size(dt) * 8;
+    bool is_signed = dt == DT_INT8 || dt == DT_INT16 || dt == DT_INT32 || dt == DT_INT64;
+    if (bits == 64)
+        return (EvalNum){.i = max ? INT64_MIN : INT64_MAX};
+    int64_t lo = is_signed ? -((int64_t)1 << (bits - 1)) : 0;
+    int64_t hi = is_signed ? ((int64_t)1 << (bits - 1)) - 1 : ((int64_t)1 << bits) - 1;
+    return (EvalNum){.i = max ? lo : hi};
+}
+
 static int reduce_store(EvalCtx *c, const Tensor *x, const bool *red, const Acc *acc, int kind,
                         size_t per)
 {
@@ -116,9 +134,12 @@ static int reduce_store(EvalCtx *c, const Tensor *x, const bool *red, const Acc 
     size_t n = (size_t)tensor_numel(t), size = dtype_size(x->dtype);
     for (size_t o = 0; o < n; o++) {
         EvalNum v;
-        if (!acc->seen[o] && (kind == R_MAX || kind == R_MIN || kind == R_MEAN))
-            return eval_decline(c, "a reduction over no elements");
-        if (fl && reduce_is_sum_of(kind))
+        /* the empty set's value is defined from opset 18 */
+        if (!acc->seen[o] && (kind == R_MEAN || ((kind == R_MAX || kind == R_MIN) && c->opset < 18)))
+            return eval_decline(c, "a mean, or a maximum before opset 18, over no elements");
+        if (!acc->seen[o] && (kind == R_MAX || kind == R_MIN))
+            v = reduce_empty_extreme(x->dtype, kind == R_MAX);
+        else if (fl && reduce_is_sum_of(kind))
             v.f = reduce_post(kind, acc->seen[o] ? acc->f[o] : 0);
         else if (fl)
             v.f = !acc->seen[o] ? (kind == R_PROD) : kind == R_MEAN ? acc->f[o] / (double)per : acc->f[o];
@@ -134,7 +155,10 @@ static int reduce_run(EvalCtx *c, int kind, int64_t input_since)
     const Tensor *x = eval_in(c, 0);
     bool red[EVAL_MAX_RANK], noop;
     c->exact = kind == R_MAX || kind == R_MIN ? EVAL_KEEPS : EVAL_ROUNDS; /* sums, products */
-    if (!x || x->dtype == DT_BOOL || x->dtype == DT_UINT64 || reduce_axes(c, x, input_since, red, &noop))
+    /* bool: ReduceMax/Min-20 (any, all); the sums take none */
+    bool bool_ok = kind == R_MAX || kind == R_MIN;
+    if (!x || (x->dtype == DT_BOOL && !bool_ok) || x->dtype == DT_UINT64 ||
+        reduce_axes(c, x, input_since, red, &noop))
         return eval_decline(c, "an unsupported input or axes");
     bool fl = dtype_is_float(x->dtype);
     if (!fl && (kind == R_L2 || kind == R_LOGSUM || kind == R_LOGSUMEXP))

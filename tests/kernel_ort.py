@@ -3,7 +3,9 @@
 ONNX backend suite does not cover: the recurrent ops in both directions, in
 reverse, with per-batch sequence lengths, clip, linear_before_reset, named
 activations, peepholes with input_forget (batch-first layout, which
-onnxruntime does not run, is in the backend suite). For each
+onnxruntime does not run, is in the backend suite); MaxPool's Indices output
+with dilations, ceil_mode, padding and 1-D/3-D windows (the suite has two
+2-D cases). For each
 model onnxruntime runs seeded random inputs; ppqfmt's --check-inputs and the
 test-only --check-expected then give the same inputs to the interpreter and
 compare its outputs with onnxruntime's (1e-5 + 1e-3 * max|expected|).
@@ -80,8 +82,42 @@ CASES = [
 ]
 
 
-def run_case(name, op, kw, tmp):
-    model, feeds = rnn_case(op, **kw)
+def one_node(op, inputs, outputs, feeds, opset, **attrs):
+    """(model, feeds) of one op node; value infos from feeds' arrays, outputs untyped."""
+    dt = {np.dtype(np.float32): TensorProto.FLOAT, np.dtype(np.float64): TensorProto.DOUBLE,
+          np.dtype(np.int8): TensorProto.INT8, np.dtype(np.uint8): TensorProto.UINT8}
+    graph = helper.make_graph(
+        [helper.make_node(op, inputs, outputs, **attrs)], op.lower(),
+        [helper.make_tensor_value_info(n, dt[feeds[n].dtype], feeds[n].shape) for n in inputs],
+        [onnx.ValueInfoProto(name=o) for o in outputs])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 8
+    return model, feeds
+
+
+def max_pool_case(shape, dtype=np.float32, **attrs):
+    """MaxPool with its Indices output; ties made likely by rounding the input."""
+    rng = np.random.default_rng(len(shape) * 1000 + len(str(attrs)))
+    x = np.round(rng.uniform(-4, 4, shape)).astype(dtype)
+    return one_node("MaxPool", ["X"], ["Y", "I"], {"X": x}, 12, **attrs)
+
+
+# (name, (model, feeds)) besides the recurrent CASES
+MODEL_CASES = [
+    ("maxpool_indices_dilated_ceil", lambda: max_pool_case(
+        [2, 3, 9, 8], kernel_shape=[3, 2], strides=[2, 3], dilations=[2, 1], ceil_mode=1,
+        pads=[1, 0, 2, 1])),
+    ("maxpool_indices_column_major", lambda: max_pool_case(
+        [1, 2, 5, 7], kernel_shape=[2, 3], pads=[1, 1, 1, 1], storage_order=1)),
+    ("maxpool_indices_1d_same", lambda: max_pool_case(
+        [2, 2, 11], kernel_shape=[4], strides=[3], auto_pad="SAME_UPPER")),
+    ("maxpool_indices_3d_uint8", lambda: max_pool_case(
+        [1, 2, 4, 5, 6], np.uint8, kernel_shape=[2, 2, 3], strides=[1, 2, 2])),
+]
+
+
+def run_case(name, build, tmp):
+    model, feeds = build()
     path = os.path.join(tmp, name + ".onnx")
     onnx.save(model, path)
     try:
@@ -102,8 +138,9 @@ def run_case(name, op, kw, tmp):
 def main():
     counts = {"ok": 0, "fail": 0, "skip": 0}
     with tempfile.TemporaryDirectory() as tmp:
-        for name, op, kw in CASES:
-            verdict, why = run_case(name, op, kw, tmp)
+        cases = [(name, lambda op=op, kw=kw: rnn_case(op, **kw)) for name, op, kw in CASES]
+        for name, build in cases + MODEL_CASES:
+            verdict, why = run_case(name, build, tmp)
             counts[verdict] += 1
             print(("ok %s" % name) if verdict == "ok" else "%s %s: %s" % (
                 verdict.upper(), name, why))

@@ -13,7 +13,9 @@
  *
  * MaxPool takes the largest element in the input (padding never wins; a NaN
  * is skipped as onnxruntime's comparison skips it); its Indices output is
- * not computed (the kernel declines). AveragePool divides the sum by the
+ * that element's index in the flattened input, the first of equal maxima,
+ * with the spatial axes in row-major order, or column-major with
+ * storage_order 1 (the batch and channel axes outermost either way). AveragePool divides the sum by the
  * positions in the input, or with count_include_pad by those inside the
  * padded extent (not beyond it, where ceil_mode's last window may reach).
  * LpPool: (sum |x|^p)^(1/p), padding adding 0. Sums in double, rounded once. */
@@ -114,8 +116,23 @@ static void pool_window(const Pool *g, const int64_t *o, int64_t *lo, int64_t *h
     }
 }
 
-/* The pooled value of plane `plane` (n*C + c) at output position o. */
-static EvalNum pool_at(const Pool *g, int64_t plane, const int64_t *o)
+/* The index MaxPool's Indices output gives the element at flat offset
+ * off: off itself in row-major order; column-major within the plane. */
+static int64_t pool_index(const Pool *g, int64_t off, bool column_major)
+{
+    if (!column_major)
+        return off;
+    int64_t plane = off / g->xs[1], rest = off % g->xs[1], index = 0, mul = 1;
+    for (int i = 0; i < g->sp; i++) {
+        index += (rest / g->xs[2 + i]) % g->x->dims[2 + i] * mul;
+        mul *= g->x->dims[2 + i];
+    }
+    return plane * g->xs[1] + index;
+}
+
+/* The pooled value of plane `plane` (n*C + c) at output position o; *arg:
+ * the flat offset of the maximum (-1 when nothing beats -inf). */
+static EvalNum pool_at(const Pool *g, int64_t plane, const int64_t *o, int64_t *arg)
 {
     int32_t dt = g->x->dtype;
     size_t size = dtype_size(dt);
@@ -133,10 +150,12 @@ static EvalNum pool_at(const Pool *g, int64_t plane, const int64_t *o)
         for (int i = 0; i < g->sp; i++)
             off += (o[i] * g->stride[i] - g->head[i] + j[i] * g->dil[i]) * g->xs[2 + i];
         EvalNum v = eval_load(dt, g->xb + (size_t)off * size);
+        bool better = fl ? v.f > best : v.i > ibest;
+        *arg = better && g->kind == POOL_MAX ? off : *arg;
         if (!fl)
-            ibest = v.i > ibest ? v.i : ibest;
+            ibest = better ? v.i : ibest;
         else if (g->kind == POOL_MAX)
-            best = v.f > best ? v.f : best;
+            best = better ? v.f : best;
         else
             sum += g->kind == POOL_LP ? pow(fabs(v.f), g->p) : v.f;
         for (int i = g->sp - 1; i >= 0 && ++j[i] == hi[i]; i--)
@@ -178,8 +197,6 @@ static int pool_run(EvalCtx *c, PoolKind kind, bool global)
     g.include_pad = op_attr_int(c->op, "count_include_pad", 0) != 0;
     g.p = kind == POOL_LP ? pool_exponent(c->op) : 1;
     c->exact = kind == POOL_MAX ? EVAL_KEEPS : EVAL_ROUNDS;
-    if (c->n_out > 1 && c->op->outputs[1])
-        return eval_decline(c, "the Indices output is not computed");
     if (!g.x || !pool_dtype_ok(c, kind, g.x->dtype) || g.x->ndims < 3 ||
         g.x->ndims > EVAL_MAX_RANK || !(g.p > 0))
         return eval_decline(c, "unsupported input type, rank or exponent");
@@ -193,8 +210,11 @@ static int pool_run(EvalCtx *c, PoolKind kind, bool global)
     eval_strides(g.x->dims, g.x->ndims, g.xs);
     g.xb = eval_bytes(c, g.x);
     Tensor *t = g.xb ? eval_out(c, 0, g.x->dtype, g.x->ndims, g.ydims) : NULL;
-    if (!t)
+    bool with_indices = c->n_out > 1 && c->op->outputs[1];
+    Tensor *ind = t && with_indices ? eval_out(c, 1, DT_INT64, g.x->ndims, g.ydims) : NULL;
+    if (!t || (with_indices && !ind))
         return eval_out_failed(c);
+    bool column_major = op_attr_int(c->op, "storage_order", 0) != 0;
     size_t size = dtype_size(t->dtype), n_out = (size_t)tensor_numel(t);
     int64_t per_plane = dims_numel(g.ydims + 2, (size_t)g.sp), o[EVAL_MAX_RANK];
     for (size_t e = 0; e < n_out; e++) {
@@ -203,7 +223,11 @@ static int pool_run(EvalCtx *c, PoolKind kind, bool global)
             o[i] = rest % g.ydims[2 + i];
             rest /= g.ydims[2 + i];
         }
-        eval_store(t->dtype, (uint8_t *)t->data + e * size, pool_at(&g, (int64_t)e / per_plane, o));
+        int64_t arg = -1;
+        eval_store(t->dtype, (uint8_t *)t->data + e * size,
+                   pool_at(&g, (int64_t)e / per_plane, o, &arg));
+        if (ind)
+            ((int64_t *)ind->data)[e] = arg < 0 ? -1 : pool_index(&g, arg, column_major);
     }
     return EVAL_OK;
 }

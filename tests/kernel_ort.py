@@ -82,14 +82,16 @@ CASES = [
 ]
 
 
-def one_node(op, inputs, outputs, feeds, opset, **attrs):
-    """(model, feeds) of one op node; value infos from feeds' arrays, outputs untyped."""
+def one_node(op, inputs, outputs, feeds, opset, inits=(), **attrs):
+    """(model, feeds) of one op node; value infos from feeds' arrays, outputs untyped;
+    inits: initializer arrays by name."""
     dt = {np.dtype(np.float32): TensorProto.FLOAT, np.dtype(np.float64): TensorProto.DOUBLE,
           np.dtype(np.int8): TensorProto.INT8, np.dtype(np.uint8): TensorProto.UINT8}
     graph = helper.make_graph(
         [helper.make_node(op, inputs, outputs, **attrs)], op.lower(),
-        [helper.make_tensor_value_info(n, dt[feeds[n].dtype], feeds[n].shape) for n in inputs],
-        [onnx.ValueInfoProto(name=o) for o in outputs])
+        [helper.make_tensor_value_info(n, dt[feeds[n].dtype], feeds[n].shape) for n in feeds],
+        [onnx.ValueInfoProto(name=o) for o in outputs],
+        [numpy_helper.from_array(a, n) for n, a in dict(inits).items()])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
     model.ir_version = 8
     return model, feeds
@@ -100,6 +102,22 @@ def max_pool_case(shape, dtype=np.float32, **attrs):
     rng = np.random.default_rng(len(shape) * 1000 + len(str(attrs)))
     x = np.round(rng.uniform(-4, 4, shape)).astype(dtype)
     return one_node("MaxPool", ["X"], ["Y", "I"], {"X": x}, 12, **attrs)
+
+
+def legacy_nearest_case(op, opset, scales):
+    """Upsample-9 or Resize-10 in nearest mode (the legacy rounding) on a float input."""
+    rng = np.random.default_rng(opset + len(scales))
+    x = rng.uniform(-4, 4, [1, 2, 5, 7]).astype(np.float32)
+    return one_node(op, ["X", "scales"], ["Y"], {"X": x}, opset,
+                    {"scales": np.array(scales, np.float32)}, mode="nearest")
+
+
+def antialias_case(mode, scales, **attrs):
+    """Resize-18 downscaling with antialias (the filter widened by 1/scale)."""
+    rng = np.random.default_rng(len(scales) + len(mode))
+    x = rng.uniform(-4, 4, [1, 2, 13, 17]).astype(np.float32)
+    return one_node("Resize", ["X", "", "scales"], ["Y"], {"X": x}, 18,
+                    {"scales": np.array(scales, np.float32)}, mode=mode, antialias=1, **attrs)
 
 
 # (name, (model, feeds)) besides the recurrent CASES
@@ -113,6 +131,16 @@ MODEL_CASES = [
         [2, 2, 11], kernel_shape=[4], strides=[3], auto_pad="SAME_UPPER")),
     ("maxpool_indices_3d_uint8", lambda: max_pool_case(
         [1, 2, 4, 5, 6], np.uint8, kernel_shape=[2, 2, 3], strides=[1, 2, 2])),
+    ("upsample9_nearest", lambda: legacy_nearest_case("Upsample", 9, [1, 1, 2, 1.5])),
+    ("resize10_nearest_up", lambda: legacy_nearest_case("Resize", 10, [1, 1, 2.5, 3])),
+    ("resize10_nearest_down", lambda: legacy_nearest_case("Resize", 10, [1, 1, 0.6, 0.45])),
+    ("resize_antialias_linear", lambda: antialias_case("linear", [1, 1, 0.3, 0.55])),
+    ("resize_antialias_cubic_exclude", lambda: antialias_case(
+        "cubic", [1, 1, 0.4, 0.7], exclude_outside=1, cubic_coeff_a=-0.5)),
+    ("resize_antialias_linear_asymmetric", lambda: antialias_case(
+        "linear", [1, 1, 0.5, 0.25], coordinate_transformation_mode="asymmetric")),
+    ("resize_antialias_cubic_symmetric", lambda: antialias_case(
+        "cubic", [1, 1, 0.35, 0.6], coordinate_transformation_mode="half_pixel_symmetric")),
 ]
 
 

@@ -2,7 +2,9 @@
  * four nearest_modes), linear and cubic interpolation, each output axis
  * mapped back to the input by a coordinate_transformation_mode. Separable:
  * an output element is the weighted sum, over every axis's taps, of input
- * elements (edges repeated), computed in double and rounded once. Like
+ * elements (edges repeated), computed in double and rounded once; with
+ * antialias a downscale widens the linear or cubic filter by 1/scale (not
+ * with align_corners, where onnx's reference and onnxruntime differ). Like
  * eval_norm.c's, these kernels serve the reference interpreter only
  * (formatter/fold.c never folds Resize or Upsample). */
 #include <math.h>
@@ -14,7 +16,9 @@
 enum { RS_NEAREST, RS_LINEAR, RS_CUBIC };
 enum { CT_HALF_PIXEL, CT_HALF_PIXEL_SYM, CT_PYTORCH, CT_ALIGN, CT_ASYM, CT_TF_NN, CT_TF_CROP };
 enum { NM_PREFER_FLOOR, NM_PREFER_CEIL, NM_FLOOR, NM_CEIL, NM_SIMPLE };
-enum { RS_MAX_TAPS = 4 };
+/* Taps per output coordinate: 4 (cubic), or with antialias the filter
+ * widened by 1/scale (a downscale finer than about 1/15 declines). */
+enum { RS_MAX_TAPS = 64 };
 /* An output dim beyond this is refused before it is converted to an integer. */
 #define RS_MAX_DIM 1e15
 
@@ -23,7 +27,7 @@ typedef struct ResizeSpec {
     double scale[EVAL_MAX_RANK], roi_lo[EVAL_MAX_RANK], roi_hi[EVAL_MAX_RANK];
     int64_t in[EVAL_MAX_RANK], out[EVAL_MAX_RANK];
     double cubic_a, extrapolation;
-    bool exclude_outside;
+    bool exclude_outside, antialias;
 } ResizeSpec;
 
 /* One output coordinate's taps along an axis; n = 0: outside the input
@@ -69,6 +73,38 @@ static int64_t nearest_index(const ResizeSpec *s, int a, double x)
     }
 }
 
+/* The cubic convolution kernel (Keys, coefficient a) at distance t. */
+static double cubic_kernel(double t, double a)
+{
+    t = fabs(t);
+    if (t <= 1)
+        return ((a + 2) * t - (a + 3)) * t * t + 1;
+    return t < 2 ? ((a * t - 5 * a) * t + 8 * a) * t - 4 * a : 0;
+}
+
+/* Antialiased taps (downscaling by scale < 1): the linear or cubic filter
+ * stretched by 1/scale over input offsets first.. from floor(x), weights
+ * normalised to sum 1, as onnx's reference filters. false when wider than
+ * RS_MAX_TAPS. */
+static bool antialias_weights(const ResizeSpec *s, double r, double scale, int64_t *first,
+                              int *n, double *w)
+{
+    double support = s->mode == RS_LINEAR ? 1 : 2, sum = 0;
+    int64_t start = (int64_t)floor(-support / scale) + 1;
+    int64_t count = 2 - 2 * start;
+    if (count > RS_MAX_TAPS)
+        return false;
+    for (int64_t k = 0; k < count; k++) {
+        double t = ((double)(start + k) - r) * scale;
+        w[k] = s->mode == RS_LINEAR ? fmax(0, 1 - fabs(t)) : cubic_kernel(t, s->cubic_a);
+        sum += w[k];
+    }
+    for (int64_t k = 0; sum != 0 && k < count; k++)
+        w[k] /= sum;
+    *first = start, *n = (int)count;
+    return true;
+}
+
 static void cubic_weights(double r, double a, double *w)
 {
     double t = r + 1, u = 1 - r, v = 2 - r;
@@ -80,30 +116,34 @@ static void cubic_weights(double r, double a, double *w)
 
 /* The taps of output coordinate j along axis a: indices clamped to the
  * input (edges repeated), or dropped with exclude_outside. */
-static void resize_taps(const ResizeSpec *s, int a, int64_t j, Taps *t)
+static bool resize_taps(const ResizeSpec *s, int a, int64_t j, Taps *t)
 {
     double x = resize_source(s, a, (double)j);
     int64_t last = s->in[a] - 1;
     t->n = 0;
     if (x != x || (s->coord == CT_TF_CROP && (x < 0 || x > (double)last)))
-        return;
-    /* Past two taps beyond an edge every tap reads the edge: clamping x
+        return true;
+    /* Past the widest filter beyond an edge every tap reads the edge: clamping x
      * there changes nothing and keeps the integer conversions defined. */
-    x = fmax(-3, fmin(x, (double)last + 3));
+    x = fmax(-RS_MAX_TAPS, fmin(x, (double)(last + RS_MAX_TAPS)));
     if (s->mode == RS_NEAREST) {
         int64_t i = nearest_index(s, a, x);
-        *t = (Taps){1, {i < 0 ? 0 : i > last ? last : i}, {1}};
-        return;
+        t->n = 1, t->idx[0] = i < 0 ? 0 : i > last ? last : i, t->w[0] = 1;
+        return true;
     }
     double f = floor(x), r = x - f, w[RS_MAX_TAPS], sum = 0;
     int n = s->mode == RS_LINEAR ? 2 : 4;
-    int64_t first = (int64_t)f - (n == 4);
-    if (n == 2)
+    int64_t first = -(n == 4);
+    if (s->antialias && s->scale[a] < 1) {
+        if (!antialias_weights(s, r, s->scale[a], &first, &n, w))
+            return false;
+    } else if (n == 2) {
         w[0] = 1 - r, w[1] = r;
-    else
+    } else {
         cubic_weights(r, s->cubic_a, w);
+    }
     for (int k = 0; k < n; k++) {
-        int64_t i = first + k;
+        int64_t i = (int64_t)f + first + k;
         if (s->exclude_outside && (i < 0 || i > last))
             continue;
         t->idx[t->n] = i < 0 ? 0 : i > last ? last : i;
@@ -112,6 +152,7 @@ static void resize_taps(const ResizeSpec *s, int a, int64_t j, Taps *t)
     }
     for (int k = 0; s->exclude_outside && sum != 0 && k < t->n; k++)
         t->w[k] /= sum;
+    return true;
 }
 
 /* Output element from the taps of each axis (tap[a] for its coordinate). */
@@ -157,7 +198,10 @@ static int resize_run(EvalCtx *c, const ResizeSpec *s, const Tensor *x)
     for (int a = 0, at = 0; a < s->rank; at += (int)s->out[a], a++) {
         axis[a] = taps + at;
         for (int64_t j = 0; j < s->out[a]; j++)
-            resize_taps(s, a, j, &axis[a][j]);
+            if (!resize_taps(s, a, j, &axis[a][j])) {
+                free(taps);
+                return eval_decline(c, "an antialiasing filter wider than 64 taps");
+            }
     }
     eval_strides(x->dims, x->ndims, strides);
     eval_strides(s->out, (size_t)s->rank, ys);
@@ -246,8 +290,11 @@ static int resize_attrs(EvalCtx *c, ResizeSpec *s, bool legacy)
     s->cubic_a = op_attr_float(c->op, "cubic_coeff_a", -0.75f);
     s->exclude_outside = op_attr_int(c->op, "exclude_outside", 0) != 0;
     s->extrapolation = op_attr_float(c->op, "extrapolation_value", 0.0f);
-    if (s->mode > RS_CUBIC || s->coord == 7 || s->nearest == 4 || (legacy && s->mode == RS_CUBIC) ||
-        op_attr_int(c->op, "antialias", 0))
+    s->antialias = op_attr_int(c->op, "antialias", 0) != 0;
+    /* antialias with align_corners: onnx's reference and onnxruntime differ */
+    if (s->mode > RS_CUBIC || s->coord == 7 || (!legacy && s->nearest == 4) ||
+        (legacy && s->mode == RS_CUBIC) ||
+        (s->antialias && s->mode != RS_NEAREST && s->coord == CT_ALIGN))
         return -1;
     return 0;
 }
@@ -297,7 +344,7 @@ static int eval_resize(EvalCtx *c)
     int64_t sizes[EVAL_MAX_RANK];
     bool legacy = c->opset < 11;
     if (resize_begin(c, &s, &x, legacy))
-        return eval_decline(c, "an unsupported input, mode or antialias");
+        return eval_decline(c, "an unsupported input or mode");
     long n_sc = resize_floats(c, legacy ? 1 : 2, scales, EVAL_MAX_RANK);
     long n_sz = !legacy && c->n_in > 3 && c->in[3] ? eval_ints(c, 3, sizes, EVAL_MAX_RANK) : 0;
     if (n_sc < 0 || n_sz < 0 || (!legacy && resize_roi(c, &s)) ||

@@ -120,6 +120,16 @@ def antialias_case(mode, scales, **attrs):
                     {"scales": np.array(scales, np.float32)}, mode=mode, antialias=1, **attrs)
 
 
+def conv3d_case(group=1, **attrs):
+    """Conv over three spatial axes (weights an initializer, with a bias)."""
+    rng = np.random.default_rng(group * 7 + len(attrs))
+    x = rng.uniform(-1, 1, [2, 4, 6, 7, 9]).astype(np.float32)
+    w = rng.uniform(-1, 1, [6, 4 // group, 3, 2, 3]).astype(np.float32)
+    b = rng.uniform(-1, 1, [6]).astype(np.float32)
+    return one_node("Conv", ["X", "W", "B"], ["Y"], {"X": x}, 11, {"W": w, "B": b},
+                    group=group, **attrs)
+
+
 # (name, (model, feeds)) besides the recurrent CASES
 MODEL_CASES = [
     ("maxpool_indices_dilated_ceil", lambda: max_pool_case(
@@ -131,6 +141,9 @@ MODEL_CASES = [
         [2, 2, 11], kernel_shape=[4], strides=[3], auto_pad="SAME_UPPER")),
     ("maxpool_indices_3d_uint8", lambda: max_pool_case(
         [1, 2, 4, 5, 6], np.uint8, kernel_shape=[2, 2, 3], strides=[1, 2, 2])),
+    ("conv3d_pads_strides", lambda: conv3d_case(pads=[1, 0, 2, 2, 1, 0], strides=[2, 1, 3])),
+    ("conv3d_grouped_dilated", lambda: conv3d_case(2, dilations=[2, 1, 2], pads=[1, 1, 1, 0, 0, 1])),
+    ("conv3d_pointwise_depth", lambda: conv3d_case(auto_pad="SAME_UPPER")),
     ("upsample9_nearest", lambda: legacy_nearest_case("Upsample", 9, [1, 1, 2, 1.5])),
     ("resize10_nearest_up", lambda: legacy_nearest_case("Resize", 10, [1, 1, 2.5, 3])),
     ("resize10_nearest_down", lambda: legacy_nearest_case("Resize", 10, [1, 1, 0.6, 0.45])),

@@ -3,8 +3,9 @@
  * a sum over its group's input channels and the kernel offsets, accumulated in
  * double and rounded once, as MatMul's; a fold does at most EVAL_FOLD_MACS
  * multiply-adds ("small constants"), the interpreter any number. Computed in
- * memory: 1-D and 2-D Conv through the blocked loops of eval_dense.c (same
- * sums, same order), the rest element by element.
+ * memory: 1-D, 2-D and 3-D Conv through the blocked loops of eval_dense.c
+ * (same sums, same order; a 3-D one plane by plane, kernel depth by kernel
+ * depth), the rest element by element.
  *
  * Conv: Y[n, m, o] = B[m] + sum X[n, c, o*stride - head + k*dilation] * W[m, c, k],
  * X being 0 outside its dims; pads from the attribute or auto_pad (SAME_UPPER
@@ -140,26 +141,47 @@ static double conv_fold_at(const ConvFold *g, int64_t n, int64_t m, const int64_
     return sum;
 }
 
-/* One group's geometry for dense_conv2d, a 1-D Conv as one row. */
+/* One group's geometry for dense_conv2d over the last two spatial axes, a
+ * 1-D Conv as one row; a 3-D one's first axis is left to conv_dense. */
 static DenseConv conv_dense_geometry(const ConvFold *g)
 {
-    bool two = g->sp == 2;
+    int a = g->sp == 1 ? -1 : g->sp - 2, b = g->sp - 1; /* spatial axes of rows, columns */
     const int64_t *xd = g->x->dims;
-    DenseConv d = {g->cg, g->mg, two ? xd[2] : 1, xd[1 + g->sp], two ? g->ydims[2] : 1,
-                   g->ydims[1 + g->sp], two ? g->k[0] : 1, g->k[g->sp - 1],
-                   two ? g->stride[0] : 1, g->stride[g->sp - 1], two ? g->dil[0] : 1,
-                   g->dil[g->sp - 1], two ? g->head[0] : 0, g->head[g->sp - 1]};
+    DenseConv d = {g->cg, g->mg, a < 0 ? 1 : xd[2 + a], xd[2 + b], a < 0 ? 1 : g->ydims[2 + a],
+                   g->ydims[2 + b], a < 0 ? 1 : g->k[a], g->k[b],
+                   a < 0 ? 1 : g->stride[a], g->stride[b], a < 0 ? 1 : g->dil[a],
+                   g->dil[b], a < 0 ? 0 : g->head[a], g->head[b],
+                   g->xs[1], 0, g->ws[1]};
+    d.ycs = d.oh * d.ow * (g->sp == 3 ? g->ydims[2] : 1);
     return d;
 }
 
-/* Conv of 1 or 2 spatial axes in double: Y starts at the bias, each
- * (image, group) through dense_conv2d. */
+/* One (image, group) of a Conv of 1 to 3 spatial axes: the planes of a 3-D
+ * one each through dense_conv2d, kernel depth by kernel depth. */
+static void conv_dense_group(const ConvFold *g, const DenseConv *d, const double *x,
+                             const double *w, double *y)
+{
+    if (g->sp < 3) {
+        dense_conv2d(d, x, w, y);
+        return;
+    }
+    int64_t plane_in = d->h * d->w, plane_out = d->oh * d->ow, kplane = d->kh * d->kw;
+    for (int64_t od = 0; od < g->ydims[2]; od++)
+        for (int64_t kd = 0; kd < g->k[0]; kd++) {
+            int64_t id = od * g->stride[0] - g->head[0] + kd * g->dil[0];
+            if (id >= 0 && id < g->x->dims[2])
+                dense_conv2d(d, x + id * plane_in, w + kd * kplane, y + od * plane_out);
+        }
+}
+
+/* Conv of 1 to 3 spatial axes in double: Y starts at the bias, each
+ * (image, group) through conv_dense_group. */
 static int conv_dense(const ConvFold *g, Tensor *t)
 {
     int32_t dt = g->x->dtype;
     DenseConv d = conv_dense_geometry(g);
     size_t n_out = (size_t)tensor_numel(t), size = dtype_size(dt);
-    int64_t plane = d.oh * d.ow, m = g->ydims[1];
+    int64_t plane = d.ycs, m = g->ydims[1];
     double *x = dense_load(dt, g->xb, (size_t)tensor_numel(g->x));
     double *w = x ? dense_load(dt, g->wb, (size_t)tensor_numel(g->w)) : NULL;
     double *y = w ? malloc((n_out ? n_out : 1) * sizeof *y) : NULL;
@@ -168,8 +190,8 @@ static int conv_dense(const ConvFold *g, Tensor *t)
             y[e] = g->bb ? eval_load(dt, g->bb + (size_t)((int64_t)e / plane % m) * size).f : 0;
         for (int64_t n = 0; n < g->ydims[0]; n++)
             for (int64_t grp = 0; grp < g->group; grp++)
-                dense_conv2d(&d, x + n * g->xs[0] + grp * g->cg * g->xs[1],
-                             w + grp * g->mg * g->ws[0], y + (n * m + grp * g->mg) * plane);
+                conv_dense_group(g, &d, x + n * g->xs[0] + grp * g->cg * g->xs[1],
+                                 w + grp * g->mg * g->ws[0], y + (n * m + grp * g->mg) * plane);
         for (size_t e = 0; e < n_out; e++)
             eval_store(dt, (uint8_t *)t->data + e * size, (EvalNum){.f = y[e]});
     }
@@ -206,7 +228,7 @@ static int conv_run(EvalCtx *c, bool transpose)
     Tensor *t = g.wb && (g.bb || !g.b) ? eval_out(c, 0, dt, g.x->ndims, g.ydims) : NULL;
     if (!t)
         return eval_out_failed(c);
-    if (!transpose && g.sp <= 2)
+    if (!transpose && g.sp <= 3)
         return conv_dense(&g, t);
     size_t size = dtype_size(dt), n_out = (size_t)tensor_numel(t);
     int64_t idx[EVAL_MAX_RANK] = {0};

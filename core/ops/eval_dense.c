@@ -82,16 +82,16 @@ static void conv_offset(const DenseConv *g, const double *x, const double *wt, d
     conv_span(g->ow, g->w, g->sw, g->pw, kj * g->dw, &clo, &chi);
     rlo = rlo > r0 ? rlo : r0;
     rhi = rhi < r1 ? rhi : r1;
-    int64_t plane = g->oh * g->ow, kn = g->kh * g->kw, kat = ki * g->kw + kj;
+    int64_t kat = ki * g->kw + kj;
     if (rlo >= rhi || clo >= chi)
         return;
     for (int64_t ci = 0; ci < g->cg; ci++) {
-        const double *xp = x + ci * g->h * g->w;
+        const double *xp = x + ci * g->xcs;
         for (int64_t r = rlo; r < rhi; r++) {
             const double *xr = xp + (r * g->sh - g->ph + ki * g->dh) * g->w;
             int64_t at = kj * g->dw - g->pw; /* o*sw + at >= 0 from clo on */
             for (int64_t mm = m0; mm < m0 + mb; mm++) {
-                double wv = wt[(mm * g->cg + ci) * kn + kat], *yr = y + mm * plane + r * g->ow;
+                double wv = wt[(mm * g->cg + ci) * g->wcs + kat], *yr = y + mm * g->ycs + r * g->ow;
                 if (g->sw == 1)
                     for (int64_t o = clo; o < chi; o++)
                         yr[o] += wv * xr[o + at];
@@ -106,10 +106,10 @@ static void conv_offset(const DenseConv *g, const double *x, const double *wt, d
 void dense_conv2d(const DenseConv *g, const double *x, const double *wt, double *y)
 {
     if (g->kh == 1 && g->kw == 1 && g->sh == 1 && g->sw == 1 && !g->ph && !g->pw &&
-        g->oh == g->h && g->ow == g->w) {
+        g->oh == g->h && g->ow == g->w && g->ycs == g->oh * g->ow) {
         /* pointwise: a matrix product [mg, cg] x [cg, h*w] */
-        dense_gemm(g->mg, g->oh * g->ow, g->cg, (DenseMat){wt, g->cg, 1},
-                   (DenseMat){x, g->h * g->w, 1}, y);
+        dense_gemm(g->mg, g->oh * g->ow, g->cg, (DenseMat){wt, g->cg * g->wcs, g->wcs},
+                   (DenseMat){x, g->xcs, 1}, y);
         return;
     }
     /* a tile of CONV_CHANNELS output channels by enough rows for about

@@ -22,10 +22,14 @@ void dense_gemm(int64_t m, int64_t n, int64_t k, DenseMat a, DenseMat b, double 
 /* One image's 2-D convolution of one group, Conv's semantics (eval_conv.c):
  * x [cg, h, w], weights wt [mg, cg, kh, kw], y [mg, oh, ow] holding the
  * bias. Terms are added kernel offset by kernel offset, input channel by
- * input channel within one, positions in padding skipped. */
+ * input channel within one, positions in padding skipped. A plane of a 3-D
+ * convolution is one too: its channels then lie xcs (ycs) elements apart
+ * rather than h*w (oh*ow), and each (output, input) channel pair's kernel
+ * wcs rather than kh*kw. */
 typedef struct DenseConv {
     int64_t cg, mg, h, w, oh, ow, kh, kw;
     int64_t sh, sw, dh, dw, ph, pw; /* strides, dilations, head pads */
+    int64_t xcs, ycs, wcs;          /* channel strides of x, y and the weights */
 } DenseConv;
 
 void dense_conv2d(const DenseConv *g, const double *x, const double *wt, double *y);

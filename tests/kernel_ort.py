@@ -130,6 +130,16 @@ def conv3d_case(group=1, **attrs):
                     group=group, **attrs)
 
 
+def conv_transpose_case(x_shape, w_shape, group=1, **attrs):
+    """ConvTranspose with a bias (weights an initializer)."""
+    rng = np.random.default_rng(len(x_shape) * 31 + group + len(attrs))
+    x = rng.uniform(-1, 1, x_shape).astype(np.float32)
+    w = rng.uniform(-1, 1, w_shape).astype(np.float32)
+    b = rng.uniform(-1, 1, [w_shape[1] * group]).astype(np.float32)
+    return one_node("ConvTranspose", ["X", "W", "B"], ["Y"], {"X": x}, 11, {"W": w, "B": b},
+                    group=group, **attrs)
+
+
 # (name, (model, feeds)) besides the recurrent CASES
 MODEL_CASES = [
     ("maxpool_indices_dilated_ceil", lambda: max_pool_case(
@@ -144,6 +154,13 @@ MODEL_CASES = [
     ("conv3d_pads_strides", lambda: conv3d_case(pads=[1, 0, 2, 2, 1, 0], strides=[2, 1, 3])),
     ("conv3d_grouped_dilated", lambda: conv3d_case(2, dilations=[2, 1, 2], pads=[1, 1, 1, 0, 0, 1])),
     ("conv3d_pointwise_depth", lambda: conv3d_case(auto_pad="SAME_UPPER")),
+    ("convtranspose_2d_stride_outpad", lambda: conv_transpose_case(
+        [2, 4, 5, 6], [4, 3, 3, 4], strides=[2, 3], pads=[1, 0, 0, 2], output_padding=[1, 2])),
+    ("convtranspose_2d_grouped_dilated", lambda: conv_transpose_case(
+        [1, 6, 4, 5], [6, 2, 2, 3], 3, dilations=[2, 3], strides=[1, 2])),
+    ("convtranspose_1d", lambda: conv_transpose_case([3, 2, 9], [2, 5, 4], strides=[3])),
+    ("convtranspose_3d", lambda: conv_transpose_case(
+        [1, 2, 3, 4, 5], [2, 3, 2, 3, 2], strides=[2, 1, 2], pads=[0, 1, 1, 1, 0, 0])),
     ("upsample9_nearest", lambda: legacy_nearest_case("Upsample", 9, [1, 1, 2, 1.5])),
     ("resize10_nearest_up", lambda: legacy_nearest_case("Resize", 10, [1, 1, 2.5, 3])),
     ("resize10_nearest_down", lambda: legacy_nearest_case("Resize", 10, [1, 1, 0.6, 0.45])),

@@ -5,7 +5,8 @@
  * multiply-adds ("small constants"), the interpreter any number. Computed in
  * memory: 1-D, 2-D and 3-D Conv through the blocked loops of eval_dense.c
  * (same sums, same order; a 3-D one plane by plane, kernel depth by kernel
- * depth), the rest element by element.
+ * depth), the rest element by element; the interpreter's ConvTranspose
+ * scatters each input element instead (conv_transpose_dense).
  *
  * Conv: Y[n, m, o] = B[m] + sum X[n, c, o*stride - head + k*dilation] * W[m, c, k],
  * X being 0 outside its dims; pads from the attribute or auto_pad (SAME_UPPER
@@ -202,6 +203,96 @@ static int conv_dense(const ConvFold *g, Tensor *t)
     return rc;
 }
 
+/* Per axis i and kernel offset k, the output coordinate input position p
+ * reaches: tgt[i][k * in + p], or -1 outside the output. */
+static int64_t **conv_transpose_targets(const ConvFold *g)
+{
+    int64_t **tgt = calloc((size_t)g->sp, sizeof *tgt);
+    for (int i = 0; tgt && i < g->sp; i++) {
+        int64_t in = g->x->dims[2 + i];
+        if (!(tgt[i] = malloc((size_t)(g->k[i] * in + 1) * sizeof **tgt))) {
+            while (i-- > 0)
+                free(tgt[i]);
+            free(tgt);
+            return NULL;
+        }
+        for (int64_t k = 0; k < g->k[i]; k++)
+            for (int64_t p = 0; p < in; p++) {
+                int64_t o = p * g->stride[i] - g->head[i] + k * g->dil[i];
+                tgt[i][k * in + p] = o >= 0 && o < g->ydims[2 + i] ? o : -1;
+            }
+    }
+    return tgt;
+}
+
+/* Adds wv * xc (one input channel) through kernel offset kk into yc (one
+ * output channel): row by row along the last axis. */
+static void conv_transpose_offset(const ConvFold *g, int64_t *const *tgt, int64_t kk,
+                                  double wv, const double *xc, double *yc)
+{
+    int64_t off[EVAL_MAX_RANK], pos[EVAL_MAX_RANK] = {0}, last = g->sp - 1;
+    int64_t in_last = g->x->dims[2 + last], rows = g->xs[1] / (in_last ? in_last : 1);
+    for (int i = g->sp - 1; i >= 0; i--) {
+        off[i] = kk % g->k[i];
+        kk /= g->k[i];
+    }
+    const int64_t *tl = tgt[last] + off[last] * in_last;
+    for (int64_t r = 0; r < rows; r++) {
+        int64_t base = 0;
+        for (int i = 0; i < last && base >= 0; i++) {
+            int64_t o = tgt[i][off[i] * g->x->dims[2 + i] + pos[i]];
+            base = o < 0 ? -1 : base * g->ydims[2 + i] + o;
+        }
+        if (base >= 0) {
+            double *yr = yc + base * g->ydims[2 + last];
+            const double *xr = xc + r * in_last;
+            for (int64_t p = 0; p < in_last; p++)
+                if (tl[p] >= 0)
+                    yr[tl[p]] += wv * xr[p];
+        }
+        for (int i = last - 1; i >= 0 && ++pos[i] == g->x->dims[2 + i]; i--)
+            pos[i] = 0;
+    }
+}
+
+/* ConvTranspose for the interpreter: every input channel scattered through
+ * every kernel offset into every output channel of its group, in double.
+ * The terms of an output element come in another order than conv_fold_at's,
+ * so the fold keeps that one (its folded bits stay as they were); here only
+ * the last bit may differ. */
+static int conv_transpose_dense(const ConvFold *g, Tensor *t)
+{
+    int32_t dt = g->x->dtype;
+    size_t n_out = (size_t)tensor_numel(t), size = dtype_size(dt);
+    int64_t in_plane = g->xs[1], out_plane = dims_numel(g->ydims + 2, (size_t)g->sp), kn = g->ws[1];
+    int64_t **tgt = conv_transpose_targets(g);
+    double *x = tgt ? dense_load(dt, g->xb, (size_t)tensor_numel(g->x)) : NULL;
+    double *w = x ? dense_load(dt, g->wb, (size_t)tensor_numel(g->w)) : NULL;
+    double *y = w ? malloc((n_out ? n_out : 1) * sizeof *y) : NULL;
+    if (y) {
+        for (size_t e = 0; e < n_out; e++)
+            y[e] = g->bb ? eval_load(dt, g->bb + (size_t)((int64_t)e / out_plane % g->ydims[1]) * size).f : 0;
+        for (int64_t n = 0; n < g->ydims[0]; n++)
+            for (int64_t ch = 0; ch < g->x->dims[1]; ch++) {
+                const double *xc = x + (n * g->x->dims[1] + ch) * in_plane, *wc = w + ch * g->ws[0];
+                double *yg = y + (n * g->ydims[1] + ch / g->cg * g->mg) * out_plane;
+                for (int64_t mm = 0; mm < g->mg; mm++)
+                    for (int64_t kk = 0; kk < kn; kk++)
+                        conv_transpose_offset(g, tgt, kk, wc[mm * kn + kk], xc, yg + mm * out_plane);
+            }
+        for (size_t e = 0; e < n_out; e++)
+            eval_store(dt, (uint8_t *)t->data + e * size, (EvalNum){.f = y[e]});
+    }
+    int rc = y ? EVAL_OK : EVAL_OOM;
+    for (int i = 0; tgt && i < g->sp; i++)
+        free(tgt[i]);
+    free(tgt);
+    free(x);
+    free(w);
+    free(y);
+    return rc;
+}
+
 static int conv_run(EvalCtx *c, bool transpose)
 {
     ConvFold g;
@@ -230,6 +321,8 @@ static int conv_run(EvalCtx *c, bool transpose)
         return eval_out_failed(c);
     if (!transpose && g.sp <= 3)
         return conv_dense(&g, t);
+    if (transpose && !c->folding)
+        return conv_transpose_dense(&g, t);
     size_t size = dtype_size(dt), n_out = (size_t)tensor_numel(t);
     int64_t idx[EVAL_MAX_RANK] = {0};
     for (size_t e = 0; e < n_out; e++) {

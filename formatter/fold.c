@@ -64,6 +64,10 @@ static bool fold_excluded(const Op *op)
         /* kernels for the reference interpreter only (core/ops/eval_norm.c,
          * eval_resize.c) */
         "LayerNormalization", "InstanceNormalization", "GroupNormalization", "Resize", "Upsample",
+        /* sequences and optionals (eval_sequence.c): no constant holds one */
+        "SequenceEmpty", "SequenceConstruct", "SequenceInsert", "SequenceAt", "SequenceErase",
+        "SequenceLength", "ConcatFromSequence", "SplitToSequence", "SequenceMap", "Optional",
+        "OptionalHasElement", "OptionalGetElement",
     };
     for (size_t i = 0; i < sizeof never / sizeof *never; i++)
         if (op_is(op, never[i]))

@@ -5,7 +5,7 @@ reverse, with per-batch sequence lengths, clip, linear_before_reset, named
 activations, peepholes with input_forget (batch-first layout, which
 onnxruntime does not run, is in the backend suite); the sequence and
 optional ops at the attributes, positions and element types its few cases
-leave out (uneven and listed splits, keepdims=0, negative axes and
+leave out (uneven and listed splits, an empty piece, keepdims=0, negative axes and
 positions, new_axis stacking, int32, float16, double and bool elements).
 For each model onnxruntime runs seeded random inputs; ppqfmt's --check-inputs and the
 test-only --check-expected then give the same inputs to the interpreter and
@@ -150,6 +150,14 @@ def seq_cases():
              n("SequenceInsert", ["s2", "b", "zero"], ["s3"]),
              n("ConcatFromSequence", ["s3"], ["t"], axis=-2, new_axis=1)],
             [("b", b)], [("t", TensorProto.BOOL)])),
+        # a listed split with an empty piece, picked and joined again
+        ("split_empty_piece", seq_case(
+            [n("Constant", [], ["sizes"], value=c("sizes", [0, 2, 1])),
+             n("Constant", [], ["zero"], value=c("zero", 0)),
+             n("SplitToSequence", ["x", "sizes"], ["s"]),
+             n("SequenceAt", ["s", "zero"], ["empty"]),
+             n("ConcatFromSequence", ["s"], ["back"], axis=0)],
+            [("x", x)], [("empty", f32), ("back", f32)])),
         # an optional made, asked and opened
         ("optional_wrap_get", seq_case(
             [n("Optional", ["x"], ["o"]),

@@ -155,7 +155,8 @@ static bool concat_dims(const EvalHeld *s, int axis, bool new_axis, int64_t *dim
     int rank = (int)t0->ndims;
     for (size_t i = 0; i < s->n; i++) {
         const Tensor *t = s->items[i];
-        if (eval_held(t) || t->dtype != t0->dtype || (int)t->ndims != rank || !t->data)
+        if (eval_held(t) || t->dtype != t0->dtype || (int)t->ndims != rank ||
+            (!t->data && t->nbytes))
             return false;
         for (int d = 0; d < rank; d++)
             if (t->dims[d] != t0->dims[d] && (new_axis || d != axis))
@@ -197,7 +198,8 @@ static int seq_concat(EvalCtx *c)
         for (size_t i = 0; i < s->n; i++) {
             const Tensor *t = s->items[i];
             size_t len = new_axis ? 1 : (size_t)t->dims[axis], block = len * inner * size;
-            memcpy((uint8_t *)out->data + at, (const uint8_t *)t->data + o * block, block);
+            if (block) /* an empty element's data may be NULL */
+                memcpy((uint8_t *)out->data + at, (const uint8_t *)t->data + o * block, block);
             at += block;
         }
     return EVAL_OK;
@@ -265,7 +267,7 @@ static int seq_split(EvalCtx *c)
         if (!t)
             return EVAL_OOM;
         size_t block = (size_t)lens[k] * inner * size, row = (size_t)x->dims[axis] * inner * size;
-        for (size_t o = 0; o < outer; o++)
+        for (size_t o = 0; block && o < outer; o++)
             memcpy((uint8_t *)t->data + o * block, b + o * row + start * inner * size, block);
         start += (size_t)lens[k];
         h->items[k] = t;

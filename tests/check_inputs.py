@@ -15,9 +15,9 @@ Checks:
   - sequence and optional graph inputs and outputs: SequenceProto and
     OptionalProto files are read for the values declared so, outputs are
     compared element by element (a longer sequence, an empty optional where
-    a present one is expected and the reverse exit 5), a tensor file for a
-    sequence input exits 2, and random inputs for a sequence input exit 6
-    naming it;
+    a present one is expected and the reverse exit 5), a tensor file,
+    garbage or strings for a sequence input exit 2, and random inputs for a
+    sequence input exit 6 naming it;
   - the ONNX backend cases of Debian's libonnx-testdata with real data run
     on their own test_data_set_0 (a sample, the kernel oracle covers the rest).
 
@@ -308,11 +308,17 @@ def t_sequence_and_optional_values(tmp):
         code, err = run(["--dry-run", "--check-inputs=" + d, "--check-expected", model])
         if code != EXIT_MISMATCH or want not in err:
             return "expected %s: exit %d, %r" % (what, code, err)
-    d = os.path.join(tmp, "held_tensor_for_sequence")
-    write_protos(d, [("input_0.pb", numpy_helper.from_array(a, "s")), ins[1]])
-    code, err = run(["--dry-run", "-q", "--check-inputs=" + d, model])
-    if code != EXIT_INPUT or "input_0.pb" not in err or len(err.strip().splitlines()) != 1:
-        return "a tensor file for a sequence input: exit %d, %r" % (code, err)
+    strings = numpy_helper.from_list([np.array(["x", "y"], dtype=object)], "s")
+    for what, proto in (("a tensor file", numpy_helper.from_array(a, "s")),
+                        ("garbage", b"\xff\xff\xff"), ("a sequence of strings", strings)):
+        d = os.path.join(tmp, "held_bad_%s" % what.replace(" ", "_"))
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "input_0.pb"), "wb") as fh:
+            fh.write(proto if isinstance(proto, bytes) else proto.SerializeToString())
+        write_protos(d, [ins[1]])
+        code, err = run(["--dry-run", "-q", "--check-inputs=" + d, model])
+        if code != EXIT_INPUT or "input_0.pb" not in err or len(err.strip().splitlines()) != 1:
+            return "%s for a sequence input: exit %d, %r" % (what, code, err)
     code, err = run(["--dry-run", "-q", "--check", model])
     if code != EXIT_CHECK or "'s'" not in err or "sequence" not in err:
         return "random inputs for a sequence input: exit %d, %r" % (code, err)

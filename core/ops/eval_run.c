@@ -63,10 +63,8 @@ static int run_held_inputs(Scope *s, const Op *op, const Tensor *const *ins, boo
                            EvalRunError *err)
 {
     *done = false;
-    if (eval_takes_held(op->type))
-        return EVAL_RUN_OK;
     for (size_t i = 0; i < op->n_inputs; i++) {
-        if (!eval_held(ins[i]))
+        if (!eval_held(ins[i]) || eval_takes_held(op->type))
             continue;
         *done = true;
         if (!op_is(op, "Identity") || op->n_outputs != 1 || !op->outputs[0])

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../core/ops/eval.h"
+#include "../core/ops/eval_held.h"
 #include "../core/ops/eval_run.h"
 #include "../onnx/load.h"
 #include "../onnx/path.h"
@@ -35,11 +36,27 @@ typedef struct CheckDraw {
     int run;
 } CheckDraw;
 
+/* What v is declared to hold: TYPE_TENSOR, or a sequence or optional kind. */
+static int check_kind(const Var *v)
+{
+    for (size_t i = 0; v->graph && i < v->graph->n_held; i++)
+        if (v->graph->held[i].var == v)
+            return v->graph->held[i].kind;
+    return TYPE_TENSOR;
+}
+
 /* A random tensor of v's declared type; NULL when it has none the
- * interpreter handles (d says which) or out of memory. */
+ * interpreter handles (d says which) or out of memory. Sequences and
+ * optionals are not drawn: their lengths and presence are the model's
+ * business, so they must come from --check-inputs. */
 static Tensor *check_random_input(Arena *a, const Var *v, CheckDraw *draw, Diag *d)
 {
     int32_t dt = v->type.elem_type;
+    if (check_kind(v) != TYPE_TENSOR) {
+        diag_set(d, PPQ_ECHECK, "--check: graph input '%s' is a sequence or an optional: "
+                 "--check draws no values for those (give them with --check-inputs)", v->name);
+        return NULL;
+    }
     if (!dt || !eval_dtype_ok(dt) || v->type.rank < 0 || v->type.rank > EVAL_MAX_RANK) {
         diag_set(d, PPQ_ECHECK, "--check: graph input '%s' has no tensor type and rank "
                  "--check can draw values for", v->name);
@@ -68,8 +85,30 @@ static Tensor *check_random_input(Arena *a, const Var *v, CheckDraw *draw, Diag 
     return t;
 }
 
+static void check_compare(const Tensor *ref, const Tensor *out, CheckError *e);
+
+/* Sequences and optionals: the same kind and length (an empty optional
+ * differs from a present one), then element by element. */
+static void check_compare_held(const Tensor *ref, const Tensor *out, CheckError *e)
+{
+    const EvalHeld *r = eval_held(ref), *o = eval_held(out);
+    if (ref->dtype != out->dtype || !r || !o || r->n != o->n) {
+        e->differs = true;
+        e->why = ref->dtype != out->dtype ? "one is a tensor, sequence or optional, the other not"
+                 : ref->dtype == EVAL_DT_OPTIONAL ? "one optional is empty, the other not"
+                                                  : "sequence lengths differ";
+        return;
+    }
+    for (size_t i = 0; i < r->n; i++)
+        check_compare(r->items[i], o->items[i], e);
+}
+
 static void check_compare(const Tensor *ref, const Tensor *out, CheckError *e)
 {
+    if (eval_held(ref) || eval_held(out)) {
+        check_compare_held(ref, out, e);
+        return;
+    }
     if (ref->dtype != out->dtype || ref->ndims != out->ndims ||
         (ref->ndims && memcmp(ref->dims, out->dims, ref->ndims * sizeof *ref->dims))) {
         e->differs = true;
@@ -123,6 +162,13 @@ static int check_run_failed(int rc, const EvalRunError *err, const char *which, 
 /* Does the tensor of file path fit graph input v (type, rank, fixed dims)? */
 static int check_given_fits(const Tensor *t, const Var *v, const char *path, Diag *d)
 {
+    int kind = check_kind(v);
+    if ((kind != TYPE_TENSOR) != (eval_held(t) != NULL))
+        return diag_set(d, PPQ_EINPUT, "--check-inputs: '%s' holds a %s, graph input '%s' is "
+                        "declared %s", path, eval_value_kind(t), v->name,
+                        kind == TYPE_TENSOR ? "a tensor" : "a sequence or an optional");
+    if (eval_held(t))
+        return 0; /* the elements' types and shapes are the kernels' to check */
     if (v->type.elem_type && t->dtype != v->type.elem_type)
         return diag_set(d, PPQ_EINPUT, "--check-inputs: '%s' holds %s, graph input '%s' is %s",
                         path, dtype_name(t->dtype), v->name, dtype_name(v->type.elem_type));
@@ -285,16 +331,36 @@ static int check_expected(Model *m, Arena *a, CheckDraw *draw, const CheckData *
     return 0;
 }
 
+/* What the input model declares its value-taking inputs and live outputs
+ * to be, in the files' order (check_inputs.h). */
+static void check_kinds(const Graph *g, int *in, int *out, CheckKinds *k)
+{
+    const Var *vars[CHECK_MAX_INPUTS];
+    size_t n = eval_run_inputs(g, vars, CHECK_MAX_INPUTS);
+    k->n_in = n < CHECK_MAX_INPUTS ? n : CHECK_MAX_INPUTS;
+    for (size_t i = 0; i < k->n_in; i++)
+        in[i] = check_kind(vars[i]);
+    const Var *outs[CHECK_MAX_OUTPUTS];
+    k->n_out = check_live_outputs(g, outs);
+    for (size_t i = 0; i < k->n_out; i++)
+        out[i] = check_kind(outs[i]);
+    k->in = in;
+    k->out = out;
+}
+
 /* --check-inputs=dir: one run per data set; *runs counts them. */
 static int check_given(Model *orig, Model *fmt, const char *dir, bool expected, CheckDraw *draw,
                        CheckError *e, int *runs, Diag *d)
 {
     Arena sets_arena = {0}, a = {0};
     CheckDataSets sets;
+    int in_kinds[CHECK_MAX_INPUTS], out_kinds[CHECK_MAX_OUTPUTS];
+    CheckKinds kinds;
+    check_kinds(orig->graph, in_kinds, out_kinds, &kinds);
     int rc = check_data_sets(dir, &sets_arena, &sets, d);
     for (size_t s = 0; !rc && s < sets.n; s++) {
         CheckData data;
-        rc = check_data_read(sets.dirs[s], expected, &a, &data, d);
+        rc = check_data_read(sets.dirs[s], expected, &kinds, &a, &data, d);
         if (!rc && !data.n && eval_run_inputs(fmt->graph, NULL, 0))
             rc = diag_set(d, PPQ_EINPUT, "--check-inputs: '%s' holds no input_0.pb or input_0.npy (nor "
                           "test_data_set_*/ folders)", sets.dirs[s]);

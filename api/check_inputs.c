@@ -89,8 +89,8 @@ static bool numbered_file(const char *dir, const char *prefix, size_t k, char *p
 }
 
 /* The files prefix_K.pb (or .npy) of dir, K = 0, 1, ... until one is missing. */
-static int read_numbered(const char *dir, const char *prefix, Arena *a, Tensor **t,
-                         char **paths, size_t *n, Diag *d)
+static int read_numbered(const char *dir, const char *prefix, const int *kinds,
+                         size_t n_kinds, Arena *a, Tensor **t, char **paths, size_t *n, Diag *d)
 {
     *n = 0;
     for (size_t k = 0;; k++) {
@@ -106,18 +106,22 @@ static int read_numbered(const char *dir, const char *prefix, Arena *a, Tensor *
         if (!(paths[k] = arena_strdup(a, path)))
             return diag_set(d, PPQ_EINTERNAL, "out of memory");
         int rc = npy ? npy_read_file(path, a, &t[k], d)
-                     : onnx_read_tensor_file(path, a, &t[k], d);
+                     : onnx_read_value_file(path, k < n_kinds ? kinds[k] : TYPE_TENSOR, a,
+                                            &t[k], d);
         if (rc)
             return rc;
         *n = k + 1;
     }
 }
 
-int check_data_read(const char *dir, bool outputs, Arena *a, CheckData *out, Diag *d)
+int check_data_read(const char *dir, bool outputs, const CheckKinds *kinds, Arena *a,
+                    CheckData *out, Diag *d)
 {
     out->n_out = 0;
-    int rc = read_numbered(dir, "input", a, out->t, out->path, &out->n, d);
+    int rc = read_numbered(dir, "input", kinds->in, kinds->n_in, a, out->t, out->path, &out->n,
+                           d);
     if (!rc && outputs)
-        rc = read_numbered(dir, "output", a, out->out, out->out_path, &out->n_out, d);
+        rc = read_numbered(dir, "output", kinds->out, kinds->n_out, a, out->out, out->out_path,
+                           &out->n_out, d);
     return rc;
 }

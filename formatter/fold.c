@@ -65,6 +65,10 @@ static bool fold_excluded(const Op *op)
          * eval_resize.c, eval_state.c) */
         "LayerNormalization", "InstanceNormalization", "GroupNormalization", "Resize", "Upsample",
         "CausalConvWithState", "LinearAttention",
+        /* sequences and optionals (eval_sequence.c): no constant holds one */
+        "SequenceEmpty", "SequenceConstruct", "SequenceInsert", "SequenceAt", "SequenceErase",
+        "SequenceLength", "ConcatFromSequence", "SplitToSequence", "SequenceMap", "Optional",
+        "OptionalHasElement", "OptionalGetElement",
     };
     for (size_t i = 0; i < sizeof never / sizeof *never; i++)
         if (op_is(op, never[i]))

@@ -12,6 +12,12 @@ Checks:
   - bad folders and files (missing, garbage, wrong type or shape, a name no
     input has, an empty folder) exit 2 with one stderr line naming the file;
     --check-inputs= is a usage error (1);
+  - sequence and optional graph inputs and outputs: SequenceProto and
+    OptionalProto files are read for the values declared so, outputs are
+    compared element by element (a longer sequence, an empty optional where
+    a present one is expected and the reverse exit 5), a tensor file,
+    garbage or strings for a sequence input exit 2, and random inputs for a
+    sequence input exit 6 naming it;
   - the ONNX backend cases of Debian's libonnx-testdata with real data run
     on their own test_data_set_0 (a sample, the kernel oracle covers the rest).
 
@@ -33,7 +39,7 @@ import testlib
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PPQFMT = os.environ.get("PPQFMT", os.path.join(REPO, "build", "ppqfmt"))
 DEBIAN_NODE = "/usr/share/libonnx-testdata/data/node"
-EXIT_USAGE, EXIT_INPUT, EXIT_MISMATCH = 1, 2, 5
+EXIT_USAGE, EXIT_INPUT, EXIT_MISMATCH, EXIT_CHECK = 1, 2, 5, 6
 RESULTS = {"passed": 0, "failed": 0, "skipped": 0}
 
 
@@ -245,6 +251,77 @@ def t_bad_files(tmp):
     code, err = run(["--dry-run", "--check-inputs=", add_model(tmp)])
     if code != EXIT_USAGE or len(err.strip().splitlines()) != 1:
         return "--check-inputs=: exit %d, %r" % (code, err)
+    return None
+
+
+def held_model(tmp):
+    """s: seq(float[2]), o: optional(float[2]) -> c = s joined, s2 = s, o2 = o, e = empty."""
+    f = TensorProto.FLOAT
+    seq = helper.make_sequence_type_proto(helper.make_tensor_type_proto(f, [2]))
+    opt = helper.make_optional_type_proto(helper.make_tensor_type_proto(f, [2]))
+    nodes = [helper.make_node("ConcatFromSequence", ["s"], ["c"], axis=0),
+             helper.make_node("Identity", ["s"], ["s2"]),
+             helper.make_node("Identity", ["o"], ["o2"]),
+             helper.make_node("Optional", [], ["e"], type=helper.make_tensor_type_proto(f, [2]))]
+    graph = helper.make_graph(
+        nodes, "held", [helper.make_value_info("s", seq), helper.make_value_info("o", opt)],
+        [helper.make_tensor_value_info("c", f, [4]), helper.make_value_info("s2", seq),
+         helper.make_value_info("o2", opt), helper.make_value_info("e", opt)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    onnx.checker.check_model(model, full_check=True)
+    path = os.path.join(tmp, "held.onnx")
+    onnx.save(model, path)
+    return path
+
+
+def write_protos(folder, protos):
+    os.makedirs(folder, exist_ok=True)
+    for name, p in protos:
+        with open(os.path.join(folder, name), "wb") as fh:
+            fh.write(p.SerializeToString())
+
+
+def t_sequence_and_optional_values(tmp):
+    model = held_model(tmp)
+    a, b = np.array([1, 2], np.float32), np.array([3, -4], np.float32)
+    ins = [("input_0.pb", numpy_helper.from_list([a, b], "s")),
+           ("input_1.pb", numpy_helper.from_optional(a, "o"))]
+    good = [("output_0.pb", numpy_helper.from_array(np.concatenate([a, b]), "c")),
+            ("output_1.pb", numpy_helper.from_list([a, b], "s2")),
+            ("output_2.pb", numpy_helper.from_optional(a, "o2")),
+            ("output_3.pb", numpy_helper.from_optional(None, "e"))]
+    d = os.path.join(tmp, "held_good")
+    write_protos(d, ins + good)
+    for extra in (["--check-expected"], []):
+        code, err = run(["--dry-run", "--check-inputs=" + d] + extra + [model])
+        if code != 0:
+            return "good data %s: exit %d: %s" % (extra, code, err[-300:])
+    wrong = [("a longer sequence", 1, numpy_helper.from_list([a, b, a], "s2"), "lengths differ"),
+             ("an empty optional", 2, numpy_helper.from_optional(None, "o2"), "empty"),
+             ("a present optional", 3, numpy_helper.from_optional(a, "e"), "empty"),
+             ("another element", 1, numpy_helper.from_list([a, a], "s2"), "differs")]
+    for what, k, proto, want in wrong:
+        d = os.path.join(tmp, "held_wrong_%d_%s" % (k, want.split()[0]))
+        outs = list(good)
+        outs[k] = ("output_%d.pb" % k, proto)
+        write_protos(d, ins + outs)
+        code, err = run(["--dry-run", "--check-inputs=" + d, "--check-expected", model])
+        if code != EXIT_MISMATCH or want not in err:
+            return "expected %s: exit %d, %r" % (what, code, err)
+    strings = numpy_helper.from_list([np.array(["x", "y"], dtype=object)], "s")
+    for what, proto in (("a tensor file", numpy_helper.from_array(a, "s")),
+                        ("garbage", b"\xff\xff\xff"), ("a sequence of strings", strings)):
+        d = os.path.join(tmp, "held_bad_%s" % what.replace(" ", "_"))
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "input_0.pb"), "wb") as fh:
+            fh.write(proto if isinstance(proto, bytes) else proto.SerializeToString())
+        write_protos(d, [ins[1]])
+        code, err = run(["--dry-run", "-q", "--check-inputs=" + d, model])
+        if code != EXIT_INPUT or "input_0.pb" not in err or len(err.strip().splitlines()) != 1:
+            return "%s for a sequence input: exit %d, %r" % (what, code, err)
+    code, err = run(["--dry-run", "-q", "--check", model])
+    if code != EXIT_CHECK or "'s'" not in err or "sequence" not in err:
+        return "random inputs for a sequence input: exit %d, %r" % (code, err)
     return None
 
 

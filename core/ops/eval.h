@@ -8,7 +8,8 @@
  * eval_conv.c, eval_index.c, eval_attention.c, eval_transformer.c,
  * eval_rnn.c, eval_select.c, eval_activation.c and eval_loss.c, and, for the
  * reference interpreter only (formatter/fold.c never folds their ops),
- * eval_norm.c, eval_resize.c and eval_state.c; the helpers they share in eval_ctx.c, and the element plan behind elementwise and data-movement
+ * eval_norm.c, eval_resize.c, eval_state.c and eval_sequence.c (sequences
+ * and optionals, eval_held.h); the helpers they share in eval_ctx.c, and the element plan behind elementwise and data-movement
  * kernels in eval_plan.c.
  *
  * Arithmetic: float inputs are read as double and each result rounded once
@@ -103,6 +104,7 @@ extern const OpKernelTable eval_elementwise_kernels, eval_shape_kernels, eval_re
 extern const OpKernelTable eval_attention_kernels, eval_rnn_kernels, eval_select_kernels,
     eval_loss_kernels, eval_transformer_kernels, eval_activation_kernels;
 extern const OpKernelTable eval_norm_kernels, eval_resize_kernels, eval_state_kernels;
+extern const OpKernelTable eval_sequence_kernels;
 
 /* One element: floats as double, integers and bool as int64 (uint64 as its
  * bits). */

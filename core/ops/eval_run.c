@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "eval.h"
+#include "eval_held.h"
 #include "eval_run.h"
 #include "eval_run_nn.h"
 #include "ops_registry.h"
@@ -56,6 +57,25 @@ static const Tensor *run_value(const Scope *s, const Var *v)
 
 static int run_control(const Model *m, Arena *a, Scope *s, const Op *op, EvalRunError *err);
 
+/* A sequence or optional reaches only the kernels written for them
+ * (eval_held.h); Identity passes it on as it is. */
+static int run_held_inputs(Scope *s, const Op *op, const Tensor *const *ins, bool *done,
+                           EvalRunError *err)
+{
+    *done = false;
+    for (size_t i = 0; i < op->n_inputs; i++) {
+        if (!eval_held(ins[i]) || eval_takes_held(op->type))
+            continue;
+        *done = true;
+        if (!op_is(op, "Identity") || op->n_outputs != 1 || !op->outputs[0])
+            return run_fail(err, op, "%s: an input is a sequence or an optional, which its "
+                            "kernel does not take", op->type);
+        return namemap_put(&s->values, op->outputs[0]->name, (void *)ins[i]) ? EVAL_RUN_OOM
+                                                                              : EVAL_RUN_OK;
+    }
+    return EVAL_RUN_OK;
+}
+
 static int run_constant(Arena *a, Scope *s, const Op *op, EvalRunError *err)
 {
     const char *why = "it has no output";
@@ -72,7 +92,7 @@ static int run_node(const Model *m, Arena *a, Scope *s, const Op *op,
     *ins_out = NULL;
     if (op_is(op, "Constant"))
         return run_constant(a, s, op, err);
-    if (op_is(op, "If") || op_is(op, "Loop"))
+    if (op_is(op, "If") || op_is(op, "Loop") || op_is(op, "SequenceMap"))
         return run_control(m, a, s, op, err);
     const char *domain = op->domain ? op->domain : "";
     OpEvalFn eval = ops_kernel(domain, op->type, model_domain_opset(m, domain), op->n_inputs,
@@ -91,6 +111,10 @@ static int run_node(const Model *m, Arena *a, Scope *s, const Op *op,
         if (v && !ins[i])
             return run_fail(err, op, "input '%s' has no value before this node", v->name);
     }
+    bool done;
+    int held = run_held_inputs(s, op, ins, &done, err);
+    if (done)
+        return held;
     /* No size or multiply-add limit and nothing streamed: the fold pass's
      * limits guard the output file, which the interpreter does not write. */
     EvalCtx c = {op, model_domain_opset(m, domain), ins, op->n_inputs, outs, op->n_outputs,
@@ -232,6 +256,8 @@ static void life_free(RunLife *l)
 /* A copy of t in a, for a graph output that outlives the node arenas. */
 static Tensor *run_copy(Arena *a, const Tensor *t)
 {
+    if (eval_held(t))
+        return eval_value_copy(a, t);
     if (t->strings || (!t->data && t->nbytes))
         return NULL;
     Tensor *c = tensor_new(a, t->dtype, t->ndims, t->dims);
@@ -254,7 +280,8 @@ static int run_outputs(Arena *a, const Graph *g, const Scope *s, bool copy, Tens
         if (!t)
             return run_fail(err, NULL, "graph output '%s' was not computed", v->name);
         if (!(outputs[k++] = copy ? run_copy(a, t) : (Tensor *)t))
-            return run_fail(err, NULL, "graph output '%s' is not a numeric tensor", v->name);
+            return run_fail(err, NULL, "graph output '%s' is not a numeric tensor (or a "
+                            "sequence or optional of them)", v->name);
     }
     return EVAL_RUN_OK;
 }
@@ -382,7 +409,7 @@ static Tensor *run_stack(Arena *a, Tensor *const *steps, size_t n)
 {
     const Tensor *t0 = steps[0];
     int64_t dims[EVAL_MAX_RANK + 1];
-    if (t0->ndims >= EVAL_MAX_RANK)
+    if (t0->ndims >= EVAL_MAX_RANK || eval_held(t0))
         return NULL;
     dims[0] = (int64_t)n;
     memcpy(dims + 1, t0->dims, t0->ndims * sizeof *dims);
@@ -489,7 +516,63 @@ static int run_loop(const Model *m, Arena *a, Scope *s, const Op *op, EvalRunErr
     return run_put_outputs(s, op, vals, op->n_outputs);
 }
 
+/* --- SequenceMap --- */
+
+/* Input i of a SequenceMap at position p: a sequence's element there (the
+ * sequence as long as the first), a tensor itself. */
+static const Tensor *run_map_input(const Scope *s, const Op *op, size_t i, size_t p, size_t n)
+{
+    const Tensor *v = op->inputs[i] ? run_value(s, op->inputs[i]) : NULL;
+    const EvalHeld *h = v && v->dtype == EVAL_DT_SEQUENCE ? eval_held(v) : NULL;
+    if (!v || (!h && eval_held(v)) || (h && h->n != n))
+        return NULL;
+    return h ? h->items[p] : v;
+}
+
+/* The body once per position of the first input's sequence; output j of
+ * each run (copied: it may be an element of an input sequence, whose node
+ * may be freed first) collected into output sequence j. */
+static int run_sequence_map(const Model *m, Arena *a, Scope *s, const Op *op, EvalRunError *err)
+{
+    const Graph *body = run_branch(op, "body");
+    const Tensor *first = op->n_inputs && op->inputs[0] ? run_value(s, op->inputs[0]) : NULL;
+    const EvalHeld *seq = first && first->dtype == EVAL_DT_SEQUENCE ? eval_held(first) : NULL;
+    if (!body || !seq)
+        return run_fail(err, op, "%s: no body, or the first input is not a sequence",
+                        "SequenceMap");
+    const Tensor **ins = arena_array(a, op->n_inputs, sizeof *ins);
+    Tensor **outs = arena_array(a, op->n_outputs ? op->n_outputs : 1, sizeof *outs);
+    Tensor **vals = arena_array(a, op->n_outputs ? op->n_outputs : 1, sizeof *vals);
+    if (!ins || !outs || !vals)
+        return EVAL_RUN_OOM;
+    for (size_t j = 0; j < op->n_outputs; j++)
+        if (!(vals[j] = eval_held_new(a, EVAL_DT_SEQUENCE, 0, seq->n)))
+            return EVAL_RUN_OOM;
+    for (size_t p = 0; p < seq->n; p++) {
+        for (size_t i = 0; i < op->n_inputs; i++)
+            if (!(ins[i] = run_map_input(s, op, i, p, seq->n)))
+                return run_fail(err, op, "%s: an input is absent, an optional, or a sequence "
+                                "of another length", "SequenceMap");
+        int rc = run_graph_in(m, body, a, s, ins, op->n_inputs, outs, err);
+        for (size_t j = 0; !rc && j < op->n_outputs; j++) {
+            EvalHeld *h = (EvalHeld *)vals[j]->data;
+            if (eval_held(outs[j]))
+                return run_fail(err, op, "%s: the body gives a sequence or optional",
+                                "SequenceMap");
+            if (!(h->items[p] = eval_value_copy(a, outs[j])))
+                return run_fail(err, op, "%s: the body's output is not a numeric tensor",
+                                "SequenceMap");
+            h->elem_type = outs[j]->dtype;
+        }
+        if (rc)
+            return rc;
+    }
+    return run_put_outputs(s, op, vals, op->n_outputs);
+}
+
 static int run_control(const Model *m, Arena *a, Scope *s, const Op *op, EvalRunError *err)
 {
+    if (op_is(op, "SequenceMap"))
+        return run_sequence_map(m, a, s, op, err);
     return op_is(op, "If") ? run_if(m, a, s, op, err) : run_loop(m, a, s, op, err);
 }

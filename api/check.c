@@ -40,6 +40,11 @@ typedef struct CheckDraw {
 static Tensor *check_random_input(Arena *a, const Var *v, CheckDraw *draw, Diag *d)
 {
     int32_t dt = v->type.elem_type;
+    if (dt == DT_STRING) {
+        diag_set(d, PPQ_ECHECK, "--check: graph input '%s' holds strings: --check draws no "
+                 "random strings (give them with --check-inputs)", v->name);
+        return NULL;
+    }
     if (!dt || !eval_dtype_ok(dt) || v->type.rank < 0 || v->type.rank > EVAL_MAX_RANK) {
         diag_set(d, PPQ_ECHECK, "--check: graph input '%s' has no tensor type and rank "
                  "--check can draw values for", v->name);
@@ -68,12 +73,32 @@ static Tensor *check_random_input(Arena *a, const Var *v, CheckDraw *draw, Diag 
     return t;
 }
 
+/* String outputs agree only when every element is byte for byte the same. */
+static bool check_strings_equal(const Tensor *ref, const Tensor *out)
+{
+    if (ref->n_strings != out->n_strings)
+        return false;
+    for (size_t k = 0; k < ref->n_strings; k++)
+        if (ref->strings[k].len != out->strings[k].len ||
+            (ref->strings[k].len &&
+             memcmp(ref->strings[k].ptr, out->strings[k].ptr, ref->strings[k].len)))
+            return false;
+    return true;
+}
+
 static void check_compare(const Tensor *ref, const Tensor *out, CheckError *e)
 {
     if (ref->dtype != out->dtype || ref->ndims != out->ndims ||
         (ref->ndims && memcmp(ref->dims, out->dims, ref->ndims * sizeof *ref->dims))) {
         e->differs = true;
         e->why = ref->dtype != out->dtype ? "element type differs" : "shape differs";
+        return;
+    }
+    if (ref->dtype == DT_STRING) {
+        if (!check_strings_equal(ref, out)) {
+            e->differs = true;
+            e->why = "strings differ";
+        }
         return;
     }
     if (!ref->data || !out->data || !eval_dtype_ok(ref->dtype)) {

@@ -12,6 +12,9 @@ Checks:
   - bad folders and files (missing, garbage, wrong type or shape, a name no
     input has, an empty folder) exit 2 with one stderr line naming the file;
     --check-inputs= is a usage error (1);
+  - string tensors: read from the files, compared exactly (--check-expected
+    with one changed string exits 5); a string graph input without data
+    exits 6 naming it (--check draws no random strings);
   - the ONNX backend cases of Debian's libonnx-testdata with real data run
     on their own test_data_set_0 (a sample, the kernel oracle covers the rest).
 
@@ -33,7 +36,7 @@ import testlib
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PPQFMT = os.environ.get("PPQFMT", os.path.join(REPO, "build", "ppqfmt"))
 DEBIAN_NODE = "/usr/share/libonnx-testdata/data/node"
-EXIT_USAGE, EXIT_INPUT, EXIT_MISMATCH = 1, 2, 5
+EXIT_USAGE, EXIT_INPUT, EXIT_MISMATCH, EXIT_CHECK = 1, 2, 5, 6
 RESULTS = {"passed": 0, "failed": 0, "skipped": 0}
 
 
@@ -245,6 +248,29 @@ def t_bad_files(tmp):
     code, err = run(["--dry-run", "--check-inputs=", add_model(tmp)])
     if code != EXIT_USAGE or len(err.strip().splitlines()) != 1:
         return "--check-inputs=: exit %d, %r" % (code, err)
+    return None
+
+
+def t_strings(tmp):
+    # no node: the graph output is its input (no kernel handles strings yet)
+    g = helper.make_graph(
+        [], "strings", [helper.make_tensor_value_info("S", TensorProto.STRING, [2, 2])],
+        [helper.make_tensor_value_info("S", TensorProto.STRING, [2, 2])])
+    model = os.path.join(tmp, "strings.onnx")
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), model)
+    s = np.array([["a", ""], ["\u00e9t\u00e9", "x y"]], dtype=object)
+    other = s.copy()
+    other[1, 1] = "x z"
+    for name, want, code_want in (("same", s, 0), ("other", other, EXIT_MISMATCH)):
+        d = os.path.join(tmp, "strings_" + name)
+        testlib.write_data_set(d, [("S", s)], [("S", want)])
+        code, err = run(["--dry-run", "-q", "--passes=none", "--check-inputs=" + d,
+                         "--check-expected", model])
+        if code != code_want or (code and "strings differ" not in err):
+            return "%s: exit %d (want %d): %s" % (name, code, code_want, err)
+    code, err = run(["--dry-run", "-q", "--check", model])
+    if code != EXIT_CHECK or "'S'" not in err or len(err.strip().splitlines()) != 1:
+        return "random strings: exit %d (want %d): %r" % (code, EXIT_CHECK, err)
     return None
 
 

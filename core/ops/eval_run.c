@@ -232,7 +232,9 @@ static void life_free(RunLife *l)
 /* A copy of t in a, for a graph output that outlives the node arenas. */
 static Tensor *run_copy(Arena *a, const Tensor *t)
 {
-    if (t->strings || (!t->data && t->nbytes))
+    if (t->dtype == DT_STRING)
+        return tensor_copy_strings(a, t);
+    if (!t->data && t->nbytes)
         return NULL;
     Tensor *c = tensor_new(a, t->dtype, t->ndims, t->dims);
     if (c && t->nbytes && c->nbytes == t->nbytes)

@@ -103,6 +103,7 @@ extern const OpKernelTable eval_elementwise_kernels, eval_shape_kernels, eval_re
 extern const OpKernelTable eval_attention_kernels, eval_rnn_kernels, eval_select_kernels,
     eval_loss_kernels, eval_transformer_kernels, eval_activation_kernels;
 extern const OpKernelTable eval_norm_kernels, eval_resize_kernels;
+extern const OpKernelTable eval_string_kernels;
 
 /* One element: floats as double, integers and bool as int64 (uint64 as its
  * bits). */
@@ -172,6 +173,11 @@ int eval_axis(int64_t axis, int rank);
 int eval_broadcast(const Tensor *const *ts, size_t n, int64_t *dims);
 /* Row-major strides (in elements) of dims. */
 void eval_strides(const int64_t *dims, size_t rank, int64_t *strides);
+
+/* The string cases of Equal and Cast/CastLike (eval_string.c), which those
+ * kernels hand over; they decline while folding. */
+int eval_string_equal(EvalCtx *c);
+int eval_string_cast(EvalCtx *c, int32_t to);
 
 /* --- the element plan (eval_plan.c) --- */
 

@@ -182,6 +182,8 @@ static int eval_string_split(EvalCtx *c)
     for (size_t e = 0; e < x->n_strings; e++) {
         if (!nsep && split_unsure(x->strings[e], max))
             return eval_decline(c, "whitespace other than spaces, or text outside ASCII");
+        if (nsep && !x->strings[e].len) /* numpy: one empty piece; onnxruntime: none */
+            return eval_decline(c, "an empty string split at a delimiter");
         size_t k = split_one(x->strings[e], nsep ? d->s.ptr : NULL, nsep, max, NULL);
         widest = k > widest ? k : widest;
     }
@@ -256,9 +258,11 @@ static bool norm_is_stop(const Attr *stops, Bytes s, bool sensitive)
 static const char *norm_unsure(const EvalCtx *c, const Tensor *x, const Attr *stops)
 {
     const Attr *loc = op_attr(c->op, "locale");
-    if (loc && loc->s.len && strncmp((const char *)loc->s.ptr, "en", 2) != 0 &&
-        !(loc->s.len == 1 && loc->s.ptr[0] == 'C'))
-        return "a locale other than English";
+    const char *l = loc ? (const char *)loc->s.ptr : "";
+    size_t ln = loc ? loc->s.len : 0;
+    if (ln && !(ln >= 2 && strncmp(l, "en", 2) == 0) && !(ln == 1 && l[0] == 'C') &&
+        !(ln >= 2 && strncmp(l, "C.", 2) == 0) && !(ln == 5 && strncmp(l, "POSIX", 5) == 0))
+        return "a locale other than English, C or POSIX";
     for (size_t e = 0; e < x->n_strings; e++) {
         Bytes s = x->strings[e];
         if (!s.len || !str_ascii(s) || (stops && memchr(s.ptr, ' ', s.len)))
@@ -455,6 +459,23 @@ static int64_t tfidf_find(const TfIdfPool *pool, size_t n, const Tensor *x, cons
     return -1;
 }
 
+/* Does an n-gram of size n appear twice from pool item begin to end?
+ * onnxruntime refuses such a pool, onnx's reference counts the later one. */
+static bool tfidf_repeats(const TfIdfPool *pool, size_t n, size_t begin, size_t end)
+{
+    for (size_t p = begin; p + n <= end; p += n)
+        for (size_t q = p + n; q + n <= end; q += n) {
+            size_t k = 0;
+            while (k < n && (pool->strs ? str_eq(pool->strs->strings[p + k],
+                                                 pool->strs->strings[q + k])
+                                        : pool->ints->ints[p + k] == pool->ints->ints[q + k]))
+                k++;
+            if (k == n)
+                return true;
+        }
+    return false;
+}
+
 static bool tfidf_pool_ok(const TfIdfPool *pool, int64_t width)
 {
     if (!pool->counts || !pool->indexes || !pool->counts->n || (!pool->ints == !pool->strs))
@@ -464,7 +485,8 @@ static bool tfidf_pool_ok(const TfIdfPool *pool, int64_t width)
         int64_t at = pool->counts->ints[m], next = m + 1 < pool->counts->n
                                                        ? pool->counts->ints[m + 1]
                                                        : (int64_t)pool->items;
-        if (at < prev || next < at || (next - at) % (int64_t)(m + 1))
+        if (at < prev || next < at || (next - at) % (int64_t)(m + 1) ||
+            next > (int64_t)pool->items || tfidf_repeats(pool, m + 1, (size_t)at, (size_t)next))
             return false;
         grams += (next - at) / (int64_t)(m + 1);
         prev = at;
@@ -473,6 +495,17 @@ static bool tfidf_pool_ok(const TfIdfPool *pool, int64_t width)
         if (pool->indexes->ints[j] < 0 || pool->indexes->ints[j] >= width)
             return false;
     return grams == (int64_t)pool->indexes->n;
+}
+
+/* onnxruntime wants a weight per n-gram and weighs a column by the n-gram
+ * that hit it, onnx's reference weighs column k by weights[k]: they agree
+ * when n-gram k goes to column k. */
+static bool tfidf_weights_ok(const Attr *w, const Attr *indexes)
+{
+    for (size_t j = 0; j < indexes->n; j++)
+        if (indexes->ints[j] != (int64_t)j)
+            return false;
+    return w->n == indexes->n;
 }
 
 /* Counts the n-grams of row r (elements [r*cols, (r+1)*cols) of x) into f. */
@@ -510,7 +543,7 @@ static int eval_tfidf_vectorizer(EvalCtx *c)
     if (!typed || (x->ndims != 1 && x->ndims != 2) || (x->ndims == 2 && x->dims[0] < 1) ||
         mode == 3 || lo < 1 || op_attr_int(c->op, "max_gram_length", 1) < lo ||
         op_attr_int(c->op, "max_skip_count", 0) < 0 || !tfidf_pool_ok(&pool, width) ||
-        (w && (int64_t)w->n < width))
+        (w && !tfidf_weights_ok(w, pool.indexes)))
         return eval_decline(c, "an input, pool or attribute TfIdfVectorizer does not take");
     size_t rows = x->ndims == 2 ? (size_t)x->dims[0] : 1, cols = (size_t)x->dims[x->ndims - 1];
     int64_t dims[2] = {(int64_t)rows, width};

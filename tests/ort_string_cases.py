@@ -78,6 +78,16 @@ def split_cases(rng):
         out.append(("split_" + name, one_node(
             "StringSplit", [("X", T.STRING, [len(x)])],
             [("Y", T.STRING, None), ("Z", T.INT64, None)], 20, **attrs), {"X": x}, declines))
+    # the pieces outlive the concatenation they were cut from (freed after its last reader)
+    cat = helper.make_node("StringConcat", ["A", "B"], ["AB"])
+    split = helper.make_node("StringSplit", ["AB"], ["Y", "Z"], delimiter="a")
+    g = helper.make_graph([cat, split], "concat_split",
+                          [helper.make_tensor_value_info(n, T.STRING, [4]) for n in "AB"],
+                          [helper.make_tensor_value_info("Y", T.STRING, None),
+                           helper.make_tensor_value_info("Z", T.INT64, None)])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 20)])
+    m.ir_version = 8
+    out.append(("split_after_concat", m, {"A": words(rng, [4]), "B": words(rng, [4])}, False))
     return out
 
 

@@ -195,8 +195,11 @@ static int eval_string_split(EvalCtx *c)
     if (!z)
         return eval_out_failed(c);
     for (size_t e = 0; e < x->n_strings; e++) {
-        size_t k = split_one(x->strings[e], nsep ? d->s.ptr : NULL, nsep, max,
-                             y->strings + e * widest);
+        Bytes *piece = y->strings + e * widest;
+        size_t k = split_one(x->strings[e], nsep ? d->s.ptr : NULL, nsep, max, piece);
+        for (size_t j = 0; j < k; j++) /* copies: x's memory may be freed before y's */
+            if (str_set(c, &piece[j], piece[j].ptr, piece[j].len, NULL, 0))
+                return EVAL_OOM;
         if (c->n_out > 1)
             tensor_set_i64(z, e, (int64_t)k);
     }
@@ -283,7 +286,8 @@ static int eval_string_normalizer(EvalCtx *c)
     bool sensitive = op_attr_int(c->op, "is_case_sensitive", 0) != 0;
     if (c->folding)
         return str_refuse_folding(c);
-    if (!x || action == 3 || !(x->ndims == 1 || (x->ndims == 2 && x->dims[0] == 1)))
+    if (!x || action == 3 || !x->n_strings ||
+        !(x->ndims == 1 || (x->ndims == 2 && x->dims[0] == 1)))
         return eval_decline(c, "not a [C] or [1, C] string tensor, or an unknown case action");
     const char *why = norm_unsure(c, x, stops && stops->n ? stops : NULL);
     if (why)

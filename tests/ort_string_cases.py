@@ -99,6 +99,10 @@ REGEXES = [  # (pattern, ppqfmt declines)
     (r"a.b|\.z", False),
     (r"\bab\B.*", False),
     (r"[^\d\s]+", False),
+    (r"a+?b{2,}|[[:alpha:]]+", False),
+    (r"^ab(c|d)?$", False),
+    (r"[.\\\-]+|a\.b", False),
+    (r"(a|)+x?", False),
     (r"[^\W\d]+", True),       # \W inside brackets: no POSIX spelling
     (r"(?i)ab", True),         # flags
     (r"\pL+", True),           # Unicode classes
@@ -107,7 +111,7 @@ REGEXES = [  # (pattern, ppqfmt declines)
 
 def regex_cases(rng):
     pool = ["abc", "abc12", "cdcdx", "x", "ab cd", "a-b", "a_b9", "ab", "axb", ".z", "abab",
-            "AB", "", "a b c", "--"]
+            "AB", "", "a b c", "--", "abbb", "a.b", ".\\-", "aax", "abd"]
     x = np.array(pool, dtype=object)
     return [("regex_%d" % i, one_node("RegexFullMatch", [("X", T.STRING, [len(pool)])],
                                       [("Y", T.BOOL, None)], 20, pattern=p), {"X": x}, dec)

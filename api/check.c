@@ -37,12 +37,18 @@ typedef struct CheckDraw {
 } CheckDraw;
 
 /* What v is declared to hold: TYPE_TENSOR, or a sequence or optional kind. */
-static int check_kind(const Var *v)
+static const HeldDecl *check_held_decl(const Var *v)
 {
     for (size_t i = 0; v->graph && i < v->graph->n_held; i++)
         if (v->graph->held[i].var == v)
-            return v->graph->held[i].kind;
-    return TYPE_TENSOR;
+            return &v->graph->held[i];
+    return NULL;
+}
+
+static int check_kind(const Var *v)
+{
+    const HeldDecl *h = check_held_decl(v);
+    return h ? h->kind : TYPE_TENSOR;
 }
 
 /* A random tensor of v's declared type; NULL when it has none the
@@ -55,6 +61,11 @@ static Tensor *check_random_input(Arena *a, const Var *v, CheckDraw *draw, Diag 
     if (check_kind(v) != TYPE_TENSOR) {
         diag_set(d, PPQ_ECHECK, "--check: graph input '%s' is a sequence or an optional: "
                  "--check draws no values for those (give them with --check-inputs)", v->name);
+        return NULL;
+    }
+    if (dt == DT_STRING) {
+        diag_set(d, PPQ_ECHECK, "--check: graph input '%s' holds strings: --check draws no "
+                 "random strings (give them with --check-inputs)", v->name);
         return NULL;
     }
     if (!dt || !eval_dtype_ok(dt) || v->type.rank < 0 || v->type.rank > EVAL_MAX_RANK) {
@@ -103,6 +114,19 @@ static void check_compare_held(const Tensor *ref, const Tensor *out, CheckError 
         check_compare(r->items[i], o->items[i], e);
 }
 
+/* String outputs agree only when every element is byte for byte the same. */
+static bool check_strings_equal(const Tensor *ref, const Tensor *out)
+{
+    if (ref->n_strings != out->n_strings)
+        return false;
+    for (size_t k = 0; k < ref->n_strings; k++)
+        if (ref->strings[k].len != out->strings[k].len ||
+            (ref->strings[k].len &&
+             memcmp(ref->strings[k].ptr, out->strings[k].ptr, ref->strings[k].len)))
+            return false;
+    return true;
+}
+
 static void check_compare(const Tensor *ref, const Tensor *out, CheckError *e)
 {
     if (eval_held(ref) || eval_held(out)) {
@@ -113,6 +137,13 @@ static void check_compare(const Tensor *ref, const Tensor *out, CheckError *e)
         (ref->ndims && memcmp(ref->dims, out->dims, ref->ndims * sizeof *ref->dims))) {
         e->differs = true;
         e->why = ref->dtype != out->dtype ? "element type differs" : "shape differs";
+        return;
+    }
+    if (ref->dtype == DT_STRING) {
+        if (!check_strings_equal(ref, out)) {
+            e->differs = true;
+            e->why = "strings differ";
+        }
         return;
     }
     if (!ref->data || !out->data || !eval_dtype_ok(ref->dtype)) {
@@ -167,8 +198,12 @@ static int check_given_fits(const Tensor *t, const Var *v, const char *path, Dia
         return diag_set(d, PPQ_EINPUT, "--check-inputs: '%s' holds a %s, graph input '%s' is "
                         "declared %s", path, eval_value_kind(t), v->name,
                         kind == TYPE_TENSOR ? "a tensor" : "a sequence or an optional");
-    if (eval_held(t))
-        return 0; /* the elements' types and shapes are the kernels' to check */
+    if (eval_held(t)) { /* the elements' shapes are the kernels' to check */
+        int32_t want = check_held_decl(v)->type.elem_type, got = eval_held(t)->elem_type;
+        return !want || !got || want == got ? 0 : diag_set(
+            d, PPQ_EINPUT, "--check-inputs: '%s' holds %s elements, graph input '%s' holds %s",
+            path, dtype_name(got), v->name, dtype_name(want));
+    }
     if (v->type.elem_type && t->dtype != v->type.elem_type)
         return diag_set(d, PPQ_EINPUT, "--check-inputs: '%s' holds %s, graph input '%s' is %s",
                         path, dtype_name(t->dtype), v->name, dtype_name(v->type.elem_type));

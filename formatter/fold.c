@@ -62,13 +62,14 @@ static bool fold_excluded(const Op *op)
         "Multinomial", "Bernoulli", "QuantizeLinear", "DequantizeLinear",
         "DynamicQuantizeLinear", "Constant",
         /* kernels for the reference interpreter only (core/ops/eval_norm.c,
-         * eval_resize.c, eval_state.c) */
+         * eval_resize.c, eval_state.c, eval_string.c) */
         "LayerNormalization", "InstanceNormalization", "GroupNormalization", "Resize", "Upsample",
         "CausalConvWithState", "LinearAttention",
         /* sequences and optionals (eval_sequence.c): no constant holds one */
         "SequenceEmpty", "SequenceConstruct", "SequenceInsert", "SequenceAt", "SequenceErase",
         "SequenceLength", "ConcatFromSequence", "SplitToSequence", "SequenceMap", "Optional",
         "OptionalHasElement", "OptionalGetElement",
+        "StringNormalizer", "TfIdfVectorizer", "StringConcat", "StringSplit", "RegexFullMatch",
     };
     for (size_t i = 0; i < sizeof never / sizeof *never; i++)
         if (op_is(op, never[i]))

@@ -47,6 +47,20 @@ static Tensor *copy_tensor(const Tensor *t, Arena *a)
     return c->name ? c : NULL;
 }
 
+/* Strings: a copy of every element, as many as the dims say. */
+static bool usable_strings(const Tensor *t)
+{
+    return t->dtype == DT_STRING && !t->external && (int64_t)t->n_strings == tensor_numel(t);
+}
+
+static Tensor *copy_string_tensor(const Tensor *t, Arena *a)
+{
+    Tensor *c = tensor_copy_strings(a, t);
+    if (c && !(c->name = arena_strdup(a, t->name)))
+        return NULL;
+    return c;
+}
+
 static int decode(const char *path, Bytes wire, Arena *a, Tensor **out, Diag *d)
 {
     Model *m = model_new();
@@ -58,10 +72,13 @@ static int decode(const char *path, Bytes wire, Arena *a, Tensor **out, Diag *d)
     int rc = 0;
     if (load_tensor(&L, wire, &t))
         rc = diag_set(d, ld.code, "--check-inputs: '%s': %s", path, ld.msg);
-    else if (t->external || !dtype_size(t->dtype) || (t->nbytes && !t->data) ||
+    else if (usable_strings(t)) {
+        if (!(*out = copy_string_tensor(t, a)))
+            rc = diag_set(d, PPQ_EINTERNAL, "out of memory");
+    } else if (t->external || !dtype_size(t->dtype) || (t->nbytes && !t->data) ||
              t->nbytes != (size_t)tensor_numel(t) * dtype_size(t->dtype))
         rc = diag_set(d, PPQ_EINPUT, "--check-inputs: '%s': not a tensor --check can use (%s; "
-                      "external data, strings, sub-byte types or data that do not match the "
+                      "external data, sub-byte types or data that do not match the "
                       "dims: a sequence or map file reads so)", path, dtype_name(t->dtype));
     else if (!(*out = copy_tensor(t, a)))
         rc = diag_set(d, PPQ_EINTERNAL, "out of memory");

@@ -18,6 +18,9 @@ Checks:
     a present one is expected and the reverse exit 5), a tensor file,
     garbage or strings for a sequence input exit 2, and random inputs for a
     sequence input exit 6 naming it;
+  - string tensors: read from the files, compared exactly (--check-expected
+    with one changed string exits 5); a string graph input without data
+    exits 6 naming it (--check draws no random strings);
   - the ONNX backend cases of Debian's libonnx-testdata with real data run
     on their own test_data_set_0 (a sample, the kernel oracle covers the rest).
 
@@ -322,6 +325,26 @@ def t_sequence_and_optional_values(tmp):
     code, err = run(["--dry-run", "-q", "--check", model])
     if code != EXIT_CHECK or "'s'" not in err or "sequence" not in err:
         return "random inputs for a sequence input: exit %d, %r" % (code, err)
+def t_strings(tmp):
+    # no node: the graph output is its input (no kernel handles strings yet)
+    g = helper.make_graph(
+        [], "strings", [helper.make_tensor_value_info("S", TensorProto.STRING, [2, 2])],
+        [helper.make_tensor_value_info("S", TensorProto.STRING, [2, 2])])
+    model = os.path.join(tmp, "strings.onnx")
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), model)
+    s = np.array([["a", ""], ["\u00e9t\u00e9", "x y"]], dtype=object)
+    other = s.copy()
+    other[1, 1] = "x z"
+    for name, want, code_want in (("same", s, 0), ("other", other, EXIT_MISMATCH)):
+        d = os.path.join(tmp, "strings_" + name)
+        testlib.write_data_set(d, [("S", s)], [("S", want)])
+        code, err = run(["--dry-run", "-q", "--passes=none", "--check-inputs=" + d,
+                         "--check-expected", model])
+        if code != code_want or (code and "strings differ" not in err):
+            return "%s: exit %d (want %d): %s" % (name, code, code_want, err)
+    code, err = run(["--dry-run", "-q", "--check", model])
+    if code != EXIT_CHECK or "'S'" not in err or len(err.strip().splitlines()) != 1:
+        return "random strings: exit %d (want %d): %r" % (code, EXIT_CHECK, err)
     return None
 
 

@@ -9,10 +9,13 @@ with dilations, ceil_mode, padding and 1-D/3-D windows (the suite has two
 ConvTranspose; the sequence and
 optional ops at the attributes, positions and element types its few cases
 leave out (uneven and listed splits, an empty piece, keepdims=0, negative axes and
-positions, new_axis stacking, int32, float16, double and bool elements).
-For each model onnxruntime runs seeded random inputs; ppqfmt's --check-inputs and the
+positions, new_axis stacking, int32, float16, double and bool elements);
+and the string kernels' attributes, dtypes and refusals
+(tests/ort_string_cases.py). For each model onnxruntime runs seeded random
+inputs; ppqfmt's --check-inputs and the
 test-only --check-expected then give the same inputs to the interpreter and
-compare its outputs with onnxruntime's (1e-5 + 1e-3 * max|expected|).
+compare its outputs with onnxruntime's (1e-5 + 1e-3 * max|expected|, strings
+exactly). A case marked as one ppqfmt must refuse passes only on exit 6.
 
 Run: .deps/venv/bin/python tests/kernel_ort.py [-v]
 Last line: "kernel_ort: N passed, M failed, K skipped".
@@ -28,6 +31,7 @@ import onnxruntime as ort
 from onnx import TensorProto, helper, numpy_helper
 
 import testlib
+import ort_string_cases
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PPQFMT = os.environ.get("PPQFMT", os.path.join(REPO, "build", "ppqfmt"))
@@ -262,7 +266,7 @@ def seq_cases():
     ]
 
 
-def run_case(name, model, feeds, tmp):
+def run_case(name, model, feeds, tmp, declines=False):
     path = os.path.join(tmp, name + ".onnx")
     onnx.save(model, path)
     try:
@@ -271,11 +275,17 @@ def run_case(name, model, feeds, tmp):
         sess = ort.InferenceSession(path, opts, providers=["CPUExecutionProvider"])
         got = sess.run(None, feeds)
     except Exception as e:  # onnxruntime lacks this form: nothing to compare with
-        return "skip", "onnxruntime: %s" % str(e).split("\n")[0][:120]
+        if not declines:
+            return "skip", "onnxruntime: %s" % str(e).split("\n")[0][:120]
+        sess, got = None, []  # onnxruntime refuses it too: ppqfmt must still decline
     d = os.path.join(tmp, name)
-    testlib.write_data_set(d, feeds.items(), zip([o.name for o in sess.get_outputs()], got))
+    testlib.write_data_set(d, feeds.items(),
+                           zip([o.name for o in sess.get_outputs()], got) if sess else ())
     p = subprocess.run([PPQFMT, "--dry-run", "-q", "--passes=none", "--check-inputs=" + d,
                         "--check-expected", path], capture_output=True, text=True)
+    if declines:  # a form onnxruntime and onnx's reference differ on: exit 6, not a value
+        return ("ok", None) if p.returncode == 6 else ("fail", "exit %d (want 6): %s" % (
+            p.returncode, p.stderr.strip()[-300:]))
     return ("ok", None) if p.returncode == 0 else ("fail", "exit %d: %s" % (
         p.returncode, p.stderr.strip()[-300:]))
 
@@ -283,10 +293,12 @@ def run_case(name, model, feeds, tmp):
 def main():
     counts = {"ok": 0, "fail": 0, "skip": 0}
     with tempfile.TemporaryDirectory() as tmp:
-        cases = ([(name, rnn_case(op, **kw)) for name, op, kw in CASES] +
-                 [(name, build()) for name, build in MODEL_CASES] + seq_cases())
-        for name, (model, feeds) in cases:
-            verdict, why = run_case(name, model, feeds, tmp)
+        all_cases = ([(name, *rnn_case(op, **kw), False) for name, op, kw in CASES] +
+                     [(name, *build(), False) for name, build in MODEL_CASES] +
+                     [(name, *mf, False) for name, mf in seq_cases()] +
+                     ort_string_cases.cases())
+        for name, model, feeds, declines in all_cases:
+            verdict, why = run_case(name, model, feeds, tmp, declines)
             counts[verdict] += 1
             print(("ok %s" % name) if verdict == "ok" else "%s %s: %s" % (
                 verdict.upper(), name, why))

@@ -146,6 +146,22 @@ Tensor *tensor_new_strings(Arena *a, size_t ndims, const int64_t *dims, Bytes *s
     return tensor_with_dims(a, t, ndims, dims);
 }
 
+Tensor *tensor_copy_strings(Arena *a, const Tensor *src)
+{
+    Bytes *s = src->n_strings ? arena_array(a, src->n_strings, sizeof *s) : NULL;
+    if (src->n_strings && !s)
+        return NULL;
+    for (size_t i = 0; i < src->n_strings; i++) {
+        uint8_t *p = arena_alloc(a, src->strings[i].len ? src->strings[i].len : 1);
+        if (!p)
+            return NULL;
+        if (src->strings[i].len)
+            memcpy(p, src->strings[i].ptr, src->strings[i].len);
+        s[i] = (Bytes){p, src->strings[i].len};
+    }
+    return tensor_new_strings(a, src->ndims, src->dims, s, src->n_strings);
+}
+
 /* Little-endian loads: the host may not be, and data may be unaligned. */
 static uint64_t load_le(const uint8_t *p, size_t n)
 {

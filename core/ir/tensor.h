@@ -92,6 +92,9 @@ Tensor *tensor_reshaped(Arena *a, const Tensor *t, size_t ndims, const int64_t *
 /* A new string tensor whose elements are strings[0..n) (not copied). */
 Tensor *tensor_new_strings(Arena *a, size_t ndims, const int64_t *dims, Bytes *strings,
                            size_t n);
+/* A new string tensor with src's dims and copies of its strings, all in a:
+ * nothing points into src's memory. */
+Tensor *tensor_copy_strings(Arena *a, const Tensor *src);
 /* Element i as a double (numeric dtypes with data only). */
 double tensor_get_f64(const Tensor *t, size_t i);
 /* Stores v into element i of a tensor made by tensor_new. */

@@ -8,8 +8,8 @@
  * eval_conv.c, eval_index.c, eval_attention.c, eval_transformer.c,
  * eval_rnn.c, eval_select.c, eval_activation.c and eval_loss.c, and, for the
  * reference interpreter only (formatter/fold.c never folds their ops),
- * eval_norm.c, eval_resize.c, eval_state.c and eval_sequence.c (sequences
- * and optionals, eval_held.h); the helpers they share in eval_ctx.c, and the element plan behind elementwise and data-movement
+ * eval_norm.c, eval_resize.c, eval_state.c, eval_sequence.c (sequences
+ * and optionals, eval_held.h) and eval_string.c; the helpers they share in eval_ctx.c, and the element plan behind elementwise and data-movement
  * kernels in eval_plan.c.
  *
  * Arithmetic: float inputs are read as double and each result rounded once
@@ -105,6 +105,7 @@ extern const OpKernelTable eval_attention_kernels, eval_rnn_kernels, eval_select
     eval_loss_kernels, eval_transformer_kernels, eval_activation_kernels;
 extern const OpKernelTable eval_norm_kernels, eval_resize_kernels, eval_state_kernels;
 extern const OpKernelTable eval_sequence_kernels;
+extern const OpKernelTable eval_string_kernels;
 
 /* One element: floats as double, integers and bool as int64 (uint64 as its
  * bits). */
@@ -174,6 +175,11 @@ int eval_axis(int64_t axis, int rank);
 int eval_broadcast(const Tensor *const *ts, size_t n, int64_t *dims);
 /* Row-major strides (in elements) of dims. */
 void eval_strides(const int64_t *dims, size_t rank, int64_t *strides);
+
+/* The string cases of Equal and Cast/CastLike (eval_string.c), which those
+ * kernels hand over; they decline while folding. */
+int eval_string_equal(EvalCtx *c);
+int eval_string_cast(EvalCtx *c, int32_t to);
 
 /* --- the element plan (eval_plan.c) --- */
 

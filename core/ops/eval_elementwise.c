@@ -449,7 +449,13 @@ ELEM_KERNEL(eval_floor, E_FLOOR, TAKES_FLOATS, 0)
 ELEM_KERNEL(eval_ceil, E_CEIL, TAKES_FLOATS, 0)
 ELEM_KERNEL(eval_relu, E_RELU, TAKES_NUMBERS, 0)
 ELEM_KERNEL(eval_sign, E_SIGN, TAKES_NUMBERS, 0)
-ELEM_KERNEL(eval_equal, E_EQ, TAKES_ANY, DT_BOOL)
+/* Strings compare in eval_string.c. */
+static int eval_equal(EvalCtx *c)
+{
+    if (c->n_in == 2 && c->in[0] && c->in[0]->dtype == DT_STRING)
+        return eval_string_equal(c);
+    return elem_run(c, E_EQ, TAKES_ANY, DT_BOOL, 0);
+}
 ELEM_KERNEL(eval_less, E_LT, TAKES_NUMBERS, DT_BOOL)
 ELEM_KERNEL(eval_greater, E_GT, TAKES_NUMBERS, DT_BOOL)
 ELEM_KERNEL(eval_less_equal, E_LE, TAKES_NUMBERS, DT_BOOL)
@@ -496,6 +502,8 @@ static int eval_where(EvalCtx *c)
 
 static int cast_to(EvalCtx *c, int32_t to)
 {
+    if (c->n_in == 1 && c->in[0] && (to == DT_STRING || c->in[0]->dtype == DT_STRING))
+        return eval_string_cast(c, to); /* text: eval_string.c */
     if (c->n_in != 1 || !eval_dtype_ok(to))
         return eval_decline(c, "a cast from or to an unsupported element type");
     return elem_run(c, E_CAST, TAKES_ANY, to, 0);
@@ -508,7 +516,8 @@ static int eval_cast(EvalCtx *c)
 
 static int eval_cast_like(EvalCtx *c)
 {
-    const Tensor *like = eval_in(c, 1);
+    const Tensor *like = c->n_in > 1 && c->in[1] && c->in[1]->dtype == DT_STRING ? c->in[1]
+                                                                                 : eval_in(c, 1);
     if (!like)
         return eval_decline(c, "CastLike's target type is not a supported tensor");
     c->n_in = 1;

@@ -27,7 +27,9 @@ Tensor *eval_held_new(Arena *a, int32_t kind, int32_t elem_type, size_t n)
 
 static Tensor *copy_tensor(Arena *a, const Tensor *t)
 {
-    if (t->strings || !dtype_size(t->dtype) || (!t->data && t->nbytes))
+    if (t->dtype == DT_STRING)
+        return tensor_copy_strings(a, t);
+    if (!dtype_size(t->dtype) || (!t->data && t->nbytes))
         return NULL;
     Tensor *c = tensor_new(a, t->dtype, t->ndims, t->dims);
     if (!c || c->nbytes != t->nbytes)

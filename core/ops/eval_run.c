@@ -258,7 +258,9 @@ static Tensor *run_copy(Arena *a, const Tensor *t)
 {
     if (eval_held(t))
         return eval_value_copy(a, t);
-    if (t->strings || (!t->data && t->nbytes))
+    if (t->dtype == DT_STRING)
+        return tensor_copy_strings(a, t);
+    if (!t->data && t->nbytes)
         return NULL;
     Tensor *c = tensor_new(a, t->dtype, t->ndims, t->dims);
     if (c && t->nbytes && c->nbytes == t->nbytes)

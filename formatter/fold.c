@@ -65,6 +65,7 @@ static bool fold_excluded(const Op *op)
          * eval_resize.c) */
         "LayerNormalization", "InstanceNormalization", "GroupNormalization", "Resize", "Upsample",
         "BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitwiseNot", "BitShift", "BitCast",
+        "MatMulInteger", "ConvInteger", "QLinearMatMul", "QLinearConv",
     };
     for (size_t i = 0; i < sizeof never / sizeof *never; i++)
         if (op_is(op, never[i]))

@@ -66,6 +66,7 @@ static bool fold_excluded(const Op *op)
         "LayerNormalization", "InstanceNormalization", "GroupNormalization", "Resize", "Upsample",
         "BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitwiseNot", "BitShift", "BitCast",
         "MatMulInteger", "ConvInteger", "QLinearMatMul", "QLinearConv",
+        "NonZero", "Compress", "Unique", "ReverseSequence", "Swish",
     };
     for (size_t i = 0; i < sizeof never / sizeof *never; i++)
         if (op_is(op, never[i]))

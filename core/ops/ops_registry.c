@@ -26,6 +26,7 @@ static const OpKernelTable *const ops_kernel_families[] = {
     &eval_resize_kernels,
     &eval_integer_kernels,
     &eval_quant_kernels,
+    &eval_data_kernels,
 };
 
 /* The rows: schema, rule, kernel and signature column side by side, sorted

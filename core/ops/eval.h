@@ -106,6 +106,7 @@ extern const OpKernelTable eval_norm_kernels, eval_resize_kernels;
 extern const OpKernelTable eval_integer_kernels;
 extern const OpKernelTable eval_quant_kernels;
 extern const OpKernelTable eval_data_kernels;
+extern const OpKernelTable eval_linalg_kernels;
 
 /* One element: floats as double, integers and bool as int64 (uint64 as its
  * bits). */

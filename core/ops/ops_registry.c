@@ -27,6 +27,7 @@ static const OpKernelTable *const ops_kernel_families[] = {
     &eval_integer_kernels,
     &eval_quant_kernels,
     &eval_data_kernels,
+    &eval_linalg_kernels,
 };
 
 /* The rows: schema, rule, kernel and signature column side by side, sorted

@@ -106,6 +106,14 @@ def rand(shape, dtype, lo, hi, seed):
     return rng.uniform(lo, hi, shape).astype(dtype)
 
 
+def scan_body():
+    """Scan's body: s' = s + x, y = s' * x (a [2] state, a [2] slice)."""
+    v = lambda n: helper.make_tensor_value_info(n, TensorProto.FLOAT, [2])  # noqa: E731
+    return helper.make_graph([helper.make_node("Add", ["s", "x"], ["s2"]),
+                              helper.make_node("Mul", ["s2", "x"], ["y"])],
+                             "body", [v("s"), v("x")], [v("s2"), v("y")])
+
+
 U8, I8, F = np.uint8, np.int8, np.float32
 S = lambda v, t=F: np.array(v, t)  # noqa: E731  a scalar
 NODE_CASES = [
@@ -156,6 +164,10 @@ NODE_CASES = [
      dict(ins=[("x", rand((3, 4, 2), F, -1, 1, 26)), ("lens", S([4, 1, 3], np.int64))],
           batch_axis=0, time_axis=1)),
     ("det_batch", "Det", dict(ins=[("x", rand((2, 3, 4, 4), F, -2, 2, 27))])),
+    ("scan_axes_directions", "Scan",
+     dict(ins=[("s0", rand((2,), F, -1, 1, 29)), ("x", rand((2, 5), F, -1, 1, 30))], outs=2,
+          body=scan_body(), num_scan_inputs=1, scan_input_axes=[1], scan_input_directions=[1],
+          scan_output_axes=[1], scan_output_directions=[1])),
     ("nonzero_bool_3d", "NonZero",
      dict(ins=[("x", rand((2, 3, 4), np.int32, 0, 1, 28).astype(bool))])),
 ]

@@ -11,7 +11,7 @@
 #include "eval.h"
 #include "eval_run.h"
 #include "eval_run_nn.h"
-#include "eval_scan.h"
+#include "eval_body.h"
 #include "ops_registry.h"
 #include "../ir/namemap.h"
 
@@ -56,7 +56,7 @@ static const Tensor *run_value(const Scope *s, const Var *v)
 }
 
 static int run_control(const Model *m, Arena *a, Scope *s, const Op *op, EvalRunError *err);
-static int run_scan(const Model *m, Arena *a, Scope *s, const Op *op, EvalRunError *err);
+static int run_body_op(const Model *m, Arena *a, Scope *s, const Op *op, EvalRunError *err);
 
 static int run_constant(Arena *a, Scope *s, const Op *op, EvalRunError *err)
 {
@@ -76,8 +76,8 @@ static int run_node(const Model *m, Arena *a, Scope *s, const Op *op,
         return run_constant(a, s, op, err);
     if (op_is(op, "If") || op_is(op, "Loop"))
         return run_control(m, a, s, op, err);
-    if (op_is(op, "Scan"))
-        return run_scan(m, a, s, op, err);
+    if (eval_runs_bodies(op))
+        return run_body_op(m, a, s, op, err);
     const char *domain = op->domain ? op->domain : "";
     OpEvalFn eval = ops_kernel(domain, op->type, model_domain_opset(m, domain), op->n_inputs,
                                op->n_outputs);
@@ -498,15 +498,16 @@ static int run_control(const Model *m, Arena *a, Scope *s, const Op *op, EvalRun
     return op_is(op, "If") ? run_if(m, a, s, op, err) : run_loop(m, a, s, op, err);
 }
 
-/* --- Scan (eval_scan.c), its body run in this node's scope --- */
+/* --- Scan and FlexAttention (eval_body.h), their bodies run in this node's
+ * scope --- */
 
-static int run_scan_body(const EvalBodyRunner *r, const Graph *g, const Tensor *const *inputs,
+static int run_body(const EvalBodyRunner *r, const Graph *g, const Tensor *const *inputs,
                          size_t n, Tensor **outputs, EvalRunError *err)
 {
     return run_graph_in(r->model, g, r->arena, r->scope, inputs, n, outputs, err);
 }
 
-static int run_scan(const Model *m, Arena *a, Scope *s, const Op *op, EvalRunError *err)
+static int run_body_op(const Model *m, Arena *a, Scope *s, const Op *op, EvalRunError *err)
 {
     const Tensor **ins = arena_array(a, op->n_inputs ? op->n_inputs : 1, sizeof *ins);
     Tensor **outs = arena_array(a, op->n_outputs ? op->n_outputs : 1, sizeof *outs);
@@ -514,7 +515,7 @@ static int run_scan(const Model *m, Arena *a, Scope *s, const Op *op, EvalRunErr
         return EVAL_RUN_OOM;
     for (size_t i = 0; i < op->n_inputs; i++)
         ins[i] = op->inputs[i] ? run_value(s, op->inputs[i]) : NULL;
-    EvalBodyRunner r = {run_scan_body, m, a, s};
-    int rc = eval_run_scan(&r, op, ins, outs, err);
+    EvalBodyRunner r = {run_body, m, a, s};
+    int rc = eval_run_body_op(&r, op, ins, outs, err);
     return rc ? rc : run_put_outputs(s, op, outs, op->n_outputs);
 }

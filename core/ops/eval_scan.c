@@ -1,4 +1,5 @@
-/* eval_scan.c - Scan for the reference interpreter (eval_scan.h).
+/* eval_scan.c - Scan for the reference interpreter (eval_body.h), and the
+ * dispatch of the ops that run subgraphs.
  *
  * From opset 9: N state variables, then M scan inputs; step t hands the
  * body the states and slice t of each scan input along its scan axis
@@ -13,7 +14,7 @@
 #include <string.h>
 
 #include "eval.h"
-#include "eval_scan.h"
+#include "eval_body.h"
 
 enum { SCAN_MAX = 64 }; /* states plus scan values the kernel handles */
 
@@ -232,4 +233,17 @@ int eval_run_scan(const EvalBodyRunner *r, const Op *op, const Tensor *const *in
     if (v8)
         return scan8(r, op, body, &sp, ins + 1, ins[0], outs, err);
     return scan_core(r, op, body, &sp, ins, ins + sp.n_state, outs, err);
+}
+
+bool eval_runs_bodies(const Op *op)
+{
+    return op_is(op, "Scan") || (op->domain && strcmp(op->domain, "ai.onnx.preview") == 0 &&
+                                 strcmp(op->type, "FlexAttention") == 0 && !op->removed);
+}
+
+int eval_run_body_op(const EvalBodyRunner *r, const Op *op, const Tensor *const *ins,
+                     Tensor **outs, EvalRunError *err)
+{
+    return op_is(op, "Scan") ? eval_run_scan(r, op, ins, outs, err)
+                             : eval_run_flex_attention(r, op, ins, outs, err);
 }

@@ -67,7 +67,7 @@ static bool fold_excluded(const Op *op)
         "BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitwiseNot", "BitShift", "BitCast",
         "MatMulInteger", "ConvInteger", "QLinearMatMul", "QLinearConv",
         "NonZero", "Compress", "Unique", "ReverseSequence", "Swish",
-        "Einsum", "Det",
+        "Einsum", "Det", "TensorScatter",
     };
     for (size_t i = 0; i < sizeof never / sizeof *never; i++)
         if (op_is(op, never[i]))

@@ -168,6 +168,9 @@ NODE_CASES = [
      dict(ins=[("s0", rand((2,), F, -1, 1, 29)), ("x", rand((2, 5), F, -1, 1, 30))], outs=2,
           body=scan_body(), num_scan_inputs=1, scan_input_axes=[1], scan_input_directions=[1],
           scan_output_axes=[1], scan_output_directions=[1])),
+    ("tensorscatter_circular", "TensorScatter",
+     dict(ins=[("cache", rand((2, 3, 5, 4), F, -1, 1, 31)), ("upd", rand((2, 3, 3, 4), F, -1, 1, 32)),
+               ("widx", S([4, 1], np.int64))], mode="circular", axis=2, opset=24)),
     ("nonzero_bool_3d", "NonZero",
      dict(ins=[("x", rand((2, 3, 4), np.int32, 0, 1, 28).astype(bool))])),
 ]

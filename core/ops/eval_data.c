@@ -3,7 +3,9 @@
  * coordinates of the elements that are not zero), Compress (the slices a
  * bool condition keeps), Unique (distinct elements or slices, their first
  * positions, the inverse map and counts) and ReverseSequence (each batch
- * entry's first sequence_lens steps reversed). They move elements, so
+ * entry's first sequence_lens steps reversed) and TensorScatter (a KV
+ * cache with each batch entry's update written from its index along an
+ * axis, wrapping in circular mode). They move elements, so
  * their results are exact; a value test on an inexact float (is it zero,
  * are two equal) declines as a step (eval.h, Exactness). */
 #include <string.h>
@@ -293,11 +295,58 @@ static int eval_reverse_sequence(EvalCtx *c)
     return EVAL_OK;
 }
 
+/* --- TensorScatter --- */
+
+/* Batch entry b's write index (0 without write_indices). */
+static int64_t scatter_start(const Tensor *idx, const uint8_t *ib, int64_t b)
+{
+    if (!idx)
+        return 0;
+    return eval_load(idx->dtype, ib + (size_t)b * dtype_size(idx->dtype)).i;
+}
+
+static int eval_tensor_scatter(EvalCtx *c)
+{
+    static const char *const modes[] = {"linear", "circular"};
+    const Tensor *x = eval_in(c, 0), *u = eval_in(c, 1), *idx = eval_in(c, 2);
+    int mode = eval_attr_choice(c->op, "mode", modes, 2);
+    int axis = x ? eval_axis(op_attr_int(c->op, "axis", -2), (int)x->ndims) : -1;
+    const uint8_t *xb = axis >= 1 && u ? eval_bytes(c, x) : NULL;
+    const uint8_t *ub = xb ? eval_bytes(c, u) : NULL;
+    const uint8_t *ib = ub && idx ? eval_bytes(c, idx) : NULL;
+    bool ok = ub && mode < 2 && u->dtype == x->dtype && u->ndims == x->ndims &&
+              (!idx || (ib && eval_index_type(idx) && tensor_numel(idx) == x->dims[0]));
+    for (size_t a = 0; ok && a < x->ndims; a++)
+        ok = (int)a == axis ? u->dims[a] <= x->dims[a] : u->dims[a] == x->dims[a];
+    if (!ok || (c->n_in > 2 && c->in[2] && !idx))
+        return c->why ? EVAL_DECLINE : eval_decline(c, "unsupported inputs, axis or mode");
+    Tensor *y = eval_out(c, 0, x->dtype, x->ndims, x->dims);
+    if (!y)
+        return eval_out_failed(c);
+    memcpy((uint8_t *)y->data, xb, y->nbytes);
+    size_t outer, len, inner, ulen = (size_t)u->dims[axis], size = dtype_size(x->dtype);
+    data_split(x, axis, &outer, &len, &inner);
+    size_t per_batch = outer / (size_t)x->dims[0];
+    for (size_t o = 0; o < outer; o++) {
+        int64_t start = scatter_start(idx, ib, (int64_t)(o / per_batch));
+        for (size_t t = 0; t < ulen; t++) {
+            int64_t at = start + (int64_t)t;
+            at = mode == 1 && len ? ((at % (int64_t)len) + (int64_t)len) % (int64_t)len : at;
+            if (at < 0 || at >= (int64_t)len)
+                return eval_decline(c, "a write index past the cache");
+            memcpy((uint8_t *)y->data + ((o * len + (size_t)at) * inner) * size,
+                   ub + ((o * ulen + t) * inner) * size, inner * size);
+        }
+    }
+    return EVAL_OK;
+}
+
 static const OpKernel kernels[] = {
     {"", "NonZero", 9, eval_nonzero},
     {"", "Compress", 9, eval_compress},
     {"", "Unique", 11, eval_unique},
     {"", "ReverseSequence", 10, eval_reverse_sequence},
+    {"", "TensorScatter", 24, eval_tensor_scatter},
 };
 
 const OpKernelTable eval_data_kernels = {kernels, sizeof kernels / sizeof *kernels};

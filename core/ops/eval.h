@@ -8,8 +8,12 @@
  * eval_conv.c, eval_index.c, eval_attention.c, eval_transformer.c,
  * eval_rnn.c, eval_select.c, eval_activation.c and eval_loss.c, and, for the
  * reference interpreter only (formatter/fold.c never folds their ops),
- * eval_norm.c and eval_resize.c; the helpers they share in eval_ctx.c, and the element plan behind elementwise and data-movement
- * kernels in eval_plan.c.
+ * eval_norm.c, eval_resize.c, eval_integer.c (bitwise ops, BitShift,
+ * BitCast), eval_quant.c (MatMulInteger, ConvInteger, QLinear*,
+ * DynamicQuantizeLinear), eval_data.c (NonZero, Compress, Unique,
+ * ReverseSequence, TensorScatter) and eval_linalg.c (Einsum, Det); the
+ * helpers they share in eval_ctx.c, and the element plan behind elementwise
+ * and data-movement kernels in eval_plan.c.
  *
  * Arithmetic: float inputs are read as double and each result rounded once
  * to the output type. For +, -, *, / and Sqrt that is exactly the float32

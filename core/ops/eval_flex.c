@@ -1,5 +1,5 @@
 /* eval_flex.c - ai.onnx.preview's FlexAttention for the reference
- * interpreter (eval_body.h): Y = prob_mod(Softmax(score_mod(Q K^T * scale)))
+ * interpreter (eval_flex.h): Y = prob_mod(Softmax(score_mod(Q K^T * scale)))
  * V over rank-4 inputs [batch, heads, sequence, head size], query head h
  * reading key/value head h / (q_heads / kv_heads) (grouped-query).
  *
@@ -11,24 +11,16 @@
  * each result rounded once. A row the score modifier masks whole (every
  * score -inf) has no softmax: it declines. */
 #include <math.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "eval.h"
-#include "eval_body.h"
+#include "eval_flex.h"
 
 typedef struct Flex {
     int64_t b, hq, hkv, l, s, e, ev;
     int32_t dt, ct; /* the inputs' type; the softmax precision */
     int64_t dims[4]; /* of scores and probabilities: b, hq, l, s */
 } Flex;
-
-static int flex_fail(EvalRunError *err, const Op *op, const char *why)
-{
-    err->op = op;
-    snprintf(err->why, sizeof err->why, "FlexAttention: %s", why);
-    return EVAL_RUN_UNSUPPORTED;
-}
 
 static double flex_round(int32_t dt, double v)
 {
@@ -90,33 +82,33 @@ static void flex_scores(const Op *op, const Flex *f, const Tensor *q, const Tens
 
 /* Runs the modifier subgraph attribute `name` (when present) on v, of
  * softmax precision and f->dims, and reads its output back into v. */
-static int flex_mod(const EvalBodyRunner *r, const Op *op, const char *name, const Flex *f,
-                    double *v, EvalRunError *err)
+static int flex_mod(EvalBody *r, const Op *op, const char *name, const Flex *f,
+                    double *v)
 {
-    const Attr *at = op_attr(op, name);
-    if (!at)
-        return EVAL_RUN_OK;
-    const Graph *g = at->type == ATTR_GRAPH && at->graphs ? at->graphs[0] : NULL;
-    if (!g || eval_run_inputs(g, NULL, 0) != 1 || g->n_outputs != 1 || g->outputs[0].removed)
-        return flex_fail(err, op, "a modifier that is not a graph of one input and one output");
+    if (!op_attr(op, name))
+        return EVAL_OK;
+    const Graph *g = eval_body_graph(op, name);
+    if (!g || eval_body_inputs(g) != 1 || eval_body_outputs(g) != 1)
+        return eval_body_decline(r, "FlexAttention: a modifier that is not a graph of one input "
+                                    "and one output");
     Tensor *in = tensor_new(r->arena, f->ct, 4, f->dims), *out[1] = {NULL};
     if (!in)
-        return EVAL_RUN_OOM;
+        return EVAL_OOM;
     size_t n = (size_t)tensor_numel(in), size = dtype_size(f->ct);
     for (size_t e = 0; e < n; e++)
         eval_store(f->ct, (uint8_t *)in->data + e * size, (EvalNum){.f = v[e]});
     const Tensor *ins[1] = {in};
-    int rc = r->run(r, g, ins, 1, out, err);
+    int rc = r->run(r, g, ins, 1, out);
     if (rc)
         return rc;
     const Tensor *o = out[0];
     if (!o || o->dtype != f->ct || o->ndims != 4 || !o->data ||
         memcmp(o->dims, f->dims, sizeof f->dims) != 0)
-        return flex_fail(err, op, "a modifier whose output differs from its input in type or "
-                                  "shape");
+        return eval_body_decline(r, "FlexAttention: a modifier whose output differs from "
+                                    "its input in type or shape");
     for (size_t e = 0; e < n; e++)
         v[e] = eval_load(f->ct, (const uint8_t *)o->data + e * size).f;
-    return EVAL_RUN_OK;
+    return EVAL_OK;
 }
 
 /* Softmax of each row of s scores, rounded to the softmax precision; -1
@@ -159,27 +151,34 @@ static void flex_output(const Flex *f, const double *p, const Tensor *v, Tensor 
         }
 }
 
-int eval_run_flex_attention(const EvalBodyRunner *r, const Op *op, const Tensor *const *ins,
-                            Tensor **outs, EvalRunError *err)
+bool eval_is_flex_attention(const Op *op)
+{
+    return !op->removed && op->domain && strcmp(op->domain, "ai.onnx.preview") == 0 &&
+           strcmp(op->type, "FlexAttention") == 0;
+}
+
+int eval_run_flex_attention(EvalBody *r, const Op *op, const Tensor *const *ins, Tensor **outs)
 {
     Flex f;
     if (op->n_inputs != 3 || op->n_outputs != 1 || flex_shape(op, ins[0], ins[1], ins[2], &f))
-        return flex_fail(err, op, "inputs that are not rank-4 float tensors of matching shapes");
+        return eval_body_decline(r, "FlexAttention: inputs that are not rank-4 float tensors of "
+                                    "matching shapes");
     size_t n = (size_t)dims_numel(f.dims, 4);
     double *p = arena_array(r->arena, n ? n : 1, sizeof *p);
     int64_t ydims[4] = {f.b, f.hq, f.l, f.ev};
     Tensor *y = p ? tensor_new(r->arena, f.dt, 4, ydims) : NULL;
     if (!y)
-        return EVAL_RUN_OOM;
+        return EVAL_OOM;
     flex_scores(op, &f, ins[0], ins[1], p);
-    int rc = flex_mod(r, op, "score_mod", &f, p, err);
+    int rc = flex_mod(r, op, "score_mod", &f, p);
     if (rc)
         return rc;
     if (flex_softmax(&f, p, (size_t)(f.b * f.hq * f.l)))
-        return flex_fail(err, op, "a row of scores masked whole (its softmax is NaN)");
-    if ((rc = flex_mod(r, op, "prob_mod", &f, p, err)))
+        return eval_body_decline(r, "FlexAttention: a row of scores masked whole (its softmax is "
+                                    "NaN)");
+    if ((rc = flex_mod(r, op, "prob_mod", &f, p)))
         return rc;
     flex_output(&f, p, ins[2], y);
     outs[0] = y;
-    return EVAL_RUN_OK;
+    return EVAL_OK;
 }

@@ -4,20 +4,20 @@
  *
  * The products of integers accumulate in int32 (the spec's arithmetic).
  * Each operand, less its zero point, becomes a double tensor, and the float
- * MatMul and Conv kernels (eval_reduce.c, eval_conv.c, through the
- * registry) add the products: 8- and 16-bit products summed in double are
- * exact integers in any order while below 2^53, so the result is the int32
- * sum itself (a sum outside int32 declines). QLinear* then requantize as the
- * reference implementation does: the multiplier x_scale * w_scale / y_scale
- * in the scales' type, the sum times it in double, plus the output zero
- * point, rounded half to even and saturated. Zero points and scales
+ * MatMul and Conv kernels (eval_reduce.c, eval_conv.c, found in their
+ * tables: the registry lists this file's) add the products: 8- and 16-bit
+ * products summed in double are exact integers in any order while below
+ * 2^53, so the result is the int32 sum itself (a sum outside int32
+ * declines). QLinear* then requantize as onnx's reference implementation
+ * does: the multiplier x_scale * w_scale / y_scale in the scales' type, the
+ * sum times it in double, plus the output zero point, rounded half to even
+ * and saturated. Zero points and scales
  * broadcast numpy-wise, except a vector given for the left operand's rows,
  * where the spec (per row) and numpy (per column) part ways: it declines. */
 #include <math.h>
 #include <string.h>
 
 #include "eval.h"
-#include "ops_registry.h"
 
 /* v rounded to float type dt (a store and a load). */
 static double quant_round_as(int32_t dt, double v)
@@ -88,12 +88,23 @@ static Tensor *quant_shifted(EvalCtx *c, const Tensor *x, const Tensor *z, const
     return t;
 }
 
-/* Runs the registry's float kernel `type` on double operands ins[n] with
- * c's op (its attributes: Conv's geometry); the double result, or NULL
- * (c->why set when it declined). */
+/* The float MatMul or Conv kernel, from eval_reduce.c's or eval_conv.c's
+ * table (both have one version, since opset 1). */
+static OpEvalFn quant_table_kernel(const char *type)
+{
+    const OpKernelTable *t = strcmp(type, "Conv") ? &eval_reduce_kernels : &eval_conv_kernels;
+    for (size_t i = 0; i < t->n; i++)
+        if (!strcmp(t->entries[i].type, type))
+            return t->entries[i].eval;
+    return NULL;
+}
+
+/* Runs the float kernel `type` on double operands ins[n] with c's op (its
+ * attributes: Conv's geometry); the double result, or NULL (c->why set when
+ * it declined). */
 static Tensor *quant_float_kernel(EvalCtx *c, const char *type, const Tensor **ins, size_t n)
 {
-    OpEvalFn fn = ops_kernel("", type, c->opset, n, 1);
+    OpEvalFn fn = quant_table_kernel(type);
     Tensor *out = NULL;
     EvalCtx sub = *c;
     sub.in = ins;

@@ -1,5 +1,4 @@
-/* eval_scan.c - Scan for the reference interpreter (eval_body.h), and the
- * dispatch of the ops that run subgraphs.
+/* eval_scan.c - Scan for the reference interpreter (eval_scan.h).
  *
  * From opset 9: N state variables, then M scan inputs; step t hands the
  * body the states and slice t of each scan input along its scan axis
@@ -10,11 +9,10 @@
  * batch axis on every input and output and an optional sequence_lens: each
  * batch entry is scanned on its own and the results stacked; lengths that
  * differ from the scan axis (padding) decline. */
-#include <stdio.h>
 #include <string.h>
 
 #include "eval.h"
-#include "eval_body.h"
+#include "eval_scan.h"
 
 enum { SCAN_MAX = 64 }; /* states plus scan values the kernel handles */
 
@@ -22,13 +20,6 @@ typedef struct ScanSpec {
     size_t n_state, n_in, n_out; /* N, M, K */
     int64_t in_axes[SCAN_MAX], in_dirs[SCAN_MAX], out_axes[SCAN_MAX], out_dirs[SCAN_MAX];
 } ScanSpec;
-
-static int scan_fail(EvalRunError *err, const Op *op, const char *why)
-{
-    err->op = op;
-    snprintf(err->why, sizeof err->why, "Scan: %s", why);
-    return EVAL_RUN_UNSUPPORTED;
-}
 
 static bool scan_in_memory(const Tensor *t)
 {
@@ -79,15 +70,6 @@ static Tensor *scan_stack(Arena *a, Tensor *const *steps, size_t n, int axis, bo
     return out;
 }
 
-/* The body's live outputs. */
-static size_t scan_body_outputs(const Graph *g)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < g->n_outputs; i++)
-        n += !g->outputs[i].removed && g->outputs[i].var;
-    return n;
-}
-
 /* The sequence length: the scan inputs' common extent along their axes
  * (normalised in place); -1 when they differ or an axis is out of range. */
 static int64_t scan_length(ScanSpec *sp, const Tensor *const *scans)
@@ -104,27 +86,27 @@ static int64_t scan_length(ScanSpec *sp, const Tensor *const *scans)
 }
 
 /* One scan: states[N] and scans[M] in, outs[N + K] out. */
-static int scan_core(const EvalBodyRunner *r, const Op *op, const Graph *body, ScanSpec *sp,
-                     const Tensor *const *states, const Tensor *const *scans, Tensor **outs,
-                     EvalRunError *err)
+static int scan_core(EvalBody *r, const Graph *body, ScanSpec *sp,
+                     const Tensor *const *states, const Tensor *const *scans, Tensor **outs)
 {
     size_t n = sp->n_state, m = sp->n_in, k = sp->n_out;
     int64_t len = scan_length(sp, scans);
     if (len <= 0)
-        return scan_fail(err, op, "scan inputs of different or zero lengths, or a bad axis");
+        return eval_body_decline(r, "Scan: scan inputs of different or zero lengths, or a bad "
+                                    "axis");
     const Tensor **ins = arena_array(r->arena, n + m, sizeof *ins);
     Tensor **bouts = arena_array(r->arena, n + k, sizeof *bouts);
     Tensor **steps = arena_array(r->arena, k * (size_t)len + 1, sizeof *steps);
     if (!ins || !bouts || !steps)
-        return EVAL_RUN_OOM;
+        return EVAL_OOM;
     memcpy(ins, states, n * sizeof *ins);
     for (int64_t t = 0; t < len; t++) {
         for (size_t j = 0; j < m; j++) {
             int64_t at = sp->in_dirs[j] ? len - 1 - t : t;
             if (!(ins[n + j] = scan_slice(r->arena, scans[j], (int)sp->in_axes[j], at)))
-                return EVAL_RUN_OOM;
+                return EVAL_OOM;
         }
-        int rc = r->run(r, body, ins, n + m, bouts, err);
+        int rc = r->run(r, body, ins, n + m, bouts);
         if (rc)
             return rc;
         memcpy(ins, bouts, n * sizeof *ins);
@@ -137,16 +119,17 @@ static int scan_core(const EvalBodyRunner *r, const Op *op, const Graph *body, S
         int axis = eval_axis(sp->out_axes[q], (int)first->ndims + 1);
         if (!(outs[n + q] = scan_stack(r->arena, steps + q * (size_t)len, (size_t)len, axis,
                                        sp->out_dirs[q] != 0)))
-            return scan_fail(err, op, "scan outputs that differ in type or shape, or a bad axis");
+            return eval_body_decline(r, "Scan: scan outputs that differ in type or shape, or a "
+                                        "bad axis");
     }
-    return EVAL_RUN_OK;
+    return EVAL_OK;
 }
 
 /* The counts and attributes; -1 when they do not fit the node and body. */
 static int scan_spec(const Op *op, const Graph *body, size_t n_values, ScanSpec *sp, bool v8)
 {
     int64_t m = op_attr_int(op, "num_scan_inputs", 0);
-    size_t n_body_in = eval_run_inputs(body, NULL, 0), n_body_out = scan_body_outputs(body);
+    size_t n_body_in = eval_body_inputs(body), n_body_out = eval_body_outputs(body);
     if (m < 1 || (size_t)m > n_values || n_values > SCAN_MAX || op->n_outputs > SCAN_MAX)
         return -1;
     sp->n_in = (size_t)m;
@@ -182,26 +165,26 @@ static bool scan8_full_lengths(const Tensor *lens, const Tensor *scan0, int64_t 
 }
 
 /* Opset 8: batch entry by batch entry, the results stacked along axis 0. */
-static int scan8(const EvalBodyRunner *r, const Op *op, const Graph *body, ScanSpec *sp,
-                 const Tensor *const *vals, const Tensor *lens, Tensor **outs, EvalRunError *err)
+static int scan8(EvalBody *r, const Graph *body, ScanSpec *sp,
+                 const Tensor *const *vals, const Tensor *lens, Tensor **outs)
 {
     size_t nv = sp->n_state + sp->n_in, no = sp->n_state + sp->n_out;
     int64_t batch = vals[0]->ndims ? vals[0]->dims[0] : -1;
     for (size_t i = 0; i < nv; i++)
         if (vals[i]->ndims < 1 + (i >= sp->n_state) || vals[i]->dims[0] != batch)
-            return scan_fail(err, op, "inputs without a common batch axis");
+            return eval_body_decline(r, "Scan: inputs without a common batch axis");
     if (batch < 1 || !scan8_full_lengths(lens, vals[sp->n_state], batch))
-        return scan_fail(err, op, "an empty batch or padded sequences (sequence_lens)");
+        return eval_body_decline(r, "Scan: an empty batch or padded sequences (sequence_lens)");
     const Tensor **one = arena_array(r->arena, nv, sizeof *one);
     Tensor **got = arena_array(r->arena, no * (size_t)batch, sizeof *got);
     if (!one || !got)
-        return EVAL_RUN_OOM;
+        return EVAL_OOM;
     for (int64_t b = 0; b < batch; b++) {
         for (size_t i = 0; i < nv; i++)
             if (!(one[i] = scan_slice(r->arena, vals[i], 0, b)))
-                return EVAL_RUN_OOM;
+                return EVAL_OOM;
         ScanSpec each = *sp; /* scan_length normalises the axes in place */
-        int rc = scan_core(r, op, body, &each, one, one + sp->n_state, got + (size_t)b * no, err);
+        int rc = scan_core(r, body, &each, one, one + sp->n_state, got + (size_t)b * no);
         if (rc)
             return rc;
     }
@@ -210,40 +193,27 @@ static int scan8(const EvalBodyRunner *r, const Op *op, const Graph *body, ScanS
         for (int64_t b = 0; b < batch; b++)
             col[b] = got[(size_t)b * no + q];
         if (!(outs[q] = scan_stack(r->arena, col, (size_t)batch, 0, false)))
-            return scan_fail(err, op, "batch entries whose results differ in shape");
+            return eval_body_decline(r, "Scan: batch entries whose results differ in shape");
     }
-    return col ? EVAL_RUN_OK : EVAL_RUN_OOM;
+    return col ? EVAL_OK : EVAL_OOM;
 }
 
-int eval_run_scan(const EvalBodyRunner *r, const Op *op, const Tensor *const *ins,
-                  Tensor **outs, EvalRunError *err)
+int eval_run_scan(EvalBody *r, const Op *op, const Tensor *const *ins,
+                  Tensor **outs)
 {
-    const Attr *at = op_attr(op, "body");
-    const Graph *body = at && at->type == ATTR_GRAPH && at->graphs ? at->graphs[0] : NULL;
+    const Graph *body = eval_body_graph(op, "body");
     int64_t opset = model_domain_opset(r->model, "");
     bool v8 = opset < 9;
     size_t skip = v8 ? 1 : 0, nv = op->n_inputs > skip ? op->n_inputs - skip : 0;
     ScanSpec sp;
     memset(&sp, 0, sizeof sp);
     if (!body || scan_spec(op, body, nv, &sp, v8))
-        return scan_fail(err, op, "no body, or inputs, outputs and attributes that do not fit it");
+        return eval_body_decline(r, "Scan: no body, or inputs, outputs and attributes that do "
+                                    "not fit it");
     for (size_t i = 0; i < nv; i++)
         if (!scan_in_memory(ins[skip + i]))
-            return scan_fail(err, op, "an input that is absent or not a numeric tensor");
+            return eval_body_decline(r, "Scan: an input that is absent or not a numeric tensor");
     if (v8)
-        return scan8(r, op, body, &sp, ins + 1, ins[0], outs, err);
-    return scan_core(r, op, body, &sp, ins, ins + sp.n_state, outs, err);
-}
-
-bool eval_runs_bodies(const Op *op)
-{
-    return op_is(op, "Scan") || (op->domain && strcmp(op->domain, "ai.onnx.preview") == 0 &&
-                                 strcmp(op->type, "FlexAttention") == 0 && !op->removed);
-}
-
-int eval_run_body_op(const EvalBodyRunner *r, const Op *op, const Tensor *const *ins,
-                     Tensor **outs, EvalRunError *err)
-{
-    return op_is(op, "Scan") ? eval_run_scan(r, op, ins, outs, err)
-                             : eval_run_flex_attention(r, op, ins, outs, err);
+        return scan8(r, body, &sp, ins + 1, ins[0], outs);
+    return scan_core(r, body, &sp, ins, ins + sp.n_state, outs);
 }

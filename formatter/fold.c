@@ -70,6 +70,10 @@ static bool fold_excluded(const Op *op)
         "SequenceLength", "ConcatFromSequence", "SplitToSequence", "SequenceMap", "Optional",
         "OptionalHasElement", "OptionalGetElement",
         "StringNormalizer", "TfIdfVectorizer", "StringConcat", "StringSplit", "RegexFullMatch",
+        "BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitwiseNot", "BitShift", "BitCast",
+        "MatMulInteger", "ConvInteger", "QLinearMatMul", "QLinearConv",
+        "NonZero", "Compress", "Unique", "ReverseSequence", "Swish",
+        "Einsum", "Det", "TensorScatter",
     };
     for (size_t i = 0; i < sizeof never / sizeof *never; i++)
         if (op_is(op, never[i]))

@@ -9,8 +9,12 @@
  * eval_rnn.c, eval_select.c, eval_activation.c and eval_loss.c, and, for the
  * reference interpreter only (formatter/fold.c never folds their ops),
  * eval_norm.c, eval_resize.c, eval_state.c, eval_sequence.c (sequences
- * and optionals, eval_held.h) and eval_string.c; the helpers they share in eval_ctx.c, and the element plan behind elementwise and data-movement
- * kernels in eval_plan.c.
+ * and optionals, eval_held.h), eval_string.c, eval_integer.c (bitwise ops,
+ * BitShift, BitCast), eval_quant.c (MatMulInteger, ConvInteger, QLinear*,
+ * DynamicQuantizeLinear), eval_data.c (NonZero, Compress, Unique,
+ * ReverseSequence, TensorScatter) and eval_linalg.c (Einsum, Det); the
+ * helpers they share in eval_ctx.c, and the element plan behind elementwise
+ * and data-movement kernels in eval_plan.c.
  *
  * Arithmetic: float inputs are read as double and each result rounded once
  * to the output type. For +, -, *, / and Sqrt that is exactly the float32
@@ -104,8 +108,8 @@ extern const OpKernelTable eval_elementwise_kernels, eval_shape_kernels, eval_re
 extern const OpKernelTable eval_attention_kernels, eval_rnn_kernels, eval_select_kernels,
     eval_loss_kernels, eval_transformer_kernels, eval_activation_kernels;
 extern const OpKernelTable eval_norm_kernels, eval_resize_kernels, eval_state_kernels;
-extern const OpKernelTable eval_sequence_kernels;
-extern const OpKernelTable eval_string_kernels;
+extern const OpKernelTable eval_sequence_kernels, eval_string_kernels, eval_integer_kernels;
+extern const OpKernelTable eval_quant_kernels, eval_data_kernels, eval_linalg_kernels;
 
 /* One element: floats as double, integers and bool as int64 (uint64 as its
  * bits). */

@@ -1,6 +1,6 @@
 /* eval_activation.c - kernels of the activation functions with attributes
  * (eval.h): HardSigmoid, HardSwish, LeakyRelu, Elu, Selu, Celu,
- * ThresholdedRelu, Shrink, Mish, Gelu (exact or tanh) and PRelu, whose
+ * ThresholdedRelu, Shrink, Mish, Gelu (exact or tanh), Swish and PRelu, whose
  * slope broadcasts to the input. Each element in double, rounded once to
  * the float type of the input. */
 #include <math.h>
@@ -10,7 +10,7 @@
 
 enum {
     ACT_HARD_SIGMOID, ACT_HARD_SWISH, ACT_LEAKY_RELU, ACT_ELU, ACT_SELU, ACT_CELU,
-    ACT_THRESHOLDED_RELU, ACT_SHRINK, ACT_MISH, ACT_GELU, ACT_GELU_TANH, ACT_PRELU,
+    ACT_THRESHOLDED_RELU, ACT_SHRINK, ACT_MISH, ACT_GELU, ACT_GELU_TANH, ACT_SWISH, ACT_PRELU,
 };
 
 typedef struct Act {
@@ -38,6 +38,7 @@ static double act_apply(const Act *a, double x, double slope)
     case ACT_GELU: return 0.5 * x * (1 + erf(x / sqrt(2.0)));
     case ACT_GELU_TANH:
         return 0.5 * x * (1 + tanh(sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
+    case ACT_SWISH: return x / (1 + exp(-a->alpha * x));
     default: return x < 0 ? slope * x : x; /* ACT_PRELU */
     }
 }
@@ -98,6 +99,10 @@ static int eval_shrink(EvalCtx *c)
     return act_run(c, &(Act){ACT_SHRINK, 0, attr(c, "bias", 0), attr(c, "lambd", 0.5)});
 }
 static int eval_mish(EvalCtx *c) { return act_run(c, &(Act){ACT_MISH, 0, 0, 0}); }
+static int eval_swish(EvalCtx *c)
+{
+    return act_run(c, &(Act){ACT_SWISH, attr(c, "alpha", 1), 0, 0});
+}
 static int eval_prelu(EvalCtx *c) { return act_run(c, &(Act){ACT_PRELU, 0, 0, 0}); }
 
 static int eval_gelu(EvalCtx *c)
@@ -121,6 +126,7 @@ static const OpKernel kernels[] = {
     {"", "Mish", 18, eval_mish},
     {"", "Gelu", 20, eval_gelu},
     {"", "PRelu", 7, eval_prelu},
+    {"", "Swish", 24, eval_swish},
 };
 
 const OpKernelTable eval_activation_kernels = {kernels, sizeof kernels / sizeof *kernels};

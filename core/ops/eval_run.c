@@ -12,6 +12,8 @@
 #include "eval_held.h"
 #include "eval_run.h"
 #include "eval_run_nn.h"
+#include "eval_flex.h"
+#include "eval_scan.h"
 #include "ops_registry.h"
 #include "../ir/namemap.h"
 
@@ -56,6 +58,7 @@ static const Tensor *run_value(const Scope *s, const Var *v)
 }
 
 static int run_control(const Model *m, Arena *a, Scope *s, const Op *op, EvalRunError *err);
+static int run_body_op(const Model *m, Arena *a, Scope *s, const Op *op, EvalRunError *err);
 
 /* A sequence or optional reaches only the kernels written for them
  * (eval_held.h); Identity passes it on as it is. */
@@ -94,6 +97,8 @@ static int run_node(const Model *m, Arena *a, Scope *s, const Op *op,
         return run_constant(a, s, op, err);
     if (op_is(op, "If") || op_is(op, "Loop") || op_is(op, "SequenceMap"))
         return run_control(m, a, s, op, err);
+    if (op_is(op, "Scan") || eval_is_flex_attention(op))
+        return run_body_op(m, a, s, op, err);
     const char *domain = op->domain ? op->domain : "";
     OpEvalFn eval = ops_kernel(domain, op->type, model_domain_opset(m, domain), op->n_inputs,
                                op->n_outputs);
@@ -577,4 +582,39 @@ static int run_control(const Model *m, Arena *a, Scope *s, const Op *op, EvalRun
     if (op_is(op, "SequenceMap"))
         return run_sequence_map(m, a, s, op, err);
     return op_is(op, "If") ? run_if(m, a, s, op, err) : run_loop(m, a, s, op, err);
+}
+
+/* --- Scan and FlexAttention (eval_scan.h, eval_flex.h), their bodies run
+ * in this node's scope --- */
+
+typedef struct RunBodyCtx {
+    const Scope *scope;
+    EvalRunError *err;
+} RunBodyCtx;
+
+static int run_body(const EvalBody *b, const Graph *g, const Tensor *const *inputs, size_t n,
+                    Tensor **outputs)
+{
+    const RunBodyCtx *ctx = b->ctx;
+    int rc = run_graph_in(b->model, g, b->arena, ctx->scope, inputs, n, outputs, ctx->err);
+    return rc == EVAL_RUN_OOM ? EVAL_OOM : rc ? EVAL_DECLINE : EVAL_OK;
+}
+
+static int run_body_op(const Model *m, Arena *a, Scope *s, const Op *op, EvalRunError *err)
+{
+    const Tensor **ins = arena_array(a, op->n_inputs ? op->n_inputs : 1, sizeof *ins);
+    Tensor **outs = arena_array(a, op->n_outputs ? op->n_outputs : 1, sizeof *outs);
+    if (!ins || !outs)
+        return EVAL_RUN_OOM;
+    for (size_t i = 0; i < op->n_inputs; i++)
+        ins[i] = op->inputs[i] ? run_value(s, op->inputs[i]) : NULL;
+    RunBodyCtx ctx = {s, err};
+    EvalBody b = {run_body, m, a, &ctx, NULL};
+    int rc = op_is(op, "Scan") ? eval_run_scan(&b, op, ins, outs)
+                               : eval_run_flex_attention(&b, op, ins, outs);
+    if (rc == EVAL_OOM)
+        return EVAL_RUN_OOM;
+    if (rc)
+        return b.why ? run_fail(err, op, "%s", b.why) : EVAL_RUN_UNSUPPORTED;
+    return run_put_outputs(s, op, outs, op->n_outputs);
 }

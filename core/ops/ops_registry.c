@@ -23,9 +23,8 @@ static const OpKernelTable *const ops_kernel_families[] = {
     &eval_nn_kernels, &eval_conv_kernels, &eval_index_kernels,
     &eval_attention_kernels, &eval_rnn_kernels, &eval_select_kernels, &eval_loss_kernels,
     &eval_transformer_kernels, &eval_activation_kernels, &eval_norm_kernels,
-    &eval_resize_kernels, &eval_state_kernels,
-    &eval_sequence_kernels,
-    &eval_string_kernels,
+    &eval_resize_kernels, &eval_state_kernels, &eval_sequence_kernels, &eval_string_kernels,
+    &eval_integer_kernels, &eval_quant_kernels, &eval_data_kernels, &eval_linalg_kernels,
 };
 
 /* The rows: schema, rule, kernel and signature column side by side, sorted

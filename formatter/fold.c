@@ -72,7 +72,7 @@ static bool fold_excluded(const Op *op)
         "StringNormalizer", "TfIdfVectorizer", "StringConcat", "StringSplit", "RegexFullMatch",
         "BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitwiseNot", "BitShift", "BitCast",
         "MatMulInteger", "ConvInteger", "QLinearMatMul", "QLinearConv",
-        "NonZero", "Compress", "Unique", "ReverseSequence", "Swish",
+        "NonZero", "Compress", "Unique", "ReverseSequence", "Swish", "SwiGLU",
         "Einsum", "Det", "TensorScatter",
     };
     for (size_t i = 0; i < sizeof never / sizeof *never; i++)

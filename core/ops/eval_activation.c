@@ -1,7 +1,8 @@
 /* eval_activation.c - kernels of the activation functions with attributes
  * (eval.h): HardSigmoid, HardSwish, LeakyRelu, Elu, Selu, Celu,
- * ThresholdedRelu, Shrink, Mish, Gelu (exact or tanh), Swish and PRelu, whose
- * slope broadcasts to the input. Each element in double, rounded once to
+ * ThresholdedRelu, Shrink, Mish, Gelu (exact or tanh), Swish, PRelu, whose
+ * slope broadcasts to the input, and SwiGLU (Swish of A times B, both of one
+ * shape and type). Each element in double, rounded once to
  * the float type of the input. */
 #include <math.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 enum {
     ACT_HARD_SIGMOID, ACT_HARD_SWISH, ACT_LEAKY_RELU, ACT_ELU, ACT_SELU, ACT_CELU,
     ACT_THRESHOLDED_RELU, ACT_SHRINK, ACT_MISH, ACT_GELU, ACT_GELU_TANH, ACT_SWISH, ACT_PRELU,
+    ACT_SWIGLU,
 };
 
 typedef struct Act {
@@ -39,15 +41,20 @@ static double act_apply(const Act *a, double x, double slope)
     case ACT_GELU_TANH:
         return 0.5 * x * (1 + tanh(sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
     case ACT_SWISH: return x / (1 + exp(-a->alpha * x));
+    case ACT_SWIGLU: return x / (1 + exp(-a->alpha * x)) * slope;
     default: return x < 0 ? slope * x : x; /* ACT_PRELU */
     }
 }
 
 static int act_run(EvalCtx *c, const Act *a)
 {
-    const Tensor *x = eval_in(c, 0), *slope = a->kind == ACT_PRELU ? eval_in(c, 1) : NULL;
+    bool binary = a->kind == ACT_PRELU || a->kind == ACT_SWIGLU;
+    const Tensor *x = eval_in(c, 0), *slope = binary ? eval_in(c, 1) : NULL;
     c->exact = EVAL_ROUNDS;
-    bool slope_ok = a->kind != ACT_PRELU || (slope && x && slope->dtype == x->dtype);
+    bool slope_ok = !binary || (slope && x && slope->dtype == x->dtype);
+    if (slope_ok && a->kind == ACT_SWIGLU)
+        slope_ok = slope->ndims == x->ndims &&
+                   !memcmp(slope->dims, x->dims, x->ndims * sizeof *x->dims);
     if (!x || !dtype_is_float(x->dtype) || !slope_ok)
         return eval_decline(c, "an input that is not a float tensor");
     const uint8_t *xb = eval_bytes(c, x), *sb = slope && xb ? eval_bytes(c, slope) : NULL;
@@ -104,6 +111,10 @@ static int eval_swish(EvalCtx *c)
     return act_run(c, &(Act){ACT_SWISH, attr(c, "alpha", 1), 0, 0});
 }
 static int eval_prelu(EvalCtx *c) { return act_run(c, &(Act){ACT_PRELU, 0, 0, 0}); }
+static int eval_swiglu(EvalCtx *c)
+{
+    return act_run(c, &(Act){ACT_SWIGLU, attr(c, "alpha", 1), 0, 0});
+}
 
 static int eval_gelu(EvalCtx *c)
 {
@@ -127,6 +138,7 @@ static const OpKernel kernels[] = {
     {"", "Gelu", 20, eval_gelu},
     {"", "PRelu", 7, eval_prelu},
     {"", "Swish", 24, eval_swish},
+    {"", "SwiGLU", 28, eval_swiglu},
 };
 
 const OpKernelTable eval_activation_kernels = {kernels, sizeof kernels / sizeof *kernels};

@@ -50,14 +50,15 @@ tally = testlib.Tally("fold_oracle")
 
 def kernels():
     """{op type: smallest since-version} from the kernel tables the registry lists
-    (core/ops/ops_registry.c), less the ops the fold pass never folds
-    (fold_excluded()'s list in formatter/fold.c): those kernels serve --check only."""
+    (core/ops/ops_registry.c) but those marked interpreter_only (their definition ends in
+    `true}`), less the ops the fold pass never folds (fold_excluded()'s list in
+    formatter/fold.c): those kernels serve --check only."""
     found = {}
     registry = open(os.path.join(REPO, "core", "ops", "ops_registry.c")).read()
     tables = set(re.findall(r"&(eval_\w+_kernels)", registry))
     for path in glob.glob(os.path.join(REPO, "core", "ops", "eval_*.c")):
         text = open(path).read()
-        if not any(re.search(r"OpKernelTable %s\b" % t, text) for t in tables):
+        if not any(re.search(r"OpKernelTable %s = \{[^;]*, false\};" % t, text) for t in tables):
             continue
         for op, since in re.findall(r'\{"", "(\w+)", (\d+), eval_\w+\}', text):
             found[op] = min(int(since), found.get(op, 1 << 30))

@@ -98,9 +98,14 @@ typedef struct OpKernel {
     OpEvalFn eval;
 } OpKernel;
 
+/* A family of kernels. interpreter_only: the fold pass never runs them
+ * (ops_fold_kernel), only the --check interpreter does: ops whose inputs
+ * are never constant in a model worth folding, or whose folded values would
+ * change what ppqfmt writes for no gain. */
 typedef struct OpKernelTable {
     const OpKernel *entries;
     size_t n;
+    bool interpreter_only;
 } OpKernelTable;
 
 extern const OpKernelTable eval_elementwise_kernels, eval_shape_kernels, eval_reduce_kernels,

@@ -141,4 +141,4 @@ static const OpKernel kernels[] = {
     {"", "SwiGLU", 28, eval_swiglu},
 };
 
-const OpKernelTable eval_activation_kernels = {kernels, sizeof kernels / sizeof *kernels};
+const OpKernelTable eval_activation_kernels = {kernels, sizeof kernels / sizeof *kernels, false};

@@ -271,4 +271,4 @@ static const OpKernel kernels[] = {
     {"", "Attention", 23, eval_attention},
 };
 
-const OpKernelTable eval_attention_kernels = {kernels, sizeof kernels / sizeof *kernels};
+const OpKernelTable eval_attention_kernels = {kernels, sizeof kernels / sizeof *kernels, false};

@@ -345,4 +345,4 @@ static const OpKernel kernels[] = {
     {"", "ConvTranspose", 1, eval_conv_transpose},
 };
 
-const OpKernelTable eval_conv_kernels = {kernels, sizeof kernels / sizeof *kernels};
+const OpKernelTable eval_conv_kernels = {kernels, sizeof kernels / sizeof *kernels, false};

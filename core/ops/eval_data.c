@@ -349,4 +349,4 @@ static const OpKernel kernels[] = {
     {"", "TensorScatter", 24, eval_tensor_scatter},
 };
 
-const OpKernelTable eval_data_kernels = {kernels, sizeof kernels / sizeof *kernels};
+const OpKernelTable eval_data_kernels = {kernels, sizeof kernels / sizeof *kernels, true};

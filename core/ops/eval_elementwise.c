@@ -602,4 +602,4 @@ static const OpKernel kernels[] = {
     {"", "Round", 11, eval_round}, {"", "IsNaN", 9, eval_isnan}, {"", "IsInf", 10, eval_isinf},
 };
 
-const OpKernelTable eval_elementwise_kernels = {kernels, sizeof kernels / sizeof *kernels};
+const OpKernelTable eval_elementwise_kernels = {kernels, sizeof kernels / sizeof *kernels, false};

@@ -248,4 +248,4 @@ static const OpKernel kernels[] = {
     {"", "OneHot", 9, eval_onehot},   {"", "EyeLike", 9, eval_eyelike},
 };
 
-const OpKernelTable eval_index_kernels = {kernels, sizeof kernels / sizeof *kernels};
+const OpKernelTable eval_index_kernels = {kernels, sizeof kernels / sizeof *kernels, false};

@@ -129,4 +129,4 @@ static const OpKernel kernels[] = {
     {"", "BitShift", 11, eval_bit_shift},     {"", "BitCast", 26, eval_bit_cast},
 };
 
-const OpKernelTable eval_integer_kernels = {kernels, sizeof kernels / sizeof *kernels};
+const OpKernelTable eval_integer_kernels = {kernels, sizeof kernels / sizeof *kernels, true};

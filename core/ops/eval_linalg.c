@@ -301,4 +301,4 @@ static const OpKernel kernels[] = {
     {"", "Det", 11, eval_det},
 };
 
-const OpKernelTable eval_linalg_kernels = {kernels, sizeof kernels / sizeof *kernels};
+const OpKernelTable eval_linalg_kernels = {kernels, sizeof kernels / sizeof *kernels, true};

@@ -146,4 +146,4 @@ static const OpKernel kernels[] = {
     {"", "SoftmaxCrossEntropyLoss", 12, eval_softmax_ce_loss},
 };
 
-const OpKernelTable eval_loss_kernels = {kernels, sizeof kernels / sizeof *kernels};
+const OpKernelTable eval_loss_kernels = {kernels, sizeof kernels / sizeof *kernels, false};

@@ -333,4 +333,4 @@ static const OpKernel kernels[] = {
     {"", "ArgMin", 1, eval_argmin},   {"", "Gemm", 1, eval_gemm},
 };
 
-const OpKernelTable eval_nn_kernels = {kernels, sizeof kernels / sizeof *kernels};
+const OpKernelTable eval_nn_kernels = {kernels, sizeof kernels / sizeof *kernels, false};

@@ -326,4 +326,4 @@ static const OpKernel kernels[] = {
     {"", "DequantizeLinear", 10, eval_dequantize},
 };
 
-const OpKernelTable eval_norm_kernels = {kernels, sizeof kernels / sizeof *kernels};
+const OpKernelTable eval_norm_kernels = {kernels, sizeof kernels / sizeof *kernels, true};

@@ -246,4 +246,4 @@ static const OpKernel kernels[] = {
     {"", "GlobalLpPool", 1, eval_global_lp_pool},
 };
 
-const OpKernelTable eval_pool_kernels = {kernels, sizeof kernels / sizeof *kernels};
+const OpKernelTable eval_pool_kernels = {kernels, sizeof kernels / sizeof *kernels, true};

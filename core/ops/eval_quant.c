@@ -300,4 +300,4 @@ static const OpKernel kernels[] = {
     {"", "DynamicQuantizeLinear", 11, eval_dynamic_quantize},
 };
 
-const OpKernelTable eval_quant_kernels = {kernels, sizeof kernels / sizeof *kernels};
+const OpKernelTable eval_quant_kernels = {kernels, sizeof kernels / sizeof *kernels, true};

@@ -400,4 +400,4 @@ static const OpKernel kernels[] = {
     {"", "Trilu", 14, eval_trilu}, {"", "MatMul", 1, eval_matmul},
 };
 
-const OpKernelTable eval_reduce_kernels = {kernels, sizeof kernels / sizeof *kernels};
+const OpKernelTable eval_reduce_kernels = {kernels, sizeof kernels / sizeof *kernels, false};

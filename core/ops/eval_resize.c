@@ -380,4 +380,4 @@ static const OpKernel kernels[] = {
     {"", "Upsample", 7, eval_upsample},
 };
 
-const OpKernelTable eval_resize_kernels = {kernels, sizeof kernels / sizeof *kernels};
+const OpKernelTable eval_resize_kernels = {kernels, sizeof kernels / sizeof *kernels, true};

@@ -316,4 +316,4 @@ static const OpKernel kernels[] = {
     {"", "LSTM", 7, eval_lstm},
 };
 
-const OpKernelTable eval_rnn_kernels = {kernels, sizeof kernels / sizeof *kernels};
+const OpKernelTable eval_rnn_kernels = {kernels, sizeof kernels / sizeof *kernels, false};

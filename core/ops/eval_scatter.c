@@ -161,4 +161,4 @@ static const OpKernel kernels[] = {
     {"", "Scatter", 9, eval_scatter_elements}, /* ScatterElements before it was renamed */
 };
 
-const OpKernelTable eval_scatter_kernels = {kernels, sizeof kernels / sizeof *kernels};
+const OpKernelTable eval_scatter_kernels = {kernels, sizeof kernels / sizeof *kernels, false};

@@ -264,4 +264,4 @@ static const OpKernel kernels[] = {
     {"", "NonMaxSuppression", 10, eval_nms},
 };
 
-const OpKernelTable eval_select_kernels = {kernels, sizeof kernels / sizeof *kernels};
+const OpKernelTable eval_select_kernels = {kernels, sizeof kernels / sizeof *kernels, false};

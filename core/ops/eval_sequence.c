@@ -343,7 +343,7 @@ static const OpKernel kernels[] = {
     {"", "OptionalGetElement", 18, opt_get},
 };
 
-const OpKernelTable eval_sequence_kernels = {kernels, sizeof kernels / sizeof *kernels};
+const OpKernelTable eval_sequence_kernels = {kernels, sizeof kernels / sizeof *kernels, true};
 
 bool eval_takes_held(const char *type)
 {

@@ -505,4 +505,4 @@ static const OpKernel kernels[] = {
     {"", "ConstantOfShape", 9, eval_constant_of_shape}, {"", "Range", 11, eval_range},
 };
 
-const OpKernelTable eval_shape_kernels = {kernels, sizeof kernels / sizeof *kernels};
+const OpKernelTable eval_shape_kernels = {kernels, sizeof kernels / sizeof *kernels, false};

@@ -211,4 +211,4 @@ static const OpKernel kernels[] = {
     {"", "LinearAttention", 27, eval_linear_attention},
 };
 
-const OpKernelTable eval_state_kernels = {kernels, sizeof kernels / sizeof *kernels};
+const OpKernelTable eval_state_kernels = {kernels, sizeof kernels / sizeof *kernels, true};

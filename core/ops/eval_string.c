@@ -577,4 +577,4 @@ static const OpKernel STRING_KERNELS[] = {
 };
 
 const OpKernelTable eval_string_kernels = {STRING_KERNELS,
-                                           sizeof STRING_KERNELS / sizeof *STRING_KERNELS};
+                                           sizeof STRING_KERNELS / sizeof *STRING_KERNELS, true};

@@ -139,4 +139,4 @@ static const OpKernel kernels[] = {
     {"", "RotaryEmbedding", 23, eval_rotary_embedding},
 };
 
-const OpKernelTable eval_transformer_kernels = {kernels, sizeof kernels / sizeof *kernels};
+const OpKernelTable eval_transformer_kernels = {kernels, sizeof kernels / sizeof *kernels, false};

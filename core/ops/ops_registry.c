@@ -32,8 +32,13 @@ static const OpKernelTable *const ops_kernel_families[] = {
 static const OpSchema **ops_sorted;
 static InferRule *ops_rules;      /* ops_sorted[i]'s bounds and rule */
 static OpEvalFn *ops_evals;       /* ops_sorted[i]'s kernel, or NULL: not folded */
+static bool *ops_interp;          /* is that kernel the reference interpreter's only? */
 static const OpSignature **ops_sigs; /* ops_sorted[i]'s ai.onnx signature, or NULL */
-static const OpKernel **ops_kernels; /* every kernel, sorted alike (ops_kernel_at) */
+/* every kernel, sorted alike (ops_kernel_at), with its family's interpreter_only */
+static struct KernelEntry {
+    const OpKernel *k;
+    bool interpreter_only;
+} *ops_kernels;
 static OpSchema *ops_made;        /* the rows made for versions no family lists */
 static size_t ops_n, ops_n_made, ops_n_kernels;
 static pthread_once_t ops_once = PTHREAD_ONCE_INIT;
@@ -53,7 +58,8 @@ static int ops_cmp(const void *a, const void *b)
 
 static int kernel_cmp(const void *a, const void *b)
 {
-    const OpKernel *x = *(const OpKernel *const *)a, *y = *(const OpKernel *const *)b;
+    const OpKernel *x = ((const struct KernelEntry *)a)->k;
+    const OpKernel *y = ((const struct KernelEntry *)b)->k;
     int c = strcmp(x->domain, y->domain);
     c = c ? c : strcmp(x->type, y->type);
     return c ? c : (x->since > y->since) - (x->since < y->since);
@@ -153,19 +159,20 @@ static void rules_resolve(void)
  * the rows from its version to the next kernel's. */
 static void kernels_join(void)
 {
-    OpEvalFn cur = NULL;
+    const struct KernelEntry *cur = NULL;
     for (size_t i = 0, j = 0; i < ops_n; i++) {
         const OpSchema *s = ops_sorted[i];
         if (i == 0 || ops_cmp_key(s->domain, s->type, ops_sorted[i - 1]))
             cur = NULL;
         for (; j < ops_n_kernels; j++) {
-            const OpKernel *k = ops_kernels[j];
+            const OpKernel *k = ops_kernels[j].k;
             int c = ops_cmp_key(k->domain, k->type, s);
             if (c > 0 || (c == 0 && k->since > s->since))
                 break;
-            cur = c == 0 ? k->eval : cur;
+            cur = c == 0 ? &ops_kernels[j] : cur;
         }
-        ops_evals[i] = cur;
+        ops_evals[i] = cur ? cur->k->eval : NULL;
+        ops_interp[i] = cur && cur->interpreter_only;
     }
 }
 
@@ -173,7 +180,8 @@ static void kernels_build(void)
 {
     for (size_t f = 0; f < sizeof ops_kernel_families / sizeof *ops_kernel_families; f++)
         for (size_t i = 0; i < ops_kernel_families[f]->n; i++)
-            ops_kernels[ops_n_kernels++] = &ops_kernel_families[f]->entries[i];
+            ops_kernels[ops_n_kernels++] = (struct KernelEntry){
+                &ops_kernel_families[f]->entries[i], ops_kernel_families[f]->interpreter_only};
     qsort(ops_kernels, ops_n_kernels, sizeof *ops_kernels, kernel_cmp);
 }
 
@@ -182,12 +190,14 @@ static void ops_build_free(void)
     free(ops_sorted);
     free(ops_rules);
     free(ops_evals);
+    free(ops_interp);
     free(ops_sigs);
     free(ops_kernels);
     free(ops_made);
     ops_sorted = NULL;
     ops_rules = NULL;
     ops_evals = NULL;
+    ops_interp = NULL;
     ops_sigs = NULL;
     ops_kernels = NULL;
     ops_made = NULL;
@@ -205,10 +215,12 @@ static void ops_build(void)
     ops_sorted = malloc(n * sizeof *ops_sorted);
     ops_rules = malloc(n * sizeof *ops_rules);
     ops_evals = malloc(n * sizeof *ops_evals);
+    ops_interp = malloc(n * sizeof *ops_interp);
     ops_sigs = malloc(n * sizeof *ops_sigs);
     ops_kernels = malloc(k * sizeof *ops_kernels);
     ops_made = malloc(OPS_SIGNATURES_N * sizeof *ops_made);
-    if (!ops_sorted || !ops_rules || !ops_evals || !ops_sigs || !ops_kernels || !ops_made) {
+    if (!ops_sorted || !ops_rules || !ops_evals || !ops_interp || !ops_sigs || !ops_kernels ||
+        !ops_made) {
         ops_build_free();
         return;
     }
@@ -260,13 +272,27 @@ const OpSchema *ops_at(size_t i)
 }
 
 
+/* The row of the op at opset when a node of n_in inputs and n_out outputs
+ * is within its bounds, else ops_n. */
+static size_t ops_kernel_row(const char *domain, const char *type, int64_t opset, size_t n_in,
+                             size_t n_out)
+{
+    size_t i = ops_find(domain, type, opset);
+    return i == ops_n || !infer_rule_counts_ok(&ops_rules[i], n_in, n_out) ? ops_n : i;
+}
+
 OpEvalFn ops_kernel(const char *domain, const char *type, int64_t opset, size_t n_in,
                     size_t n_out)
 {
-    size_t i = ops_find(domain, type, opset);
-    if (i == ops_n || !infer_rule_counts_ok(&ops_rules[i], n_in, n_out))
-        return NULL;
-    return ops_evals[i];
+    size_t i = ops_kernel_row(domain, type, opset, n_in, n_out);
+    return i == ops_n ? NULL : ops_evals[i];
+}
+
+OpEvalFn ops_fold_kernel(const char *domain, const char *type, int64_t opset, size_t n_in,
+                         size_t n_out)
+{
+    size_t i = ops_kernel_row(domain, type, opset, n_in, n_out);
+    return i == ops_n || ops_interp[i] ? NULL : ops_evals[i];
 }
 
 const OpSignature *ops_signature(const char *type, int64_t opset)
@@ -278,5 +304,5 @@ const OpSignature *ops_signature(const char *type, int64_t opset)
 const OpKernel *ops_kernel_at(size_t i)
 {
     pthread_once(&ops_once, ops_build);
-    return i < ops_n_kernels ? ops_kernels[i] : NULL;
+    return i < ops_n_kernels ? ops_kernels[i].k : NULL;
 }

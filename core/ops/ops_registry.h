@@ -29,6 +29,10 @@ const OpSchema *ops_at(size_t i);
  * reads the inputs its op must have); NULL when it cannot be evaluated. */
 OpEvalFn ops_kernel(const char *domain, const char *type, int64_t opset, size_t n_in,
                     size_t n_out);
+/* ops_kernel's kernel when the fold pass may run it: NULL also for a kernel
+ * only the reference interpreter runs (its family's interpreter_only). */
+OpEvalFn ops_fold_kernel(const char *domain, const char *type, int64_t opset, size_t n_in,
+                         size_t n_out);
 /* The signature (core/ops/ops_signatures.h: how the version changed, its
  * formal inputs and outputs and their element types) of the ai.onnx op
  * `type` at `opset`: that of the version the op resolves to there, or NULL

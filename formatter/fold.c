@@ -64,6 +64,7 @@ static bool fold_excluded(const Op *op)
         /* kernels for the reference interpreter only (core/ops/eval_norm.c,
          * eval_resize.c) */
         "LayerNormalization", "InstanceNormalization", "GroupNormalization", "Resize", "Upsample",
+        "GridSample", /* core/ops/eval_grid.c */
     };
     for (size_t i = 0; i < sizeof never / sizeof *never; i++)
         if (op_is(op, never[i]))

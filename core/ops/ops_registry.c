@@ -24,6 +24,7 @@ static const OpKernelTable *const ops_kernel_families[] = {
     &eval_attention_kernels, &eval_rnn_kernels, &eval_select_kernels, &eval_loss_kernels,
     &eval_transformer_kernels, &eval_activation_kernels, &eval_norm_kernels,
     &eval_resize_kernels,
+    &eval_grid_kernels,
 };
 
 /* The rows: schema, rule, kernel and signature column side by side, sorted

@@ -1,0 +1,237 @@
+/* eval_grid.c - kernels for sampling a tensor at computed positions
+ * (eval.h): GridSample-16 (4-D input, bilinear/nearest/bicubic) and
+ * GridSample-20 (N-D input, linear/nearest/cubic). For the reference
+ * interpreter only (formatter/fold.c never folds these ops).
+ *
+ * The grid's last axis holds normalized coordinates in [-1, 1], innermost
+ * spatial axis first (x = width). Each is mapped to a pixel position: with
+ * align_corners, -1 and 1 are the centres of the first and last pixels;
+ * without, their outer edges. A position outside the borders (the pixel
+ * centres with align_corners, the edges without) is clamped to the pixels
+ * (border) or folded back (reflection); then each tap of the interpolation
+ * reads its pixel through the same padding (zeros: 0 outside). Linear and
+ * cubic are separable: the weight of a tap is the product of one weight per
+ * axis (cubic: Keys' kernel with a = -0.75). Nearest rounds half to even as
+ * onnxruntime's nearbyint does. Weighted sums are taken in double and
+ * rounded once to the output type. */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "eval.h"
+
+enum { GRID_LINEAR = 0, GRID_NEAREST = 1, GRID_CUBIC = 2 };
+enum { PAD_ZEROS = 0, PAD_BORDER = 1, PAD_REFLECTION = 2 };
+enum { GRID_MAX_SP = 6, GRID_MAX_TAPS = 4 };
+
+typedef struct GridSpec {
+    int mode, pad, sp; /* interpolation, padding mode, spatial rank */
+    bool align;
+    int64_t dims[GRID_MAX_SP];       /* spatial dims of X */
+    double lo[GRID_MAX_SP], hi[GRID_MAX_SP]; /* borders */
+} GridSpec;
+
+/* The taps of one axis: pixel indices (already through the padding; -1:
+ * reads zero padding) and their weights. */
+typedef struct GridAxisTaps {
+    int n;
+    int64_t at[GRID_MAX_TAPS];
+    double w[GRID_MAX_TAPS];
+} GridAxisTaps;
+
+/* x folded back into [lo, hi] by reflecting at the nearer border. */
+static double grid_reflect(double x, double lo, double hi)
+{
+    double range = hi - lo;
+    if (x < lo) {
+        double dx = lo - x;
+        int64_t n = (int64_t)(dx / range);
+        double r = dx - (double)n * range;
+        return n % 2 == 0 ? lo + r : hi - r;
+    }
+    if (x > hi) {
+        double dx = x - hi;
+        int64_t n = (int64_t)(dx / range);
+        double r = dx - (double)n * range;
+        return n % 2 == 0 ? hi - r : lo + r;
+    }
+    return x;
+}
+
+/* Pixel index i of axis a through the padding; -1 when it reads zero. */
+static int64_t grid_pixel(const GridSpec *s, int a, int64_t i)
+{
+    int64_t d = s->dims[a];
+    if (s->pad == PAD_ZEROS)
+        return i >= 0 && i < d ? i : -1;
+    if (s->pad == PAD_BORDER)
+        return i < 0 ? 0 : i >= d ? d - 1 : i;
+    int64_t r = (int64_t)grid_reflect((double)i, s->lo[a], s->hi[a]);
+    return r < 0 ? 0 : r >= d ? d - 1 : r;
+}
+
+/* Keys' cubic convolution weights of the 4 taps around a point t past the
+ * second one (0 <= t < 1). */
+static void grid_cubic_weights(double t, double *w)
+{
+    const double a = -0.75;
+    double x0 = t + 1, x1 = t, x2 = 1 - t, x3 = 2 - t;
+    w[0] = ((a * x0 - 5 * a) * x0 + 8 * a) * x0 - 4 * a;
+    w[1] = ((a + 2) * x1 - (a + 3)) * x1 * x1 + 1;
+    w[2] = ((a + 2) * x2 - (a + 3)) * x2 * x2 + 1;
+    w[3] = ((a * x3 - 5 * a) * x3 + 8 * a) * x3 - 4 * a;
+}
+
+/* The taps of axis a for normalized coordinate g; 1 when nearest mode's
+ * rounding is too close to call for an inexact g. */
+static int grid_axis_taps(const GridSpec *s, int a, double g, bool inexact, int32_t gdt,
+                          GridAxisTaps *t)
+{
+    int64_t d = s->dims[a];
+    double x = s->align ? (g + 1) / 2.0 * (double)(d - 1) : ((g + 1) * (double)d - 1) / 2.0;
+    if (s->mode == GRID_NEAREST) {
+        double fl = floor(x);
+        if (inexact && eval_near_step(gdt, x, fl + 0.5))
+            return 1;
+        x = nearbyint(x);
+    }
+    if (x < s->lo[a] || x > s->hi[a]) {
+        if (s->pad == PAD_BORDER)
+            x = x < 0 ? 0 : x > (double)(d - 1) ? (double)(d - 1) : x;
+        else if (s->pad == PAD_REFLECTION)
+            x = grid_reflect(x, s->lo[a], s->hi[a]);
+    }
+    if (s->mode == GRID_NEAREST) {
+        t->n = 1;
+        t->at[0] = grid_pixel(s, a, (int64_t)x);
+        t->w[0] = 1;
+        return 0;
+    }
+    double fl = floor(x), f = x - fl;
+    int64_t i0 = (int64_t)fl;
+    if (s->mode == GRID_LINEAR) {
+        t->n = 2;
+        t->w[0] = 1 - f;
+        t->w[1] = f;
+    } else {
+        t->n = 4;
+        i0 -= 1;
+        grid_cubic_weights(f, t->w);
+    }
+    for (int k = 0; k < t->n; k++)
+        t->at[k] = grid_pixel(s, a, i0 + k);
+    return 0;
+}
+
+/* One output element: the weighted sum over every combination of the
+ * axes' taps of plane (the (n, c) slice of X, element strides xs). */
+static double grid_sum(const GridSpec *s, const GridAxisTaps *taps, const Tensor *x,
+                       const uint8_t *plane, const int64_t *xs)
+{
+    size_t size = dtype_size(x->dtype);
+    int pick[GRID_MAX_SP] = {0};
+    double sum = 0;
+    for (;;) {
+        double w = 1;
+        int64_t off = 0;
+        for (int a = 0; a < s->sp && off >= 0; a++) {
+            int64_t i = taps[a].at[pick[a]];
+            w *= taps[a].w[pick[a]];
+            off = i < 0 ? -1 : off + i * xs[a];
+        }
+        if (off >= 0 && w != 0)
+            sum += w * eval_load(x->dtype, plane + (size_t)off * size).f;
+        int a = s->sp - 1;
+        while (a >= 0 && ++pick[a] == taps[a].n)
+            pick[a--] = 0;
+        if (a < 0)
+            return sum;
+    }
+}
+
+/* Reads the attributes and X's geometry into s; nonzero when unsupported. */
+static int grid_spec(EvalCtx *c, const Tensor *x, const Tensor *g, GridSpec *s)
+{
+    static const char *const modes16[] = {"bilinear", "nearest", "bicubic"};
+    static const char *const modes20[] = {"linear", "nearest", "cubic"};
+    static const char *const pads[] = {"zeros", "border", "reflection"};
+    bool v20 = c->opset >= 20;
+    s->mode = eval_attr_choice(c->op, "mode", v20 ? modes20 : modes16, 3);
+    s->pad = eval_attr_choice(c->op, "padding_mode", pads, 3);
+    s->align = op_attr_int(c->op, "align_corners", 0) != 0;
+    s->sp = (int)x->ndims - 2;
+    if (s->mode == 3 || s->pad == 3 || s->sp < 1 || s->sp > GRID_MAX_SP || (!v20 && s->sp != 2))
+        return 1;
+    if (g->ndims != x->ndims || g->dims[0] != x->dims[0] || g->dims[g->ndims - 1] != s->sp)
+        return 1;
+    for (int a = 0; a < s->sp; a++) {
+        int64_t d = x->dims[2 + a];
+        s->dims[a] = d;
+        s->lo[a] = s->align ? 0 : -0.5;
+        s->hi[a] = s->align ? (double)(d - 1) : (double)d - 0.5;
+        /* reflecting into a single pixel centre has no range to fold into */
+        if (d < 1 || (s->pad == PAD_REFLECTION && s->hi[a] <= s->lo[a]))
+            return 1;
+    }
+    return 0;
+}
+
+/* GridSample: X [N, C, D1..Dr], grid [N, O1..Or, r] -> Y [N, C, O1..Or]. */
+static int eval_grid_sample(EvalCtx *c)
+{
+    const Tensor *x = eval_in(c, 0), *g = eval_in(c, 1);
+    GridSpec s;
+    if (!x || !g || !dtype_is_float(g->dtype) || x->ndims < 3 || grid_spec(c, x, g, &s))
+        return eval_decline(c, "an unsupported input, mode, padding_mode or grid shape");
+    if (s.mode != GRID_NEAREST && !dtype_is_float(x->dtype))
+        return eval_decline(c, "interpolating a non-float input");
+    int64_t ydims[EVAL_MAX_RANK], xs[EVAL_MAX_RANK];
+    ydims[0] = x->dims[0];
+    ydims[1] = x->dims[1];
+    for (int a = 0; a < s.sp; a++)
+        ydims[2 + a] = g->dims[1 + a];
+    const uint8_t *xb = eval_bytes(c, x), *gb = eval_bytes(c, g);
+    if (!xb || !gb)
+        return EVAL_DECLINE;
+    Tensor *y = eval_out(c, 0, x->dtype, x->ndims, ydims);
+    if (!y)
+        return eval_out_failed(c);
+    eval_strides(x->dims + 2, (size_t)s.sp, xs);
+    size_t nc = (size_t)x->dims[1], size = dtype_size(x->dtype), gsize = dtype_size(g->dtype);
+    size_t plane = (size_t)dims_numel(x->dims + 2, (size_t)s.sp);
+    size_t points = (size_t)dims_numel(g->dims + 1, (size_t)s.sp);
+    bool inexact = g->inexact;
+    for (size_t n = 0; n < (size_t)x->dims[0]; n++)
+        for (size_t p = 0; p < points; p++) {
+            GridAxisTaps taps[GRID_MAX_SP];
+            const uint8_t *gp = gb + ((n * points + p) * (size_t)s.sp) * gsize;
+            for (int a = 0; a < s.sp; a++) {
+                /* the grid lists the innermost axis first */
+                double gv = eval_load(g->dtype, gp + (size_t)(s.sp - 1 - a) * gsize).f;
+                if (grid_axis_taps(&s, a, gv, inexact, g->dtype, &taps[a]))
+                    return eval_decline_step(c);
+            }
+            for (size_t ch = 0; ch < nc; ch++) {
+                const uint8_t *src = xb + (n * nc + ch) * plane * size;
+                uint8_t *dst = (uint8_t *)y->data + ((n * nc + ch) * points + p) * size;
+                if (s.mode == GRID_NEAREST) {
+                    int64_t off = 0;
+                    for (int a = 0; a < s.sp && off >= 0; a++)
+                        off = taps[a].at[0] < 0 ? -1 : off + taps[a].at[0] * xs[a];
+                    if (off >= 0)
+                        memcpy(dst, src + (size_t)off * size, size);
+                    continue;
+                }
+                eval_store(y->dtype, dst, (EvalNum){.f = grid_sum(&s, taps, x, src, xs)});
+            }
+        }
+    c->exact = s.mode == GRID_NEAREST ? EVAL_KEEPS : EVAL_ROUNDS;
+    return EVAL_OK;
+}
+
+static const OpKernel kernels[] = {
+    {"", "GridSample", 16, eval_grid_sample},
+    {"", "GridSample", 20, eval_grid_sample},
+};
+
+const OpKernelTable eval_grid_kernels = {kernels, sizeof kernels / sizeof *kernels};

@@ -25,6 +25,7 @@ static const OpKernelTable *const ops_kernel_families[] = {
     &eval_transformer_kernels, &eval_activation_kernels, &eval_norm_kernels,
     &eval_resize_kernels,
     &eval_grid_kernels,
+    &eval_signal_kernels,
 };
 
 /* The rows: schema, rule, kernel and signature column side by side, sorted

@@ -3,7 +3,9 @@
 ONNX backend suite does not cover: the recurrent ops in both directions, in
 reverse, with per-batch sequence lengths, clip, linear_before_reset, named
 activations, peepholes with input_forget (batch-first layout, which
-onnxruntime does not run, is in the backend suite). For each
+onnxruntime does not run, is in the backend suite); GridSample's modes and
+padding modes, DFT, STFT, the windows, MelWeightMatrix and ConvTranspose's
+auto_pad SAME and output_shape (NODE_CASES). For each
 model onnxruntime runs seeded random inputs; ppqfmt's --check-inputs and the
 test-only --check-expected then give the same inputs to the interpreter and
 compare its outputs with onnxruntime's (1e-5 + 1e-3 * max|expected|).
@@ -80,8 +82,109 @@ CASES = [
 ]
 
 
-def run_case(name, op, kw, tmp):
-    model, feeds = rnn_case(op, **kw)
+def node_case(op, feeds, opset, out=None, **attrs):
+    """(model, feeds) of one op node whose inputs are all graph inputs (None: omitted);
+    out: Y's element type (the first input's by default)."""
+    ins = [k if v is not None else "" for k, v in feeds.items()]
+    out = out or helper.np_dtype_to_tensor_dtype(next(iter(feeds.values())).dtype)
+    feeds = {k: v for k, v in feeds.items() if v is not None}
+    node = helper.make_node(op, ins, ["Y"], **attrs)
+    graph = helper.make_graph(
+        [node], op.lower(),
+        [helper.make_tensor_value_info(k, helper.np_dtype_to_tensor_dtype(v.dtype), v.shape)
+         for k, v in feeds.items()],
+        [helper.make_tensor_value_info("Y", out, None)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 8
+    return model, feeds
+
+
+def uniform(shape, lo=-1.0, hi=1.0, dtype=np.float32, seed=0):
+    return np.random.default_rng(seed).uniform(lo, hi, shape).astype(dtype)
+
+
+def gridsample(opset, x_shape, grid_shape, dtype=np.float32, **attrs):
+    # grid values past [-1, 1] reach the padding
+    return node_case("GridSample", {"X": uniform(x_shape, dtype=dtype, seed=1),
+                                    "grid": uniform(grid_shape, -1.3, 1.3, dtype, seed=2)},
+                     opset, **attrs)
+
+
+def dft(opset, x_shape, n=None, axis=None, dtype=np.float32, **attrs):
+    feeds = {"x": uniform(x_shape, dtype=dtype, seed=3),
+             "dft_length": None if n is None else np.array(n, np.int64)}
+    if opset >= 20:
+        feeds["axis"] = None if axis is None else np.array(axis, np.int64)
+    elif axis is not None:
+        attrs["axis"] = axis
+    return node_case("DFT", feeds, opset, **attrs)
+
+
+def conv_transpose(x_shape, w_shape, **attrs):
+    return node_case("ConvTranspose", {"X": uniform(x_shape, seed=4), "W": uniform(w_shape, seed=5)},
+                     17, **attrs)
+
+
+def scalar(v, dtype=np.int64):
+    return np.array(v, dtype)
+
+
+# Spatial and signal kernels (eval_grid.c, eval_signal.c, eval_conv.c): modes,
+# padding modes, dtypes and sizes the backend cases leave out.
+NODE_CASES = [
+    ("gridsample_bilinear_zeros", lambda: gridsample(16, [2, 3, 5, 4], [2, 6, 7, 2])),
+    ("gridsample_bilinear_border_align", lambda: gridsample(
+        16, [1, 2, 4, 6], [1, 5, 3, 2], padding_mode="border", align_corners=1)),
+    ("gridsample_bicubic_reflection", lambda: gridsample(
+        16, [1, 2, 5, 5], [1, 4, 4, 2], mode="bicubic", padding_mode="reflection")),
+    ("gridsample_bicubic_reflection_align", lambda: gridsample(
+        16, [1, 2, 5, 3], [1, 4, 4, 2], mode="bicubic", padding_mode="reflection",
+        align_corners=1)),
+    ("gridsample_nearest_reflection", lambda: gridsample(
+        16, [1, 3, 4, 5], [1, 6, 6, 2], mode="nearest", padding_mode="reflection")),
+    # cubic with border padding: onnxruntime 1.31 and onnx's reference differ (the
+    # backend cases, from the reference, cover it)
+    ("gridsample20_cubic_zeros_double", lambda: gridsample(
+        20, [1, 2, 6, 5], [1, 3, 4, 2], np.float64, mode="cubic")),
+    ("gridsample20_linear_3d", lambda: gridsample(20, [1, 2, 3, 4, 5], [1, 2, 3, 4, 3])),
+    ("gridsample20_nearest_3d_border", lambda: gridsample(
+        20, [1, 2, 3, 4, 5], [1, 2, 3, 4, 3], mode="nearest", padding_mode="border")),
+    ("dft17_complex_inverse_len", lambda: dft(17, [2, 6, 2], n=8, inverse=1)),
+    ("dft17_real_onesided_axis2", lambda: dft(17, [2, 3, 7, 1], n=5, axis=2, onesided=1)),
+    # onnxruntime 1.31 crashes on a DFT-20 whose axis input is omitted: always given
+    ("dft20_real_double", lambda: dft(20, [3, 9, 1], axis=-2, dtype=np.float64)),
+    ("dft20_axis1_of_4", lambda: dft(20, [2, 5, 3, 2], axis=1)),
+    ("dft20_irfft", lambda: dft(20, [2, 5, 2], n=9, axis=1, inverse=1, onesided=1)),
+    ("stft_window_twosided", lambda: node_case(
+        "STFT", {"signal": uniform([2, 20, 1], seed=6), "frame_step": scalar(3),
+                 "window": uniform([6], 0, 1, seed=7)}, 17, onesided=0)),
+    ("stft_frame_length", lambda: node_case(
+        "STFT", {"signal": uniform([1, 17, 1], seed=8), "frame_step": scalar(4),
+                 "window": None, "frame_length": scalar(5)}, 17)),
+    ("hannwindow_symmetric_double", lambda: node_case(
+        "HannWindow", {"size": scalar(9)}, 17, TensorProto.DOUBLE, periodic=0,
+        output_datatype=TensorProto.DOUBLE)),
+    ("blackmanwindow_periodic", lambda: node_case("BlackmanWindow", {"size": scalar(11)}, 17,
+                                                       TensorProto.FLOAT)),
+    ("hammingwindow_int32_size", lambda: node_case(
+        "HammingWindow", {"size": scalar(7, np.int32)}, 17, TensorProto.FLOAT)),
+    ("melweightmatrix_edges", lambda: node_case(
+        "MelWeightMatrix", {"num_mel_bins": scalar(6), "dft_length": scalar(64),
+                            "sample_rate": scalar(16000), "lower_edge_hertz": scalar(133.3, np.float32),
+                            "upper_edge_hertz": scalar(6100.5, np.float32)}, 17, TensorProto.FLOAT)),
+    ("convtranspose_same_lower", lambda: conv_transpose(
+        [1, 2, 4, 5], [2, 3, 3, 4], auto_pad="SAME_LOWER", strides=[2, 3])),
+    ("convtranspose_same_upper_dilated", lambda: conv_transpose(
+        [1, 2, 4, 5], [2, 2, 3, 3], auto_pad="SAME_UPPER", strides=[2, 2], dilations=[2, 1])),
+    ("convtranspose_output_shape_grouped", lambda: conv_transpose(
+        [1, 4, 3, 3], [4, 1, 3, 2], group=2, strides=[3, 2], output_shape=[10, 7])),
+    ("convtranspose_output_shape_same_upper", lambda: conv_transpose(
+        [1, 1, 5, 4], [1, 2, 3, 3], auto_pad="SAME_UPPER", strides=[2, 2], output_shape=[8, 7])),
+]
+
+
+def run_case(name, make, tmp):
+    model, feeds = make()
     path = os.path.join(tmp, name + ".onnx")
     onnx.save(model, path)
     try:
@@ -102,8 +205,9 @@ def run_case(name, op, kw, tmp):
 def main():
     counts = {"ok": 0, "fail": 0, "skip": 0}
     with tempfile.TemporaryDirectory() as tmp:
-        for name, op, kw in CASES:
-            verdict, why = run_case(name, op, kw, tmp)
+        cases = [(name, lambda op=op, kw=kw: rnn_case(op, **kw)) for name, op, kw in CASES]
+        for name, make in cases + NODE_CASES:
+            verdict, why = run_case(name, make, tmp)
             counts[verdict] += 1
             print(("ok %s" % name) if verdict == "ok" else "%s %s: %s" % (
                 verdict.upper(), name, why))

@@ -66,6 +66,7 @@ static bool fold_excluded(const Op *op)
         "LayerNormalization", "InstanceNormalization", "GroupNormalization", "Resize", "Upsample",
         "GridSample", /* core/ops/eval_grid.c */
         "DFT", "STFT", "HannWindow", "HammingWindow", "BlackmanWindow", "MelWeightMatrix", /* eval_signal.c */
+        "LpNormalization", "LRN", "MeanVarianceNormalization", /* eval_localnorm.c */
     };
     for (size_t i = 0; i < sizeof never / sizeof *never; i++)
         if (op_is(op, never[i]))

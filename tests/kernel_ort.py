@@ -4,8 +4,9 @@ ONNX backend suite does not cover: the recurrent ops in both directions, in
 reverse, with per-batch sequence lengths, clip, linear_before_reset, named
 activations, peepholes with input_forget (batch-first layout, which
 onnxruntime does not run, is in the backend suite); GridSample's modes and
-padding modes, DFT, STFT, the windows, MelWeightMatrix and ConvTranspose's
-auto_pad SAME and output_shape (NODE_CASES). For each
+padding modes, DFT, STFT, the windows, MelWeightMatrix, ConvTranspose's
+auto_pad SAME and output_shape, and attributes and dtypes of the local
+normalizations (NODE_CASES). For each
 model onnxruntime runs seeded random inputs; ppqfmt's --check-inputs and the
 test-only --check-expected then give the same inputs to the interpreter and
 compare its outputs with onnxruntime's (1e-5 + 1e-3 * max|expected|).
@@ -180,6 +181,16 @@ NODE_CASES = [
         [1, 4, 3, 3], [4, 1, 3, 2], group=2, strides=[3, 2], output_shape=[10, 7])),
     ("convtranspose_output_shape_same_upper", lambda: conv_transpose(
         [1, 1, 5, 4], [1, 2, 3, 3], auto_pad="SAME_UPPER", strides=[2, 2], output_shape=[8, 7])),
+    ("lpnormalization_l1_negative", lambda: node_case(
+        "LpNormalization", {"x": uniform([3, 4, 5], seed=9)}, 17, axis=1, p=1)),
+    ("lpnormalization_l2_double", lambda: node_case(
+        "LpNormalization", {"x": uniform([4, 6], dtype=np.float64, seed=10)}, 17, axis=0)),
+    ("lrn_size_5", lambda: node_case(  # onnxruntime takes odd sizes only
+        "LRN", {"x": uniform([2, 7, 3, 4], seed=11)}, 17, size=5, alpha=0.3, beta=0.6, bias=1.5)),
+    ("mvn_axes_1", lambda: node_case(
+        "MeanVarianceNormalization", {"x": uniform([2, 5, 3, 2], seed=12)}, 13, axes=[1])),
+    ("mvn_axes_2_3", lambda: node_case(  # onnxruntime's function body is float only
+        "MeanVarianceNormalization", {"x": uniform([2, 3, 4, 5], seed=13)}, 13, axes=[2, 3])),
 ]
 
 

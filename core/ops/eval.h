@@ -105,6 +105,7 @@ extern const OpKernelTable eval_attention_kernels, eval_rnn_kernels, eval_select
 extern const OpKernelTable eval_norm_kernels, eval_resize_kernels;
 extern const OpKernelTable eval_grid_kernels;
 extern const OpKernelTable eval_signal_kernels;
+extern const OpKernelTable eval_localnorm_kernels;
 
 /* One element: floats as double, integers and bool as int64 (uint64 as its
  * bits). */

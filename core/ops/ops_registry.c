@@ -26,6 +26,7 @@ static const OpKernelTable *const ops_kernel_families[] = {
     &eval_resize_kernels,
     &eval_grid_kernels,
     &eval_signal_kernels,
+    &eval_localnorm_kernels,
 };
 
 /* The rows: schema, rule, kernel and signature column side by side, sorted

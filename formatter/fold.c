@@ -64,9 +64,10 @@ static bool fold_excluded(const Op *op)
         /* kernels for the reference interpreter only (core/ops/eval_norm.c,
          * eval_resize.c) */
         "LayerNormalization", "InstanceNormalization", "GroupNormalization", "Resize", "Upsample",
-        "GridSample", /* core/ops/eval_grid.c */
+        "GridSample", "AffineGrid", /* core/ops/eval_grid.c */
         "DFT", "STFT", "HannWindow", "HammingWindow", "BlackmanWindow", "MelWeightMatrix", /* eval_signal.c */
         "LpNormalization", "LRN", "MeanVarianceNormalization", /* eval_localnorm.c */
+        "DepthToSpace", "SpaceToDepth", "CenterCropPad", "Col2Im", "MaxUnpool", /* eval_image.c */
     };
     for (size_t i = 0; i < sizeof never / sizeof *never; i++)
         if (op_is(op, never[i]))

@@ -6,7 +6,7 @@ activations, peepholes with input_forget (batch-first layout, which
 onnxruntime does not run, is in the backend suite); GridSample's modes and
 padding modes, DFT, STFT, the windows, MelWeightMatrix, ConvTranspose's
 auto_pad SAME and output_shape, and attributes and dtypes of the local
-normalizations (NODE_CASES). For each
+normalizations and image ops (NODE_CASES). For each
 model onnxruntime runs seeded random inputs; ppqfmt's --check-inputs and the
 test-only --check-expected then give the same inputs to the interpreter and
 compare its outputs with onnxruntime's (1e-5 + 1e-3 * max|expected|).
@@ -191,6 +191,29 @@ NODE_CASES = [
         "MeanVarianceNormalization", {"x": uniform([2, 5, 3, 2], seed=12)}, 13, axes=[1])),
     ("mvn_axes_2_3", lambda: node_case(  # onnxruntime's function body is float only
         "MeanVarianceNormalization", {"x": uniform([2, 3, 4, 5], seed=13)}, 13, axes=[2, 3])),
+    ("centercroppad_crop_pad_axes", lambda: node_case(
+        "CenterCropPad", {"x": uniform([3, 8, 5], seed=14), "shape": np.array([5, 8], np.int64)},
+        18, axes=[-2, 2])),
+    ("col2im_strides_pads_dilations", lambda: node_case(
+        "Col2Im", {"x": uniform([2, 3 * 2 * 3, 8], seed=15),
+                   "image_shape": np.array([6, 7], np.int64),
+                   "block_shape": np.array([2, 3], np.int64)},
+        18, strides=[2, 2], pads=[1, 0, 1, 1], dilations=[1, 2])),
+    ("depthtospace_crd", lambda: node_case(
+        "DepthToSpace", {"x": uniform([2, 8, 3, 2], seed=16)}, 13, blocksize=2, mode="CRD")),
+    ("depthtospace_dcr_3", lambda: node_case(
+        "DepthToSpace", {"x": uniform([1, 18, 2, 3], seed=17)}, 13, blocksize=3)),
+    ("spacetodepth_3", lambda: node_case(
+        "SpaceToDepth", {"x": uniform([2, 2, 6, 3], seed=18)}, 13, blocksize=3)),
+    ("affinegrid_3d_align", lambda: node_case(
+        "AffineGrid", {"theta": uniform([2, 3, 4], seed=19), "size": np.array([2, 1, 3, 4, 5])},
+        20, align_corners=1)),
+    ("affinegrid_2d", lambda: node_case(
+        "AffineGrid", {"theta": uniform([1, 2, 3], seed=20), "size": np.array([1, 3, 5, 6])}, 20)),
+    ("maxunpool_strided_pads", lambda: node_case(
+        "MaxUnpool", {"x": uniform([1, 2, 2, 3], seed=21),
+                      "i": np.array([0, 4, 7, 13, 17, 19, 20, 26, 29, 31, 37, 38], np.int64)
+                      .reshape(1, 2, 2, 3)}, 11, kernel_shape=[3, 2], strides=[2, 2], pads=[1, 0, 0, 0])),
 ]
 
 

@@ -1,7 +1,8 @@
 /* eval_grid.c - kernels for sampling a tensor at computed positions
  * (eval.h): GridSample-16 (4-D input, bilinear/nearest/bicubic) and
- * GridSample-20 (N-D input, linear/nearest/cubic). For the reference
- * interpreter only (formatter/fold.c never folds these ops).
+ * GridSample-20 (N-D input, linear/nearest/cubic), and AffineGrid-20, the
+ * grid of an affine transform. For the reference interpreter only
+ * (formatter/fold.c never folds these ops).
  *
  * The grid's last axis holds normalized coordinates in [-1, 1], innermost
  * spatial axis first (x = width). Each is mapped to a pixel position: with
@@ -229,7 +230,62 @@ static int eval_grid_sample(EvalCtx *c)
     return EVAL_OK;
 }
 
+/* AffineGrid's base coordinate of pixel i of d along one axis: pixel
+ * centres spread over [-1, 1] (align_corners) or inside it. */
+static double affine_base(int64_t i, int64_t d, bool align)
+{
+    return align ? -1 + (double)i * 2.0 / (double)(d - 1) : -1 + (double)(2 * i + 1) / (double)d;
+}
+
+/* AffineGrid-20: theta [N, r, r+1] (r = 2 or 3), size [N, C, (D,) H, W] ->
+ * grid [N, (D,) H, W, r], each point theta[n] times (x, y, (z,) 1), x
+ * running along W. */
+static int eval_affine_grid(EvalCtx *c)
+{
+    const Tensor *th = eval_in(c, 0);
+    int64_t size[5];
+    long ns = eval_ints(c, 1, size, 5);
+    bool align = op_attr_int(c->op, "align_corners", 0) != 0;
+    int r = (int)ns - 2;
+    if (!th || !dtype_is_float(th->dtype) || (r != 2 && r != 3) || th->ndims != 3 ||
+        th->dims[0] != size[0] || th->dims[1] != r || th->dims[2] != r + 1)
+        return eval_decline(c, "an unsupported theta or size");
+    int64_t gdims[5] = {size[0]};
+    for (int a = 0; a < r; a++) {
+        gdims[1 + a] = size[2 + a];
+        if (size[2 + a] < 0 || (align && size[2 + a] == 1))
+            return eval_decline(c, "a size of one pixel with align_corners");
+    }
+    gdims[r + 1] = r;
+    double *t = eval_doubles(c, th);
+    Tensor *y = t ? eval_out(c, 0, th->dtype, (size_t)r + 2, gdims) : NULL;
+    if (!y)
+        return t ? eval_out_failed(c) : (c->why ? EVAL_DECLINE : EVAL_OOM);
+    size_t points = (size_t)dims_numel(gdims + 1, (size_t)r), osize = dtype_size(th->dtype);
+    for (int64_t n = 0; n < size[0]; n++)
+        for (size_t p = 0; p < points; p++) {
+            double h[4] = {0, 0, 0, 1}; /* x, y, (z,) 1 */
+            size_t rest = p;
+            for (int a = r - 1; a >= 0; a--) {
+                int64_t d = gdims[1 + a];
+                h[r - 1 - a] = affine_base((int64_t)(rest % (size_t)d), d, align);
+                rest /= (size_t)d;
+            }
+            h[r] = 1;
+            for (int k = 0; k < r; k++) {
+                double v = 0;
+                for (int j = 0; j <= r; j++)
+                    v += t[(size_t)((n * r + k) * (r + 1) + j)] * h[j];
+                eval_store(th->dtype, (uint8_t *)y->data + ((size_t)n * points + p) * (size_t)r * osize +
+                                          (size_t)k * osize, (EvalNum){.f = v});
+            }
+        }
+    c->exact = EVAL_ROUNDS;
+    return EVAL_OK;
+}
+
 static const OpKernel kernels[] = {
+    {"", "AffineGrid", 20, eval_affine_grid},
     {"", "GridSample", 16, eval_grid_sample},
     {"", "GridSample", 20, eval_grid_sample},
 };

@@ -27,6 +27,7 @@ static const OpKernelTable *const ops_kernel_families[] = {
     &eval_grid_kernels,
     &eval_signal_kernels,
     &eval_localnorm_kernels,
+    &eval_image_kernels,
 };
 
 /* The rows: schema, rule, kernel and signature column side by side, sorted

@@ -68,6 +68,7 @@ static bool fold_excluded(const Op *op)
         "DFT", "STFT", "HannWindow", "HammingWindow", "BlackmanWindow", "MelWeightMatrix", /* eval_signal.c */
         "LpNormalization", "LRN", "MeanVarianceNormalization", /* eval_localnorm.c */
         "DepthToSpace", "SpaceToDepth", "CenterCropPad", "Col2Im", "MaxUnpool", /* eval_image.c */
+        "RoiAlign", /* eval_roi.c */
     };
     for (size_t i = 0; i < sizeof never / sizeof *never; i++)
         if (op_is(op, never[i]))

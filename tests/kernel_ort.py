@@ -6,7 +6,7 @@ activations, peepholes with input_forget (batch-first layout, which
 onnxruntime does not run, is in the backend suite); GridSample's modes and
 padding modes, DFT, STFT, the windows, MelWeightMatrix, ConvTranspose's
 auto_pad SAME and output_shape, and attributes and dtypes of the local
-normalizations and image ops (NODE_CASES). For each
+normalizations, image ops and RoiAlign (NODE_CASES). For each
 model onnxruntime runs seeded random inputs; ppqfmt's --check-inputs and the
 test-only --check-expected then give the same inputs to the interpreter and
 compare its outputs with onnxruntime's (1e-5 + 1e-3 * max|expected|).
@@ -126,6 +126,12 @@ def conv_transpose(x_shape, w_shape, **attrs):
                      17, **attrs)
 
 
+def roialign(**attrs):
+    boxes = np.array([[0.3, 1.1, 6.2, 5.7], [2.5, 0.0, 9.5, 7.9], [-1.2, 4.4, 3.3, 11.0]], np.float32)
+    return node_case("RoiAlign", {"X": uniform([2, 3, 8, 10], seed=22), "rois": boxes,
+                                  "batch_indices": np.array([1, 0, 1], np.int64)}, 16, **attrs)
+
+
 def scalar(v, dtype=np.int64):
     return np.array(v, dtype)
 
@@ -214,6 +220,11 @@ NODE_CASES = [
         "MaxUnpool", {"x": uniform([1, 2, 2, 3], seed=21),
                       "i": np.array([0, 4, 7, 13, 17, 19, 20, 26, 29, 31, 37, 38], np.int64)
                       .reshape(1, 2, 2, 3)}, 11, kernel_shape=[3, 2], strides=[2, 2], pads=[1, 0, 0, 0])),
+    ("roialign_max_output_half_pixel", lambda: roialign(
+        mode="max", coordinate_transformation_mode="output_half_pixel", output_height=3,
+        output_width=2)),
+    ("roialign_avg_ratio_scale", lambda: roialign(
+        sampling_ratio=2, spatial_scale=0.5, output_height=2, output_width=4)),
 ]
 
 

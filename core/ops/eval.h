@@ -107,6 +107,7 @@ extern const OpKernelTable eval_grid_kernels;
 extern const OpKernelTable eval_signal_kernels;
 extern const OpKernelTable eval_localnorm_kernels;
 extern const OpKernelTable eval_image_kernels;
+extern const OpKernelTable eval_roi_kernels;
 
 /* One element: floats as double, integers and bool as int64 (uint64 as its
  * bits). */

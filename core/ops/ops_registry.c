@@ -28,6 +28,7 @@ static const OpKernelTable *const ops_kernel_families[] = {
     &eval_signal_kernels,
     &eval_localnorm_kernels,
     &eval_image_kernels,
+    &eval_roi_kernels,
 };
 
 /* The rows: schema, rule, kernel and signature column side by side, sorted

@@ -64,7 +64,7 @@ static bool fold_excluded(const Op *op)
         /* kernels for the reference interpreter only (core/ops/eval_norm.c,
          * eval_resize.c) */
         "LayerNormalization", "InstanceNormalization", "GroupNormalization", "Resize", "Upsample",
-        "GridSample", "AffineGrid", /* core/ops/eval_grid.c */
+        "GridSample", "AffineGrid", "DeformConv", /* core/ops/eval_grid.c */
         "DFT", "STFT", "HannWindow", "HammingWindow", "BlackmanWindow", "MelWeightMatrix", /* eval_signal.c */
         "LpNormalization", "LRN", "MeanVarianceNormalization", /* eval_localnorm.c */
         "DepthToSpace", "SpaceToDepth", "CenterCropPad", "Col2Im", "MaxUnpool", /* eval_image.c */

@@ -6,7 +6,7 @@ activations, peepholes with input_forget (batch-first layout, which
 onnxruntime does not run, is in the backend suite); GridSample's modes and
 padding modes, DFT, STFT, the windows, MelWeightMatrix, ConvTranspose's
 auto_pad SAME and output_shape, and attributes and dtypes of the local
-normalizations, image ops and RoiAlign (NODE_CASES). For each
+normalizations, image ops, RoiAlign and DeformConv (NODE_CASES). For each
 model onnxruntime runs seeded random inputs; ppqfmt's --check-inputs and the
 test-only --check-expected then give the same inputs to the interpreter and
 compare its outputs with onnxruntime's (1e-5 + 1e-3 * max|expected|).
@@ -225,6 +225,11 @@ NODE_CASES = [
         output_width=2)),
     ("roialign_avg_ratio_scale", lambda: roialign(
         sampling_ratio=2, spatial_scale=0.5, output_height=2, output_width=4)),
+    ("deformconv_groups_mask_strided", lambda: node_case(
+        "DeformConv", {"X": uniform([2, 4, 7, 6], seed=23), "W": uniform([6, 2, 3, 2], seed=24),
+                       "offset": uniform([2, 2 * 3 * 2 * 2, 4, 3], -2, 2, seed=25),
+                       "B": uniform([6], seed=26), "mask": uniform([2, 2 * 3 * 2, 4, 3], 0, 1, seed=27)},
+        19, group=2, offset_group=2, strides=[2, 2], pads=[1, 0, 1, 1], dilations=[1, 2])),
 ]
 
 

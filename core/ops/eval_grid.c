@@ -1,8 +1,9 @@
 /* eval_grid.c - kernels for sampling a tensor at computed positions
  * (eval.h): GridSample-16 (4-D input, bilinear/nearest/bicubic) and
- * GridSample-20 (N-D input, linear/nearest/cubic), and AffineGrid-20, the
- * grid of an affine transform. For the reference interpreter only
- * (formatter/fold.c never folds these ops).
+ * GridSample-20 (N-D input, linear/nearest/cubic), AffineGrid-20 (the
+ * grid of an affine transform) and DeformConv-19 (2-D: a convolution whose
+ * taps are sampled bilinearly at learned offsets, zero outside). For the
+ * reference interpreter only (formatter/fold.c never folds these ops).
  *
  * The grid's last axis holds normalized coordinates in [-1, 1], innermost
  * spatial axis first (x = width). Each is mapped to a pixel position: with
@@ -284,7 +285,114 @@ static int eval_affine_grid(EvalCtx *c)
     return EVAL_OK;
 }
 
+/* DeformConv's geometry (2-D). */
+typedef struct DeformSpec {
+    int64_t n, ic, ih, iw, oc, oh, ow, kh, kw, group, og;
+    int64_t st[2], dil[2], pads[4];
+} DeformSpec;
+
+/* X's plane (ih x iw doubles) sampled bilinearly at (y, x) in pixel
+ * coordinates, 0 outside (GridSample's zeros padding, align_corners). */
+static double deform_sample(const DeformSpec *g, const double *plane, double y, double x)
+{
+    double fy = floor(y), fx = floor(x), ly = y - fy, lx = x - fx, v = 0;
+    int64_t y0 = (int64_t)fy, x0 = (int64_t)fx;
+    for (int a = 0; a < 2; a++)
+        for (int b = 0; b < 2; b++) {
+            int64_t yy = y0 + a, xx = x0 + b;
+            double w = (a ? ly : 1 - ly) * (b ? lx : 1 - lx);
+            if (yy >= 0 && yy < g->ih && xx >= 0 && xx < g->iw && w != 0)
+                v += w * plane[yy * g->iw + xx];
+        }
+    return v;
+}
+
+static int deform_spec(EvalCtx *c, const Tensor *x, const Tensor *w, const Tensor *off,
+                       DeformSpec *g)
+{
+    int64_t ks[2];
+    if (x->ndims != 4 || w->ndims != 4 || off->ndims != 4 ||
+        op_attr_ints_or(c->op, "strides", g->st, 2, 1) ||
+        op_attr_ints_or(c->op, "dilations", g->dil, 2, 1) ||
+        op_attr_ints_or(c->op, "pads", g->pads, 4, 0) ||
+        op_attr_ints_or(c->op, "kernel_shape", ks, 2, 0))
+        return -1;
+    g->n = x->dims[0], g->ic = x->dims[1], g->ih = x->dims[2], g->iw = x->dims[3];
+    g->oc = w->dims[0], g->kh = w->dims[2], g->kw = w->dims[3];
+    g->oh = off->dims[2], g->ow = off->dims[3];
+    g->group = op_attr_int(c->op, "group", 1);
+    g->og = op_attr_int(c->op, "offset_group", 1);
+    if (g->group < 1 || g->og < 1 || g->ic != w->dims[1] * g->group || g->oc % g->group ||
+        g->ic % g->og || off->dims[0] != g->n || off->dims[1] != g->og * g->kh * g->kw * 2 ||
+        (ks[0] && ks[0] != g->kh) || (ks[1] && ks[1] != g->kw) || g->ih < 2 || g->iw < 2)
+        return -1; /* a one-pixel axis: the reference's normalized grid divides by zero */
+    for (int a = 0; a < 2; a++) {
+        int64_t in = a ? g->iw : g->ih, k = a ? g->kw : g->kh;
+        int64_t span = in - ((k - 1) * g->dil[a] + 1) + g->pads[a] + g->pads[2 + a];
+        if (g->st[a] < 1 || span < 0 || span / g->st[a] + 1 != (a ? g->ow : g->oh))
+            return -1;
+    }
+    return 0;
+}
+
+/* Output element (n, m, i, j): B[m] plus the sum over the group's input
+ * channels and kernel taps of W * mask * X sampled at the tap's offset
+ * position. */
+static double deform_at(const DeformSpec *g, const double *const *v, int64_t n, int64_t m,
+                        int64_t i, int64_t j)
+{
+    const double *xv = v[0], *wv = v[1], *ov = v[2], *mv = v[4];
+    int64_t icg = g->ic / g->group, grp = m / (g->oc / g->group), plane = g->oh * g->ow;
+    double acc = v[3] ? v[3][m] : 0;
+    for (int64_t ci = 0; ci < icg; ci++) {
+        int64_t ch = grp * icg + ci, o = ch / (g->ic / g->og);
+        const double *xp = xv + (n * g->ic + ch) * g->ih * g->iw;
+        for (int64_t a = 0; a < g->kh; a++)
+            for (int64_t b = 0; b < g->kw; b++) {
+                int64_t tap = (o * g->kh + a) * g->kw + b;
+                const double *op = ov + ((n * g->og * g->kh * g->kw + tap) * 2) * plane + i * g->ow + j;
+                double y = (double)(i * g->st[0] - g->pads[0] + a * g->dil[0]) + op[0];
+                double x = (double)(j * g->st[1] - g->pads[1] + b * g->dil[1]) + op[plane];
+                double mk = mv ? mv[(n * g->og * g->kh * g->kw + tap) * plane + i * g->ow + j] : 1;
+                acc += wv[((m * icg + ci) * g->kh + a) * g->kw + b] * mk * deform_sample(g, xp, y, x);
+            }
+    }
+    return acc;
+}
+
+/* DeformConv-19 (2-D): X, W, offset [N, og*kh*kw*2, oh, ow], B, mask
+ * [N, og*kh*kw, oh, ow]. */
+static int eval_deform_conv(EvalCtx *c)
+{
+    const Tensor *x = eval_in(c, 0), *w = eval_in(c, 1), *off = eval_in(c, 2);
+    const Tensor *b = eval_in(c, 3), *mask = eval_in(c, 4);
+    DeformSpec g;
+    if (!x || !w || !off || !dtype_is_float(x->dtype) || w->dtype != x->dtype ||
+        off->dtype != x->dtype || (c->n_in > 3 && c->in[3] && (!b || b->dtype != x->dtype)) ||
+        (c->n_in > 4 && c->in[4] && (!mask || mask->dtype != x->dtype)) ||
+        deform_spec(c, x, w, off, &g) || (b && tensor_numel(b) != g.oc) ||
+        (mask && tensor_numel(mask) != g.n * g.og * g.kh * g.kw * g.oh * g.ow))
+        return eval_decline(c, "an unsupported or mismatched input or attribute (2-D only)");
+    const double *v[5] = {eval_doubles(c, x), eval_doubles(c, w), eval_doubles(c, off),
+                          b ? eval_doubles(c, b) : NULL, mask ? eval_doubles(c, mask) : NULL};
+    int64_t ydims[4] = {g.n, g.oc, g.oh, g.ow};
+    bool have = v[0] && v[1] && v[2] && (!b || v[3]) && (!mask || v[4]);
+    Tensor *y = have ? eval_out(c, 0, x->dtype, 4, ydims) : NULL;
+    if (!y)
+        return have ? eval_out_failed(c) : (c->why ? EVAL_DECLINE : EVAL_OOM);
+    size_t size = dtype_size(x->dtype), e = 0;
+    for (int64_t n = 0; n < g.n; n++)
+        for (int64_t m = 0; m < g.oc; m++)
+            for (int64_t i = 0; i < g.oh; i++)
+                for (int64_t j = 0; j < g.ow; j++, e++)
+                    eval_store(y->dtype, (uint8_t *)y->data + e * size,
+                               (EvalNum){.f = deform_at(&g, v, n, m, i, j)});
+    c->exact = EVAL_ROUNDS;
+    return EVAL_OK;
+}
+
 static const OpKernel kernels[] = {
+    {"", "DeformConv", 19, eval_deform_conv},
     {"", "AffineGrid", 20, eval_affine_grid},
     {"", "GridSample", 16, eval_grid_sample},
     {"", "GridSample", 20, eval_grid_sample},

@@ -8,7 +8,8 @@
  * eval_conv.c, eval_index.c, eval_attention.c, eval_transformer.c,
  * eval_rnn.c, eval_select.c, eval_activation.c and eval_loss.c, and, for the
  * reference interpreter only (formatter/fold.c never folds their ops),
- * eval_norm.c and eval_resize.c; the helpers they share in eval_ctx.c, and the element plan behind elementwise and data-movement
+ * eval_norm.c, eval_resize.c, eval_grid.c, eval_signal.c, eval_localnorm.c,
+ * eval_image.c and eval_roi.c; the helpers they share in eval_ctx.c, and the element plan behind elementwise and data-movement
  * kernels in eval_plan.c.
  *
  * Arithmetic: float inputs are read as double and each result rounded once
@@ -127,6 +128,8 @@ void eval_store(int32_t dt, uint8_t *p, EvalNum v);
  * float to integer truncates (saturating; NaN gives 0), anything to bool is
  * "not zero". */
 EvalNum eval_convert(EvalNum v, int32_t from, int32_t to);
+/* v rounded once to float type dt, as a computation in dt leaves it. */
+double eval_round_to(int32_t dt, double v);
 int eval_decline(EvalCtx *c, const char *why);
 /* Declines because a result would be larger than c->limit. */
 int eval_decline_too_large(EvalCtx *c);

@@ -23,14 +23,6 @@ typedef struct RoiSpec {
     double scale;
 } RoiSpec;
 
-/* v rounded to float type dt. */
-static double roi_round(int32_t dt, double v)
-{
-    uint8_t tmp[8];
-    eval_store(dt, tmp, (EvalNum){.f = v});
-    return eval_load(dt, tmp).f;
-}
-
 /* The bilinear sample of plane (height x width doubles) at (y, x), its
  * corners' weighted values in corner[4]; false when it lies outside. */
 static bool roi_sample(const RoiSpec *s, const double *plane, double y, double x, double *corner)
@@ -56,6 +48,14 @@ static bool roi_sample(const RoiSpec *s, const double *plane, double y, double x
     return true;
 }
 
+/* Sample i of grid samples in bin p (bins of `bin` from start) along one
+ * axis: start + p*bin + (i + 0.5)*bin/grid, each operation rounded to dt. */
+static double roi_position(int32_t dt, double start, int64_t p, double bin, int64_t i, int64_t grid)
+{
+    double within = eval_round_to(dt, eval_round_to(dt, ((double)i + 0.5) * bin) / (double)grid);
+    return eval_round_to(dt, eval_round_to(dt, start + eval_round_to(dt, (double)p * bin)) + within);
+}
+
 /* One region (corners box[4] in input coordinates) over every channel of
  * image `planes` into out (C * oh * ow doubles). */
 static void roi_one(const RoiSpec *s, const double *box, const double *planes, int64_t channels,
@@ -63,16 +63,17 @@ static void roi_one(const RoiSpec *s, const double *box, const double *planes, i
 {
     int32_t dt = s->dt;
     double off = s->half_pixel ? 0.5 : 0;
-    double x0 = roi_round(dt, roi_round(dt, box[0] * s->scale) - off);
-    double y0 = roi_round(dt, roi_round(dt, box[1] * s->scale) - off);
-    double x1 = roi_round(dt, roi_round(dt, box[2] * s->scale) - off);
-    double y1 = roi_round(dt, roi_round(dt, box[3] * s->scale) - off);
-    double rw = roi_round(dt, x1 - x0), rh = roi_round(dt, y1 - y0);
+    double x0 = eval_round_to(dt, eval_round_to(dt, box[0] * s->scale) - off);
+    double y0 = eval_round_to(dt, eval_round_to(dt, box[1] * s->scale) - off);
+    double x1 = eval_round_to(dt, eval_round_to(dt, box[2] * s->scale) - off);
+    double y1 = eval_round_to(dt, eval_round_to(dt, box[3] * s->scale) - off);
+    double rw = eval_round_to(dt, x1 - x0), rh = eval_round_to(dt, y1 - y0);
     if (!s->half_pixel) { /* malformed regions become 1 x 1 */
         rw = rw < 1 ? 1 : rw;
         rh = rh < 1 ? 1 : rh;
     }
-    double bh = roi_round(dt, rh / (double)s->oh), bw = roi_round(dt, rw / (double)s->ow);
+    double bh = eval_round_to(dt, rh / (double)s->oh);
+    double bw = eval_round_to(dt, rw / (double)s->ow);
     int64_t gh = s->ratio > 0 ? s->ratio : (int64_t)ceil(bh);
     int64_t gw = s->ratio > 0 ? s->ratio : (int64_t)ceil(bw);
     double count = gh * gw > 1 ? (double)(gh * gw) : 1;
@@ -83,14 +84,12 @@ static void roi_one(const RoiSpec *s, const double *box, const double *planes, i
                 double acc = 0;
                 bool seen = false;
                 for (int64_t iy = 0; iy < gh; iy++) {
-                    double step = roi_round(dt, roi_round(dt, ((double)iy + 0.5) * bh) / (double)gh);
-                    double y = roi_round(dt, roi_round(dt, y0 + roi_round(dt, (double)ph * bh)) + step);
+                    double y = roi_position(dt, y0, ph, bh, iy, gh);
                     for (int64_t ix = 0; ix < gw; ix++) {
-                        double sx = roi_round(dt, roi_round(dt, ((double)ix + 0.5) * bw) / (double)gw);
-                        double x = roi_round(dt, roi_round(dt, x0 + roi_round(dt, (double)pw * bw)) + sx);
-                        double k[4] = {0, 0, 0, 0};
+                        double x = roi_position(dt, x0, pw, bw, ix, gw), k[4] = {0, 0, 0, 0};
                         roi_sample(s, plane, y, x, k);
-                        double v = s->avg ? k[0] + k[1] + k[2] + k[3] : fmax(fmax(k[0], k[1]), fmax(k[2], k[3]));
+                        double v = s->avg ? k[0] + k[1] + k[2] + k[3]
+                                          : fmax(fmax(k[0], k[1]), fmax(k[2], k[3]));
                         acc = s->avg ? acc + v : !seen || v > acc ? v : acc;
                         seen = true;
                     }
@@ -115,7 +114,7 @@ static int roi_spec(EvalCtx *c, const Tensor *x, const Tensor *rois, RoiSpec *s)
     s->oh = op_attr_int(c->op, "output_height", 1);
     s->ow = op_attr_int(c->op, "output_width", 1);
     s->ratio = op_attr_int(c->op, "sampling_ratio", 0);
-    s->scale = roi_round(s->dt, op_attr_float(c->op, "spatial_scale", 1.0f));
+    s->scale = eval_round_to(s->dt, op_attr_float(c->op, "spatial_scale", 1.0f));
     s->height = x->dims[2];
     s->width = x->dims[3];
     return mode == 2 || ctm == 2 || s->oh < 1 || s->ow < 1 || s->ratio < 0 || s->height < 1 ||

@@ -237,14 +237,6 @@ static bool signal_float(EvalCtx *c, size_t i, double *v)
     return d != NULL;
 }
 
-/* v rounded to float type dt. */
-static double signal_round(int32_t dt, double v)
-{
-    uint8_t tmp[8];
-    eval_store(dt, tmp, (EvalNum){.f = v});
-    return eval_load(dt, tmp).f;
-}
-
 enum { MEL_MAX_BINS = 4096 }; /* mel bins the kernel handles */
 
 /* The spectrogram bin of mel point k of num_mel_bins + 2 evenly spaced
@@ -265,8 +257,8 @@ static int64_t mel_bin(double lo_mel, double step, int64_t k, int64_t dft_length
  * edge/700 and its log1p in the edge's type. */
 static double mel_of(int32_t dt, double hz)
 {
-    double l = signal_round(dt, log1p(signal_round(dt, hz / 700)));
-    return signal_round(dt, 2595 * l) / log(10);
+    double l = eval_round_to(dt, log1p(eval_round_to(dt, hz / 700)));
+    return eval_round_to(dt, 2595 * l) / log(10);
 }
 
 /* MelWeightMatrix-17: [dft_length / 2 + 1, num_mel_bins] triangular filters

@@ -12,7 +12,8 @@
  * and optionals, eval_held.h), eval_string.c, eval_integer.c (bitwise ops,
  * BitShift, BitCast), eval_quant.c (MatMulInteger, ConvInteger, QLinear*,
  * DynamicQuantizeLinear), eval_data.c (NonZero, Compress, Unique,
- * ReverseSequence, TensorScatter) and eval_linalg.c (Einsum, Det); the
+ * ReverseSequence, TensorScatter), eval_linalg.c (Einsum, Det), eval_grid.c,
+ * eval_signal.c, eval_localnorm.c, eval_image.c and eval_roi.c; the
  * helpers they share in eval_ctx.c, and the element plan behind elementwise
  * and data-movement kernels in eval_plan.c.
  *
@@ -115,6 +116,8 @@ extern const OpKernelTable eval_attention_kernels, eval_rnn_kernels, eval_select
 extern const OpKernelTable eval_norm_kernels, eval_resize_kernels, eval_state_kernels;
 extern const OpKernelTable eval_sequence_kernels, eval_string_kernels, eval_integer_kernels;
 extern const OpKernelTable eval_quant_kernels, eval_data_kernels, eval_linalg_kernels;
+extern const OpKernelTable eval_grid_kernels, eval_signal_kernels, eval_localnorm_kernels;
+extern const OpKernelTable eval_image_kernels, eval_roi_kernels;
 
 /* One element: floats as double, integers and bool as int64 (uint64 as its
  * bits). */
@@ -134,6 +137,8 @@ void eval_store(int32_t dt, uint8_t *p, EvalNum v);
  * float to integer truncates (saturating; NaN gives 0), anything to bool is
  * "not zero". */
 EvalNum eval_convert(EvalNum v, int32_t from, int32_t to);
+/* v rounded once to float type dt, as a computation in dt leaves it. */
+double eval_round_to(int32_t dt, double v);
 int eval_decline(EvalCtx *c, const char *why);
 /* Declines because a result would be larger than c->limit. */
 int eval_decline_too_large(EvalCtx *c);

@@ -12,9 +12,10 @@
  * X being 0 outside its dims; pads from the attribute or auto_pad (SAME_UPPER
  * puts an odd padding's extra element at the end, SAME_LOWER at the head).
  * ConvTranspose: X[n, c, i] reaches Y[n, m, i*stride - head + k*dilation]
- * through W[c, m, k]; explicit pads and output_padding only (auto_pad SAME and
- * output_shape decline: their pads are where onnxruntime and the operator text
- * have disagreed). */
+ * through W[c, m, k]. Explicit pads and output_padding everywhere; auto_pad
+ * SAME and output_shape, whose pads are where onnxruntime and the operator
+ * text have disagreed, only for the interpreter and only where onnxruntime
+ * 1.31 and onnx's reference agree (conv_transpose_derived). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,21 +51,55 @@ static int64_t conv_fold_out(ConvFold *g, int i, int64_t in, int64_t ek, int64_t
     return in + pb + pe < ek ? -1 : (in + pb + pe - ek) / s + 1;
 }
 
-/* The output dims and each axis's head padding; -1 when the geometry is not one. */
-static int conv_fold_geometry(const Op *op, ConvFold *g)
+/* ConvTranspose's output size along axis i when output_shape (out > 0) or
+ * auto_pad SAME (mode 1 upper, 2 lower; out = in * stride) sets it: the
+ * total padding natural - out is split as the operator text says. Where
+ * onnxruntime and onnx's reference differ it is -1: a total below zero
+ * under SAME, above zero with output_shape alone, or an output_shape past
+ * what output_padding could reach (stride - 1 past the natural size). */
+static int64_t conv_transpose_derived(ConvFold *g, int i, int64_t in, int64_t ek, int64_t opad,
+                                      int mode, int64_t out)
+{
+    int64_t s = g->stride[i];
+    out = out > 0 ? out : in * s;
+    int64_t total = s * (in - 1) + opad + ek - out;
+    g->head[i] = 0;
+    if (mode == 1 || mode == 2) {
+        if (total < 0)
+            return -1;
+        g->head[i] = mode == 1 ? total / 2 : total - total / 2;
+        return out;
+    }
+    return total > 0 || opad - total >= s ? -1 : out;
+}
+
+/* ConvTranspose's output_shape (spatial dims) into out, zeros when absent;
+ * nonzero when present and not sp values. */
+static int conv_output_shape(const Op *op, int sp, int64_t *out)
+{
+    const Attr *a = op_attr(op, "output_shape");
+    if (a && (a->type != ATTR_INTS || a->n != (size_t)sp))
+        return -1;
+    return op_attr_ints_or(op, "output_shape", out, (size_t)sp, 0);
+}
+
+/* The output dims and each axis's head padding; -1 when the geometry is not
+ * one (or, folding, one the fold leaves to onnxruntime). */
+static int conv_fold_geometry(const Op *op, ConvFold *g, bool folding)
 {
     static const char *const autos[] = {"NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"};
     const Tensor *x = g->x, *w = g->w;
     int sp = g->sp = (int)x->ndims - 2;
-    int64_t pads[2 * EVAL_MAX_RANK], ks[EVAL_MAX_RANK], opad[EVAL_MAX_RANK];
+    int64_t pads[2 * EVAL_MAX_RANK], ks[EVAL_MAX_RANK], opad[EVAL_MAX_RANK], oshape[EVAL_MAX_RANK];
     int mode = eval_attr_choice(op, "auto_pad", autos, 4);
+    bool derived = g->transpose && (mode == 1 || mode == 2 || op_attr(op, "output_shape"));
     g->group = op_attr_int(op, "group", 1);
     /* W: [M, C/group, k...] for Conv, [C, M/group, k...] for ConvTranspose */
     int64_t wc = g->transpose ? w->dims[0] : w->dims[1] * g->group;
     int64_t m = g->transpose ? w->dims[1] * g->group : w->dims[0];
     if (sp < 1 || w->ndims != x->ndims || mode == 4 || g->group < 1 || wc != x->dims[1] ||
         x->dims[1] % g->group || m % g->group ||
-        (g->transpose && (mode == 1 || mode == 2 || op_attr(op, "output_shape"))) ||
+        (derived && (folding || op_attr(op, "pads") || conv_output_shape(op, sp, oshape))) ||
         op_attr_ints_or(op, "strides", g->stride, (size_t)sp, 1) ||
         op_attr_ints_or(op, "dilations", g->dil, (size_t)sp, 1) ||
         op_attr_ints_or(op, "pads", pads, 2 * (size_t)sp, 0) ||
@@ -82,8 +117,10 @@ static int conv_fold_geometry(const Op *op, ConvFold *g)
             return -1;
         int64_t ek = (g->k[i] - 1) * g->dil[i] + 1;
         bool valid = mode == 3;
-        g->ydims[2 + i] = conv_fold_out(g, i, x->dims[2 + i], ek, valid ? 0 : pads[i],
-                                        valid ? 0 : pads[sp + i], opad[i], mode);
+        g->ydims[2 + i] =
+            derived ? conv_transpose_derived(g, i, x->dims[2 + i], ek, opad[i], mode, oshape[i])
+                    : conv_fold_out(g, i, x->dims[2 + i], ek, valid ? 0 : pads[i],
+                                    valid ? 0 : pads[sp + i], opad[i], mode);
         if (g->ydims[2 + i] < 1)
             return -1;
     }
@@ -305,7 +342,7 @@ static int conv_run(EvalCtx *c, bool transpose)
     int32_t dt = g.x ? g.x->dtype : DT_BOOL;
     if (!g.x || !g.w || !dtype_is_float(dt) || g.w->dtype != dt || g.x->ndims < 3 ||
         g.x->ndims > EVAL_MAX_RANK || (c->n_in > 2 && c->in[2] && !g.b) ||
-        conv_fold_geometry(c->op, &g) ||
+        conv_fold_geometry(c->op, &g, c->folding) ||
         (g.b && (g.b->dtype != dt || g.b->ndims != 1 || g.b->dims[0] != g.ydims[1])))
         return eval_decline(c, "unsupported or mismatched operands");
     double macs = (double)tensor_numel(g.w) * (double)g.ydims[0]; /* the loop's visits */

@@ -130,6 +130,13 @@ static int decline_as(EvalCtx *c, EvalRefusal refused, const char *why)
     return EVAL_DECLINE;
 }
 
+double eval_round_to(int32_t dt, double v)
+{
+    uint8_t tmp[8];
+    eval_store(dt, tmp, (EvalNum){.f = v});
+    return eval_load(dt, tmp).f;
+}
+
 int eval_decline(EvalCtx *c, const char *why)
 {
     return decline_as(c, EVAL_REFUSED_OTHER, why);

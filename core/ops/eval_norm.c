@@ -24,14 +24,6 @@ static void store_f(Tensor *t, size_t k, double v)
     eval_store(t->dtype, (uint8_t *)t->data + k * dtype_size(t->dtype), (EvalNum){.f = v});
 }
 
-/* v rounded to float type dt, as a computation in dt would leave it. */
-static double round_to(int32_t dt, double v)
-{
-    uint8_t tmp[8];
-    eval_store(dt, tmp, (EvalNum){.f = v});
-    return eval_load(dt, tmp).f;
-}
-
 /* Mean and 1/sqrt(variance + eps) of n elements of x from element at. */
 static void moments(const Tensor *x, const uint8_t *xb, size_t at, size_t n, double eps,
                     double *mean, double *inv_std)
@@ -282,7 +274,7 @@ static int eval_quantize(EvalCtx *c)
     int32_t qt = dtype_is_float(x->dtype) ? x->dtype : s->dtype;
     for (size_t e = 0, n = (size_t)tensor_numel(x); e < n; e++) {
         size_t k = quant_index(&q, e);
-        double v = nearbyint(round_to(qt, load_f(x, xb, e) / load_f(s, sb, k)));
+        double v = nearbyint(eval_round_to(qt, load_f(x, xb, e) / load_f(s, sb, k)));
         v += (double)zero_at(z, zb, k);
         v = v != v ? 0 : v < lo ? lo : v > hi ? hi : v;
         eval_store(out, (uint8_t *)y->data + e * dtype_size(out), (EvalNum){.i = (int64_t)v});
@@ -312,7 +304,7 @@ static int eval_dequantize(EvalCtx *c)
     for (size_t e = 0, n = (size_t)tensor_numel(x); e < n; e++) {
         size_t k = quant_index(&q, e);
         double d = (double)(eval_load(x->dtype, xb + e * dtype_size(x->dtype)).i - zero_at(z, zb, k));
-        store_f(y, e, d * round_to(out, load_f(s, sb, k)));
+        store_f(y, e, d * eval_round_to(out, load_f(s, sb, k)));
     }
     c->exact = EVAL_ROUNDS;
     return EVAL_OK;

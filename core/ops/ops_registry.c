@@ -25,6 +25,8 @@ static const OpKernelTable *const ops_kernel_families[] = {
     &eval_transformer_kernels, &eval_activation_kernels, &eval_norm_kernels,
     &eval_resize_kernels, &eval_state_kernels, &eval_sequence_kernels, &eval_string_kernels,
     &eval_integer_kernels, &eval_quant_kernels, &eval_data_kernels, &eval_linalg_kernels,
+    &eval_grid_kernels, &eval_signal_kernels, &eval_localnorm_kernels, &eval_image_kernels,
+    &eval_roi_kernels,
 };
 
 /* The rows: schema, rule, kernel and signature column side by side, sorted

@@ -22,13 +22,6 @@ typedef struct Flex {
     int64_t dims[4]; /* of scores and probabilities: b, hq, l, s */
 } Flex;
 
-static double flex_round(int32_t dt, double v)
-{
-    uint8_t b[8];
-    eval_store(dt, b, (EvalNum){.f = v});
-    return eval_load(dt, b).f;
-}
-
 static bool flex_float(const Tensor *t)
 {
     return t && dtype_is_float(t->dtype) && t->ndims == 4 && t->data && !t->strings;
@@ -59,7 +52,7 @@ static void flex_scores(const Op *op, const Flex *f, const Tensor *q, const Tens
 {
     double scale = op_attr(op, "scale") ? op_attr_float(op, "scale", 1)
                                         : 1.0 / sqrt((double)f->e);
-    double root = flex_round(f->dt, flex_round(DT_FLOAT, sqrt(flex_round(DT_FLOAT, scale))));
+    double root = eval_round_to(f->dt, eval_round_to(DT_FLOAT, sqrt(eval_round_to(DT_FLOAT, scale))));
     size_t size = dtype_size(f->dt), at = 0;
     const uint8_t *qb = q->data, *kb = k->data;
     for (int64_t b = 0; b < f->b; b++)
@@ -73,9 +66,9 @@ static void flex_scores(const Op *op, const Flex *f, const Tensor *q, const Tens
                     for (size_t e = 0; e < (size_t)f->e; e++) {
                         double qe = eval_load(f->dt, qb + (qo + e) * size).f;
                         double ke = eval_load(f->dt, kb + (ko + e) * size).f;
-                        sum += flex_round(f->dt, qe * root) * flex_round(f->dt, ke * root);
+                        sum += eval_round_to(f->dt, qe * root) * eval_round_to(f->dt, ke * root);
                     }
-                    sc[at++] = flex_round(f->ct, sum);
+                    sc[at++] = eval_round_to(f->ct, sum);
                 }
         }
 }
@@ -125,7 +118,7 @@ static int flex_softmax(const Flex *f, double *p, size_t rows)
         for (size_t j = 0; j < s; j++)
             sum += row[j] = exp(row[j] - mx);
         for (size_t j = 0; j < s; j++)
-            row[j] = flex_round(f->ct, row[j] / sum);
+            row[j] = eval_round_to(f->ct, row[j] / sum);
     }
     return 0;
 }
@@ -144,7 +137,7 @@ static void flex_output(const Flex *f, const double *p, const Tensor *v, Tensor 
                     for (int64_t j = 0; j < f->s; j++) {
                         size_t vo = (size_t)(((b * f->hkv + kh) * f->s + j) * f->ev + d);
                         double vv = eval_load(f->dt, (const uint8_t *)v->data + vo * size).f;
-                        sum += row[j] * flex_round(f->ct, vv);
+                        sum += row[j] * eval_round_to(f->ct, vv);
                     }
                     eval_store(f->dt, (uint8_t *)y->data + (at++) * size, (EvalNum){.f = sum});
                 }

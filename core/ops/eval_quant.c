@@ -19,14 +19,6 @@
 
 #include "eval.h"
 
-/* v rounded to float type dt (a store and a load). */
-static double quant_round_as(int32_t dt, double v)
-{
-    uint8_t b[8];
-    eval_store(dt, b, (EvalNum){.f = v});
-    return eval_load(dt, b).f;
-}
-
 static bool quant_8bit(const Tensor *t)
 {
     return t && (t->dtype == DT_INT8 || t->dtype == DT_UINT8);
@@ -222,8 +214,8 @@ static int qlinear_requantize(EvalCtx *c, const QLinear *q, const Tensor *sums, 
         if (ka < 0 || kb < 0 || ky < 0 || kz < 0)
             return eval_decline(c, "a scale or zero point that does not broadcast to the output");
         double m = quant_at(q->t[1], q->b[1], ka) * quant_at(q->t[4], q->b[4], kb);
-        m = quant_round_as(st, m);
-        m = quant_round_as(st, m / quant_at(q->t[6], q->b[6], ky));
+        m = eval_round_to(st, m);
+        m = eval_round_to(st, m / quant_at(q->t[6], q->b[6], ky));
         double v = nearbyint(s[e] * m + quant_at(q->t[7], q->b[7], kz));
         v = v != v ? 0 : v < lo ? lo : v > hi ? hi : v;
         eval_store(out, (uint8_t *)y->data + e, (EvalNum){.i = (int64_t)v});
@@ -271,9 +263,9 @@ static int eval_dynamic_quantize(EvalCtx *c)
         lo = v < lo ? v : lo;
         hi = v > hi ? v : hi;
     }
-    double span = hi == lo ? 1.0 : quant_round_as(DT_FLOAT, hi - lo);
-    double scale = quant_round_as(DT_FLOAT, span / 255.0);
-    double zp = quant_round_as(DT_FLOAT, 0 - quant_round_as(DT_FLOAT, lo / scale));
+    double span = hi == lo ? 1.0 : eval_round_to(DT_FLOAT, hi - lo);
+    double scale = eval_round_to(DT_FLOAT, span / 255.0);
+    double zp = eval_round_to(DT_FLOAT, 0 - eval_round_to(DT_FLOAT, lo / scale));
     zp = nearbyint(zp < 0 ? 0 : zp > 255 ? 255 : zp);
     Tensor *y = eval_out(c, 0, DT_UINT8, x->ndims, x->dims);
     Tensor *ys = y ? eval_out(c, 1, DT_FLOAT, 0, NULL) : NULL;
@@ -281,7 +273,7 @@ static int eval_dynamic_quantize(EvalCtx *c)
     if (!yz)
         return eval_out_failed(c);
     for (size_t e = 0; e < n; e++) {
-        double v = nearbyint(quant_round_as(DT_FLOAT, eval_load(DT_FLOAT, xb + 4 * e).f / scale));
+        double v = nearbyint(eval_round_to(DT_FLOAT, eval_load(DT_FLOAT, xb + 4 * e).f / scale));
         v += zp;
         v = v < 0 ? 0 : v > 255 ? 255 : v;
         eval_store(DT_UINT8, (uint8_t *)y->data + e, (EvalNum){.i = (int64_t)v});

@@ -14,14 +14,6 @@
 
 #include "eval.h"
 
-/* v rounded to type dt (float16 and bfloat16 included). */
-static double round_to(int32_t dt, double v)
-{
-    uint8_t b[8];
-    eval_store(dt, b, (EvalNum){.f = v});
-    return eval_load(dt, b).f;
-}
-
 static int eval_causal_conv(EvalCtx *c)
 {
     static const char *const acts[] = {"none", "silu", "swish"};
@@ -56,7 +48,7 @@ static int eval_causal_conv(EvalCtx *c)
             for (int64_t j = 0; j < k; j++)
                 sum += wv[cc * k + j] * PADDED(t + j);
             if (act) {
-                sum = round_to(x->dtype, sum);
+                sum = eval_round_to(x->dtype, sum);
                 sum = sum / (1 + exp(-sum));
             }
             eval_store(y->dtype, (uint8_t *)y->data + (size_t)(p * len + t) * ys, (EvalNum){.f = sum});

@@ -35,9 +35,13 @@ static uint8_t *read_whole(const char *path, size_t *len, Diag *d)
 
 static Tensor *copy_tensor(const Tensor *t, Arena *a)
 {
-    Tensor *c = tensor_new(a, t->dtype, t->ndims, t->dims);
+    /* 4- and 2-bit elements stay packed: one byte per element is room enough */
+    bool packed = !dtype_size(t->dtype);
+    Tensor *c = tensor_new(a, packed ? DT_UINT8 : t->dtype, t->ndims, t->dims);
     if (!c)
         return NULL;
+    c->dtype = t->dtype;
+    c->nbytes = t->nbytes;
     if (t->nbytes)
         memcpy((void *)c->data, t->data, t->nbytes);
     c->name = arena_strdup(a, t->name);
@@ -55,10 +59,10 @@ static int decode(const char *path, Bytes wire, Arena *a, Tensor **out, Diag *d)
     int rc = 0;
     if (load_tensor(&L, wire, &t))
         rc = diag_set(d, ld.code, "--check-inputs: '%s': %s", path, ld.msg);
-    else if (t->external || !dtype_size(t->dtype) || (t->nbytes && !t->data) ||
-             t->nbytes != (size_t)tensor_numel(t) * dtype_size(t->dtype))
+    else if (t->external || !dtype_packed_bytes(t->dtype, 1) || (t->nbytes && !t->data) ||
+             t->nbytes != dtype_packed_bytes(t->dtype, tensor_numel(t)))
         rc = diag_set(d, PPQ_EINPUT, "--check-inputs: '%s': not a tensor --check can use (%s; "
-                      "external data, strings, sub-byte types or data that do not match the "
+                      "external data, strings, types of no known packing or data that do not match the "
                       "dims: a sequence or map file reads so)", path, dtype_name(t->dtype));
     else if (!(*out = copy_tensor(t, a)))
         rc = diag_set(d, PPQ_EINTERNAL, "out of memory");

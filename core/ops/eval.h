@@ -173,6 +173,33 @@ int eval_broadcast(const Tensor *const *ts, size_t n, int64_t *dims);
 /* Row-major strides (in elements) of dims. */
 void eval_strides(const int64_t *dims, size_t rank, int64_t *strides);
 
+/* --- low-precision element types (eval_lowp.c) --- */
+
+/* float8 (E4M3FN, E4M3FNUZ, E5M2, E5M2FNUZ, E8M0), float4e2m1, int4, uint4,
+ * int2, uint2: held as ONNX stores them (4- and 2-bit ones packed, low bits
+ * first). */
+bool eval_lowp_type(int32_t dt);
+/* The float8 and float4 ones. */
+bool eval_lowp_float(int32_t dt);
+/* Element k of bytes b of type dt, any type the kernels or eval_lowp_type
+ * take: floats as double, integers as int64. */
+EvalNum eval_elem(int32_t dt, const uint8_t *b, size_t k);
+bool eval_elem_float(int32_t dt);
+/* Element k of a low-precision tensor's bytes b, and back: a float encoded
+ * to nearest even (saturating or not; round_mode 0 up, 1 down, 2 nearest
+ * for E8M0); -1 for a NaN the type cannot hold. An integer keeps its low
+ * bits. */
+EvalNum eval_lowp_get(int32_t dt, const uint8_t *b, size_t k);
+int eval_lowp_put_float(int32_t dt, uint8_t *b, size_t k, double v, bool saturate, int mode);
+void eval_lowp_put_int(int32_t dt, uint8_t *b, size_t k, int64_t v);
+/* A zeroed tensor of any type (packed bytes for the sub-byte ones). */
+Tensor *eval_lowp_tensor(Arena *a, int32_t dt, size_t rank, const int64_t *dims);
+/* eval_out for any type, low-precision ones included. */
+Tensor *eval_lowp_out(EvalCtx *c, size_t i, int32_t dt, size_t rank, const int64_t *dims);
+/* Cast/CastLike of x to `to` when either is a low-precision type (the fold
+ * declines them: what it writes stays as before). */
+int eval_lowp_cast(EvalCtx *c, const Tensor *x, int32_t to);
+
 /* --- the element plan (eval_plan.c) --- */
 
 /* How output axis a reads input k: coordinate (start + step*j) mod `mod`

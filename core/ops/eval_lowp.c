@@ -1,0 +1,280 @@
+/* eval_lowp.c - ONNX's low-precision element types for the reference
+ * interpreter (eval.h): the float8 variants (E4M3FN, E4M3FNUZ, E5M2,
+ * E5M2FNUZ, E8M0), FLOAT4E2M1 and the packed integers INT4, UINT4, INT2,
+ * UINT2, and Cast/CastLike from and to them.
+ *
+ * A tensor of these types holds its elements as ONNX stores them: one byte
+ * each for float8, two 4-bit or four 2-bit elements a byte, low bits first
+ * (core/ir/tensor.h), so what the loader read is used as it is.
+ *
+ * Encoding a value rounds to nearest, ties to even, on the type's grid
+ * (subnormals included). With saturation a value beyond the largest finite
+ * one (an infinity too) becomes it; without, it becomes infinity (E5M2) or
+ * NaN (the types without infinity). The FNUZ types have a single NaN (0x80)
+ * and no negative zero. E8M0 (a power of two, no sign) rounds the float32
+ * value's exponent up, down or to nearest (Cast-24's round_mode). FLOAT4E2M1
+ * has neither infinity nor NaN and always saturates; a NaN cast to it is
+ * declined, as its result is left open. Integers cast to the packed types
+ * wrap to their low bits (the spec's rule for integers out of range); a
+ * float out of their range is undefined, and declined. For E8M0 the spec
+ * leaves negative values open, and its table for zero and infinity differs
+ * from onnx's reference: those decline too. */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "eval.h"
+
+/* The layout of a float8 or float4 type. */
+typedef struct LowpFormat {
+    int mbits, bias;
+    double max; /* largest finite value */
+    bool has_inf, fnuz;
+    uint8_t nan; /* the NaN code (sign clear); 0 when none */
+} LowpFormat;
+
+static bool lowp_format(int32_t dt, LowpFormat *f)
+{
+    switch (dt) {
+    case DT_FLOAT8E4M3FN: *f = (LowpFormat){3, 7, 448, false, false, 0x7f}; return true;
+    case DT_FLOAT8E4M3FNUZ: *f = (LowpFormat){3, 8, 240, false, true, 0x80}; return true;
+    case DT_FLOAT8E5M2: *f = (LowpFormat){2, 15, 57344, true, false, 0x7e}; return true;
+    case DT_FLOAT8E5M2FNUZ: *f = (LowpFormat){2, 16, 57344, false, true, 0x80}; return true;
+    case DT_FLOAT4E2M1: *f = (LowpFormat){1, 1, 6, false, false, 0}; return true;
+    default: return false;
+    }
+}
+
+bool eval_lowp_type(int32_t dt)
+{
+    LowpFormat f;
+    return lowp_format(dt, &f) || dt == DT_FLOAT8E8M0 || dt == DT_INT4 || dt == DT_UINT4 ||
+           dt == DT_INT2 || dt == DT_UINT2;
+}
+
+bool eval_lowp_float(int32_t dt)
+{
+    LowpFormat f;
+    return lowp_format(dt, &f) || dt == DT_FLOAT8E8M0;
+}
+
+/* Bits per element: 8, 4 or 2. */
+static unsigned lowp_bits(int32_t dt)
+{
+    switch (dt) {
+    case DT_INT4: case DT_UINT4: case DT_FLOAT4E2M1: return 4;
+    case DT_INT2: case DT_UINT2: return 2;
+    default: return 8;
+    }
+}
+
+static unsigned lowp_code(int32_t dt, const uint8_t *b, size_t k)
+{
+    unsigned bits = lowp_bits(dt), per = 8 / bits;
+    return (b[k / per] >> (k % per * bits)) & ((1u << bits) - 1);
+}
+
+static void lowp_put_code(int32_t dt, uint8_t *b, size_t k, unsigned code)
+{
+    unsigned bits = lowp_bits(dt), per = 8 / bits, shift = k % per * bits;
+    unsigned mask = ((1u << bits) - 1) << shift;
+    b[k / per] = (uint8_t)((b[k / per] & ~mask) | ((code << shift) & mask));
+}
+
+/* The value of a float8/float4 code. */
+static double lowp_decode(const LowpFormat *f, unsigned code)
+{
+    unsigned width = f->mbits == 1 ? 4 : 8, ebits = width - 1 - (unsigned)f->mbits;
+    unsigned sign = code >> (width - 1), e = (code >> f->mbits) & ((1u << ebits) - 1);
+    unsigned m = code & ((1u << f->mbits) - 1);
+    if (f->nan && (f->fnuz ? code == f->nan : (code & 0x7f) == (f->has_inf ? 0x7c : 0x7f)))
+        return f->fnuz || !f->has_inf ? NAN : (sign ? -INFINITY : INFINITY);
+    if (f->has_inf && e == 31 && m)
+        return NAN;
+    double v = e ? ldexp(1.0 + ldexp(m, -f->mbits), (int)e - f->bias)
+                 : ldexp(m, 1 - f->bias - f->mbits);
+    return sign ? -v : v;
+}
+
+/* The code of v rounded to f's grid (ties to even); the caller handled NaN. */
+static unsigned lowp_encode(const LowpFormat *f, double v, bool saturate)
+{
+    unsigned width = f->mbits == 1 ? 4 : 8, sign = signbit(v) ? 1u << (width - 1) : 0;
+    double a = fabs(v);
+    if (saturate && a > f->max)
+        a = f->max;
+    int e;
+    frexp(a, &e); /* a = m * 2^e, m in [0.5, 1): the quantum is 2^(e-1-mbits) */
+    int low = 1 - f->bias; /* the smallest normal exponent */
+    int q = (e - 1 < low ? low : e - 1) - f->mbits;
+    double r = a == INFINITY ? a : ldexp(nearbyint(ldexp(a, -q)), q);
+    if (r > f->max) /* beyond the largest finite value: infinity or NaN */
+        return f->has_inf ? sign | 0x7c : f->nan | (f->fnuz ? 0 : sign);
+    if (r == 0)
+        return f->fnuz ? 0 : sign;
+    frexp(r, &e);
+    unsigned code;
+    if (e - 1 < low)
+        code = (unsigned)ldexp(r, f->bias - 1 + f->mbits);
+    else
+        code = ((unsigned)(e - 1 + f->bias) << f->mbits) |
+               ((unsigned)(ldexp(r, -(e - 1)) * (1 << f->mbits)) - (1u << f->mbits));
+    return sign | code;
+}
+
+/* E8M0 from a float32 value: its exponent field, rounded as round_mode
+ * says (0 up, 1 down, 2 nearest); 0xff is NaN, and an infinity. */
+static unsigned e8m0_encode(double v, bool saturate, int mode)
+{
+    float x = (float)v;
+    uint32_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    unsigned e = (bits >> 23) & 0xff;
+    if (e == 0xff)
+        return 0xff;
+    bool up = false;
+    if (mode == 0)
+        up = (bits & 0x7fffff) != 0;
+    else if (mode == 2) /* guard bit, and round, sticky or the exponent's own bit */
+        up = (bits & 0x400000) && ((bits & 0x200000) || (bits & 0x1fffff) || e > 0);
+    if (up && e == 0xfe && saturate)
+        up = false;
+    return e + up;
+}
+
+EvalNum eval_lowp_get(int32_t dt, const uint8_t *b, size_t k)
+{
+    unsigned code = lowp_code(dt, b, k);
+    LowpFormat f;
+    if (lowp_format(dt, &f))
+        return (EvalNum){.f = lowp_decode(&f, code)};
+    switch (dt) {
+    case DT_FLOAT8E8M0: return (EvalNum){.f = code == 0xff ? NAN : ldexp(1.0, (int)code - 127)};
+    case DT_INT4: return (EvalNum){.i = (int64_t)code - (code & 8 ? 16 : 0)};
+    case DT_INT2: return (EvalNum){.i = (int64_t)code - (code & 2 ? 4 : 0)};
+    default: return (EvalNum){.i = code};
+    }
+}
+
+int eval_lowp_put_float(int32_t dt, uint8_t *b, size_t k, double v, bool saturate, int mode)
+{
+    LowpFormat f;
+    if (dt == DT_FLOAT8E8M0) {
+        lowp_put_code(dt, b, k, e8m0_encode(v, saturate, mode));
+        return 0;
+    }
+    if (!lowp_format(dt, &f))
+        return -1;
+    if (isnan(v)) {
+        if (!f.nan)
+            return -1;
+        lowp_put_code(dt, b, k, f.nan);
+        return 0;
+    }
+    lowp_put_code(dt, b, k, lowp_encode(&f, v, saturate || !f.nan));
+    return 0;
+}
+
+void eval_lowp_put_int(int32_t dt, uint8_t *b, size_t k, int64_t v)
+{
+    lowp_put_code(dt, b, k, (unsigned)((uint64_t)v & 0xff));
+}
+
+EvalNum eval_elem(int32_t dt, const uint8_t *b, size_t k)
+{
+    return eval_lowp_type(dt) ? eval_lowp_get(dt, b, k) : eval_load(dt, b + k * dtype_size(dt));
+}
+
+bool eval_elem_float(int32_t dt)
+{
+    return dtype_is_float(dt) || eval_lowp_float(dt);
+}
+
+Tensor *eval_lowp_tensor(Arena *a, int32_t dt, size_t rank, const int64_t *dims)
+{
+    if (dtype_size(dt))
+        return tensor_new(a, dt, rank, dims);
+    /* uint8 elements, one per packed one: more than enough bytes */
+    Tensor *t = tensor_new(a, DT_UINT8, rank, dims);
+    if (t) {
+        t->dtype = dt;
+        t->nbytes = dtype_packed_bytes(dt, tensor_numel(t));
+    }
+    return t;
+}
+
+/* --- Cast and CastLike --- */
+
+/* Element k of x converted to `to` into y; -1 when the value has no
+ * defined result (a NaN to float4, a float beyond int32 to a packed
+ * integer). */
+static int cast_one(const Tensor *x, const uint8_t *xb, size_t k, Tensor *y, bool saturate,
+                    int mode)
+{
+    int32_t from = x->dtype, to = y->dtype;
+    EvalNum v = eval_elem(from, xb, k);
+    bool from_float = eval_elem_float(from);
+    uint8_t *yb = (uint8_t *)y->data;
+    if (!eval_lowp_type(to)) { /* from a low-precision type: its value, as double or int64 */
+        if (from_float && isnan(v.f) && !eval_elem_float(to) && to != DT_BOOL)
+            return -1;
+        eval_store(to, yb + k * dtype_size(to), eval_convert(v, from_float ? DT_DOUBLE : DT_INT64, to));
+        return 0;
+    }
+    double f = from_float ? v.f : (double)v.i;
+    if (to == DT_FLOAT8E8M0 && (signbit(f) || isinf(f) || (f == 0 && !saturate)))
+        return -1; /* the spec leaves these open, and onnx's reference disagrees with it */
+    if (eval_lowp_float(to))
+        return eval_lowp_put_float(to, yb, k, f, saturate, mode);
+    if (from_float) { /* truncated; out of the type's range is undefined */
+        int64_t lo = to == DT_INT4 ? -8 : to == DT_INT2 ? -2 : 0;
+        int64_t hi = to == DT_INT4 ? 7 : to == DT_UINT4 ? 15 : to == DT_INT2 ? 1 : 3;
+        if (!(trunc(v.f) >= (double)lo && trunc(v.f) <= (double)hi))
+            return -1;
+        v.i = (int64_t)v.f;
+    }
+    eval_lowp_put_int(to, yb, k, v.i);
+    return 0;
+}
+
+/* Cast of x to `to` where either is a low-precision type. */
+int eval_lowp_cast(EvalCtx *c, const Tensor *x, int32_t to)
+{
+    if (c->folding)
+        return eval_decline(c, "a low-precision cast is left to run time");
+    if (!x || !(eval_dtype_ok(x->dtype) || eval_lowp_type(x->dtype)) || x->dtype == DT_UINT64 ||
+        !(eval_dtype_ok(to) || eval_lowp_type(to)) || !tensor_has_bytes(x) ||
+        x->ndims > EVAL_MAX_RANK)
+        return eval_decline(c, "a cast from or to an unsupported element type");
+    static const char *const modes[] = {"up", "down", "nearest"};
+    int mode = c->opset >= 24 ? eval_attr_choice(c->op, "round_mode", modes, 3) : 0;
+    bool saturate = c->opset < 19 || op_attr_int(c->op, "saturate", 1) != 0;
+    const uint8_t *xb = eval_bytes(c, x);
+    if (mode == 3 || !xb)
+        return c->why ? EVAL_DECLINE : eval_decline(c, "an unknown round_mode");
+    Tensor *y = eval_lowp_out(c, 0, to, x->ndims, x->dims);
+    if (!y)
+        return eval_out_failed(c);
+    for (size_t k = 0, n = (size_t)tensor_numel(x); k < n; k++)
+        if (cast_one(x, xb, k, y, saturate, mode))
+            return eval_decline(c, "a value whose cast to a low-precision type is undefined");
+    c->exact = EVAL_CHECKED;
+    return EVAL_OK;
+}
+
+Tensor *eval_lowp_out(EvalCtx *c, size_t i, int32_t dt, size_t rank, const int64_t *dims)
+{
+    if (!eval_lowp_type(dt))
+        return eval_out(c, i, dt, rank, dims);
+    int64_t n = dims_numel(dims, rank);
+    c->why = NULL;
+    c->refused = EVAL_REFUSED_OTHER;
+    if (n < 0 || (uint64_t)n > c->limit) {
+        eval_decline_too_large(c);
+        return NULL;
+    }
+    Tensor *t = eval_lowp_tensor(c->arena, dt, rank, dims);
+    if (t && i < c->n_out)
+        c->out[i] = t;
+    return t;
+}

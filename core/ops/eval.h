@@ -192,6 +192,8 @@ bool eval_elem_float(int32_t dt);
 EvalNum eval_lowp_get(int32_t dt, const uint8_t *b, size_t k);
 int eval_lowp_put_float(int32_t dt, uint8_t *b, size_t k, double v, bool saturate, int mode);
 void eval_lowp_put_int(int32_t dt, uint8_t *b, size_t k, int64_t v);
+/* eval_in, low-precision types included. */
+const Tensor *eval_in_any(const EvalCtx *c, size_t i);
 /* A zeroed tensor of any type (packed bytes for the sub-byte ones). */
 Tensor *eval_lowp_tensor(Arena *a, int32_t dt, size_t rank, const int64_t *dims);
 /* eval_out for any type, low-precision ones included. */

@@ -203,6 +203,14 @@ Tensor *eval_lowp_tensor(Arena *a, int32_t dt, size_t rank, const int64_t *dims)
     return t;
 }
 
+const Tensor *eval_in_any(const EvalCtx *c, size_t i)
+{
+    const Tensor *t = i < c->n_in ? c->in[i] : NULL;
+    if (t && eval_lowp_type(t->dtype))
+        return tensor_numel(t) >= 0 && tensor_has_bytes(t) && t->ndims <= EVAL_MAX_RANK ? t : NULL;
+    return eval_in(c, i);
+}
+
 /* --- Cast and CastLike --- */
 
 /* Element k of x converted to `to` into y; -1 when the value has no
@@ -242,9 +250,8 @@ int eval_lowp_cast(EvalCtx *c, const Tensor *x, int32_t to)
 {
     if (c->folding)
         return eval_decline(c, "a low-precision cast is left to run time");
-    if (!x || !(eval_dtype_ok(x->dtype) || eval_lowp_type(x->dtype)) || x->dtype == DT_UINT64 ||
-        !(eval_dtype_ok(to) || eval_lowp_type(to)) || !tensor_has_bytes(x) ||
-        x->ndims > EVAL_MAX_RANK)
+    if (!x || x != eval_in_any(c, 0) || x->dtype == DT_UINT64 ||
+        !(eval_dtype_ok(to) || eval_lowp_type(to)))
         return eval_decline(c, "a cast from or to an unsupported element type");
     static const char *const modes[] = {"up", "down", "nearest"};
     int mode = c->opset >= 24 ? eval_attr_choice(c->op, "round_mode", modes, 3) : 0;

@@ -84,6 +84,7 @@ else
     run .deps/venv/bin/python tests/check_oracle.py
     run .deps/venv/bin/python tests/check_inputs.py
     run .deps/venv/bin/python tests/kernel_oracle.py
+    run .deps/venv/bin/python tests/kernel_oracle_lowp.py
     run .deps/venv/bin/python tests/kernel_ort.py
 fi
 rm -f "$LOG"

@@ -213,36 +213,51 @@ const Tensor *eval_in_any(const EvalCtx *c, size_t i)
 
 /* --- Cast and CastLike --- */
 
-/* Element k of x converted to `to` into y; -1 when the value has no
- * defined result (a NaN to float4, a float beyond int32 to a packed
- * integer). */
-static int cast_one(const Tensor *x, const uint8_t *xb, size_t k, Tensor *y, bool saturate,
-                    int mode)
+/* Does float f truncate into integer type dt's range (to is exclusive)? */
+static bool fits_integer(int32_t dt, double f)
+{
+    double lo, to;
+    switch (dt) {
+    case DT_INT2: lo = -2, to = 2; break;
+    case DT_UINT2: lo = 0, to = 4; break;
+    case DT_INT4: lo = -8, to = 8; break;
+    case DT_UINT4: lo = 0, to = 16; break;
+    case DT_INT8: lo = -0x1p7, to = 0x1p7; break;
+    case DT_UINT8: lo = 0, to = 0x1p8; break;
+    case DT_INT16: lo = -0x1p15, to = 0x1p15; break;
+    case DT_UINT16: lo = 0, to = 0x1p16; break;
+    case DT_INT32: lo = -0x1p31, to = 0x1p31; break;
+    case DT_UINT32: lo = 0, to = 0x1p32; break;
+    case DT_INT64: lo = -0x1p63, to = 0x1p63; break;
+    default: return false; /* uint64 is only moved (eval.h) */
+    }
+    return trunc(f) >= lo && trunc(f) < to;
+}
+
+/* Element k of x converted to `to` into y; NULL, or why the value has no
+ * result the spec defines. */
+static const char *cast_one(const Tensor *x, const uint8_t *xb, size_t k, Tensor *y,
+                            bool saturate, int mode)
 {
     int32_t from = x->dtype, to = y->dtype;
     EvalNum v = eval_elem(from, xb, k);
-    bool from_float = eval_elem_float(from);
+    bool from_float = eval_elem_float(from), to_int = !eval_elem_float(to) && to != DT_BOOL;
     uint8_t *yb = (uint8_t *)y->data;
+    if (from_float && to_int && !fits_integer(to, v.f))
+        return "a float out of the integer type's range (undefined)";
     if (!eval_lowp_type(to)) { /* from a low-precision type: its value, as double or int64 */
-        if (from_float && isnan(v.f) && !eval_elem_float(to) && to != DT_BOOL)
-            return -1;
         eval_store(to, yb + k * dtype_size(to), eval_convert(v, from_float ? DT_DOUBLE : DT_INT64, to));
-        return 0;
+        return NULL;
     }
     double f = from_float ? v.f : (double)v.i;
     if (to == DT_FLOAT8E8M0 && (signbit(f) || isinf(f) || (f == 0 && !saturate)))
-        return -1; /* the spec leaves these open, and onnx's reference disagrees with it */
+        return "a negative, infinite or (not saturating) zero value to float8e8m0, which the "
+               "spec leaves open";
     if (eval_lowp_float(to))
-        return eval_lowp_put_float(to, yb, k, f, saturate, mode);
-    if (from_float) { /* truncated; out of the type's range is undefined */
-        int64_t lo = to == DT_INT4 ? -8 : to == DT_INT2 ? -2 : 0;
-        int64_t hi = to == DT_INT4 ? 7 : to == DT_UINT4 ? 15 : to == DT_INT2 ? 1 : 3;
-        if (!(trunc(v.f) >= (double)lo && trunc(v.f) <= (double)hi))
-            return -1;
-        v.i = (int64_t)v.f;
-    }
-    eval_lowp_put_int(to, yb, k, v.i);
-    return 0;
+        return eval_lowp_put_float(to, yb, k, f, saturate, mode) ? "a NaN to float4e2m1, which "
+                                                                   "has none" : NULL;
+    eval_lowp_put_int(to, yb, k, from_float ? (int64_t)f : v.i);
+    return NULL;
 }
 
 /* Cast of x to `to` where either is a low-precision type. */
@@ -262,9 +277,11 @@ int eval_lowp_cast(EvalCtx *c, const Tensor *x, int32_t to)
     Tensor *y = eval_lowp_out(c, 0, to, x->ndims, x->dims);
     if (!y)
         return eval_out_failed(c);
-    for (size_t k = 0, n = (size_t)tensor_numel(x); k < n; k++)
-        if (cast_one(x, xb, k, y, saturate, mode))
-            return eval_decline(c, "a value whose cast to a low-precision type is undefined");
+    for (size_t k = 0, n = (size_t)tensor_numel(x); k < n; k++) {
+        const char *why = cast_one(x, xb, k, y, saturate, mode);
+        if (why)
+            return eval_decline(c, why);
+    }
     c->exact = EVAL_CHECKED;
     return EVAL_OK;
 }

@@ -40,7 +40,8 @@ typedef struct CheckDraw {
 static Tensor *check_random_input(Arena *a, const Var *v, CheckDraw *draw, Diag *d)
 {
     int32_t dt = v->type.elem_type;
-    if (!dt || !(eval_dtype_ok(dt) || eval_lowp_type(dt)) || v->type.rank < 0 || v->type.rank > EVAL_MAX_RANK) {
+    bool typed = dt && (eval_dtype_ok(dt) || eval_lowp_type(dt));
+    if (!typed || v->type.rank < 0 || v->type.rank > EVAL_MAX_RANK) {
         diag_set(d, PPQ_ECHECK, "--check: graph input '%s' has no tensor type and rank "
                  "--check can draw values for", v->name);
         return NULL;

@@ -9,7 +9,9 @@
  * eval_rnn.c, eval_select.c, eval_activation.c and eval_loss.c, and, for the
  * reference interpreter only (formatter/fold.c never folds their ops),
  * eval_norm.c and eval_resize.c; the helpers they share in eval_ctx.c, and the element plan behind elementwise and data-movement
- * kernels in eval_plan.c.
+ * kernels in eval_plan.c. The low-precision types (float8, float4, int4,
+ * int2) and Cast/CastLike through them are eval_lowp.c's; the fold leaves
+ * those casts to run time.
  *
  * Arithmetic: float inputs are read as double and each result rounded once
  * to the output type. For +, -, *, / and Sqrt that is exactly the float32
@@ -158,8 +160,8 @@ long eval_ints(EvalCtx *c, size_t i, int64_t *v, size_t cap);
 /* The offset in w (numpy broadcasting, dims aligned on the right) of
  * element e of a tensor of dims[rank]; -1 when w does not broadcast to it. */
 int64_t eval_broadcast_offset(const Tensor *w, const int64_t *dims, size_t rank, size_t e);
-/* A new in-memory result as output i (zeroed); NULL when over the limit
- * (c->why set) or out of memory. */
+/* A new in-memory result as output i (zeroed; low-precision types packed);
+ * NULL when over the limit (c->why set) or out of memory. */
 Tensor *eval_out(EvalCtx *c, size_t i, int32_t dt, size_t rank, const int64_t *dims);
 /* EVAL_DECLINE or EVAL_OOM after eval_out returned NULL. */
 int eval_out_failed(const EvalCtx *c);
@@ -196,8 +198,6 @@ void eval_lowp_put_int(int32_t dt, uint8_t *b, size_t k, int64_t v);
 const Tensor *eval_in_any(const EvalCtx *c, size_t i);
 /* A zeroed tensor of any type (packed bytes for the sub-byte ones). */
 Tensor *eval_lowp_tensor(Arena *a, int32_t dt, size_t rank, const int64_t *dims);
-/* eval_out for any type, low-precision ones included. */
-Tensor *eval_lowp_out(EvalCtx *c, size_t i, int32_t dt, size_t rank, const int64_t *dims);
 /* Cast/CastLike of x to `to` when either is a low-precision type (the fold
  * declines them: what it writes stays as before). */
 int eval_lowp_cast(EvalCtx *c, const Tensor *x, int32_t to);

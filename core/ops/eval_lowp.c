@@ -192,7 +192,7 @@ bool eval_elem_float(int32_t dt)
 
 Tensor *eval_lowp_tensor(Arena *a, int32_t dt, size_t rank, const int64_t *dims)
 {
-    if (dtype_size(dt))
+    if (dtype_size(dt) || !eval_lowp_type(dt))
         return tensor_new(a, dt, rank, dims);
     /* uint8 elements, one per packed one: more than enough bytes */
     Tensor *t = tensor_new(a, DT_UINT8, rank, dims);
@@ -246,7 +246,8 @@ static const char *cast_one(const Tensor *x, const uint8_t *xb, size_t k, Tensor
     if (from_float && to_int && !fits_integer(to, v.f))
         return "a float out of the integer type's range (undefined)";
     if (!eval_lowp_type(to)) { /* from a low-precision type: its value, as double or int64 */
-        eval_store(to, yb + k * dtype_size(to), eval_convert(v, from_float ? DT_DOUBLE : DT_INT64, to));
+        EvalNum r = eval_convert(v, from_float ? DT_DOUBLE : DT_INT64, to);
+        eval_store(to, yb + k * dtype_size(to), r);
         return NULL;
     }
     double f = from_float ? v.f : (double)v.i;
@@ -274,7 +275,7 @@ int eval_lowp_cast(EvalCtx *c, const Tensor *x, int32_t to)
     const uint8_t *xb = eval_bytes(c, x);
     if (mode == 3 || !xb)
         return c->why ? EVAL_DECLINE : eval_decline(c, "an unknown round_mode");
-    Tensor *y = eval_lowp_out(c, 0, to, x->ndims, x->dims);
+    Tensor *y = eval_out(c, 0, to, x->ndims, x->dims);
     if (!y)
         return eval_out_failed(c);
     for (size_t k = 0, n = (size_t)tensor_numel(x); k < n; k++) {
@@ -284,21 +285,4 @@ int eval_lowp_cast(EvalCtx *c, const Tensor *x, int32_t to)
     }
     c->exact = EVAL_CHECKED;
     return EVAL_OK;
-}
-
-Tensor *eval_lowp_out(EvalCtx *c, size_t i, int32_t dt, size_t rank, const int64_t *dims)
-{
-    if (!eval_lowp_type(dt))
-        return eval_out(c, i, dt, rank, dims);
-    int64_t n = dims_numel(dims, rank);
-    c->why = NULL;
-    c->refused = EVAL_REFUSED_OTHER;
-    if (n < 0 || (uint64_t)n > c->limit) {
-        eval_decline_too_large(c);
-        return NULL;
-    }
-    Tensor *t = eval_lowp_tensor(c->arena, dt, rank, dims);
-    if (t && i < c->n_out)
-        c->out[i] = t;
-    return t;
 }

@@ -1,6 +1,8 @@
 /* eval_norm.c - kernels for normalization and quantization (eval.h):
  * LayerNormalization, InstanceNormalization, GroupNormalization,
- * QuantizeLinear and DequantizeLinear. Computed in memory, in double, each
+ * QuantizeLinear and DequantizeLinear (8- and 16-bit integers, and the
+ * float8, float4 and 4- and 2-bit integer types through eval_lowp.c's
+ * element access). Computed in memory, in double, each
  * result rounded once to its type. The fold pass never folds these ops
  * (formatter/fold.c lists them): activations flow through them, and a
  * folded Q/DQ pair would lose what a quantizer reads; they serve the
@@ -333,7 +335,7 @@ static int eval_quantize(EvalCtx *c)
         return c->why ? EVAL_DECLINE : eval_decline(c, "an unsupported input, type or scale shape");
     if (!(xb = eval_bytes(c, x)) || !(sb = eval_bytes(c, s)))
         return EVAL_DECLINE;
-    Tensor *y = eval_lowp_out(c, 0, out, x->ndims, x->dims);
+    Tensor *y = eval_out(c, 0, out, x->ndims, x->dims);
     if (!y)
         return eval_out_failed(c);
     bool saturate = c->opset < 19 || op_attr_int(c->op, "saturate", 1) != 0;

@@ -49,7 +49,7 @@ static Tensor *check_random_input(Arena *a, const Var *v, CheckDraw *draw, Diag 
     int64_t dims[EVAL_MAX_RANK];
     for (int i = 0; i < v->type.rank; i++)
         dims[i] = v->type.dims[i] < 0 ? CHECK_DEFAULT_DIM : v->type.dims[i];
-    Tensor *t = eval_lowp_tensor(a, dt, (size_t)v->type.rank, dims);
+    Tensor *t = tensor_new_packed(a, dt, (size_t)v->type.rank, dims);
     if (!t) {
         diag_set(d, PPQ_EINTERNAL, "out of memory");
         return NULL;

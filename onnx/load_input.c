@@ -35,13 +35,9 @@ static uint8_t *read_whole(const char *path, size_t *len, Diag *d)
 
 static Tensor *copy_tensor(const Tensor *t, Arena *a)
 {
-    /* 4- and 2-bit elements stay packed: one byte per element is room enough */
-    bool packed = !dtype_size(t->dtype);
-    Tensor *c = tensor_new(a, packed ? DT_UINT8 : t->dtype, t->ndims, t->dims);
+    Tensor *c = tensor_new_packed(a, t->dtype, t->ndims, t->dims);
     if (!c)
         return NULL;
-    c->dtype = t->dtype;
-    c->nbytes = t->nbytes;
     if (t->nbytes)
         memcpy((void *)c->data, t->data, t->nbytes);
     c->name = arena_strdup(a, t->name);

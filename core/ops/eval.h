@@ -196,8 +196,6 @@ int eval_lowp_put_float(int32_t dt, uint8_t *b, size_t k, double v, bool saturat
 void eval_lowp_put_int(int32_t dt, uint8_t *b, size_t k, int64_t v);
 /* eval_in, low-precision types included. */
 const Tensor *eval_in_any(const EvalCtx *c, size_t i);
-/* A zeroed tensor of any type (packed bytes for the sub-byte ones). */
-Tensor *eval_lowp_tensor(Arena *a, int32_t dt, size_t rank, const int64_t *dims);
 /* Cast/CastLike of x to `to` when either is a low-precision type (the fold
  * declines them: what it writes stays as before). */
 int eval_lowp_cast(EvalCtx *c, const Tensor *x, int32_t to);

@@ -190,19 +190,6 @@ bool eval_elem_float(int32_t dt)
     return dtype_is_float(dt) || eval_lowp_float(dt);
 }
 
-Tensor *eval_lowp_tensor(Arena *a, int32_t dt, size_t rank, const int64_t *dims)
-{
-    if (dtype_size(dt) || !eval_lowp_type(dt))
-        return tensor_new(a, dt, rank, dims);
-    /* uint8 elements, one per packed one: more than enough bytes */
-    Tensor *t = tensor_new(a, DT_UINT8, rank, dims);
-    if (t) {
-        t->dtype = dt;
-        t->nbytes = dtype_packed_bytes(dt, tensor_numel(t));
-    }
-    return t;
-}
-
 const Tensor *eval_in_any(const EvalCtx *c, size_t i)
 {
     const Tensor *t = i < c->n_in ? c->in[i] : NULL;

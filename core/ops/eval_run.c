@@ -234,7 +234,7 @@ static Tensor *run_copy(Arena *a, const Tensor *t)
 {
     if (t->strings || (!t->data && t->nbytes))
         return NULL;
-    Tensor *c = eval_lowp_tensor(a, t->dtype, t->ndims, t->dims);
+    Tensor *c = tensor_new_packed(a, t->dtype, t->ndims, t->dims);
     if (c && t->nbytes && c->nbytes == t->nbytes)
         memcpy((void *)c->data, t->data, t->nbytes);
     return c && c->nbytes == t->nbytes ? c : NULL;

@@ -68,7 +68,8 @@ static Tensor *check_random_input(Arena *a, const Var *v, CheckDraw *draw, Diag 
                  "random strings (give them with --check-inputs)", v->name);
         return NULL;
     }
-    if (!dt || !eval_dtype_ok(dt) || v->type.rank < 0 || v->type.rank > EVAL_MAX_RANK) {
+    bool typed = dt && (eval_dtype_ok(dt) || eval_lowp_type(dt));
+    if (!typed || v->type.rank < 0 || v->type.rank > EVAL_MAX_RANK) {
         diag_set(d, PPQ_ECHECK, "--check: graph input '%s' has no tensor type and rank "
                  "--check can draw values for", v->name);
         return NULL;
@@ -76,7 +77,7 @@ static Tensor *check_random_input(Arena *a, const Var *v, CheckDraw *draw, Diag 
     int64_t dims[EVAL_MAX_RANK];
     for (int i = 0; i < v->type.rank; i++)
         dims[i] = v->type.dims[i] < 0 ? CHECK_DEFAULT_DIM : v->type.dims[i];
-    Tensor *t = tensor_new(a, dt, (size_t)v->type.rank, dims);
+    Tensor *t = tensor_new_packed(a, dt, (size_t)v->type.rank, dims);
     if (!t) {
         diag_set(d, PPQ_EINTERNAL, "out of memory");
         return NULL;
@@ -85,13 +86,18 @@ static Tensor *check_random_input(Arena *a, const Var *v, CheckDraw *draw, Diag 
     for (size_t k = 0; k < n; k++) {
         uint64_t r = check_next(&draw->state);
         EvalNum x;
-        if (dtype_is_float(dt))
+        if (eval_elem_float(dt))
             x.f = (double)(r >> 11) * 0x1.0p-52 - 1.0;
         else if (dt == DT_BOOL)
             x.i = n == 1 ? draw->run % 2 == 0 : (int64_t)(r >> 62) & 1;
         else
             x.i = (int64_t)(r >> 62) & 3;
-        eval_store(dt, (uint8_t *)t->data + k * size, x);
+        if (eval_lowp_float(dt)) /* rounded to the type (a power of two for E8M0) */
+            eval_lowp_put_float(dt, (uint8_t *)t->data, k, x.f, true, 2);
+        else if (eval_lowp_type(dt))
+            eval_lowp_put_int(dt, (uint8_t *)t->data, k, x.i);
+        else
+            eval_store(dt, (uint8_t *)t->data + k * size, x);
     }
     return t;
 }
@@ -146,17 +152,16 @@ static void check_compare(const Tensor *ref, const Tensor *out, CheckError *e)
         }
         return;
     }
-    if (!ref->data || !out->data || !eval_dtype_ok(ref->dtype)) {
+    if (!ref->data || !out->data || !(eval_dtype_ok(ref->dtype) || eval_lowp_type(ref->dtype))) {
         e->differs = true;
         e->why = "values not in memory or of a type --check does not compare";
         return;
     }
-    size_t size = dtype_size(ref->dtype), n = (size_t)tensor_numel(ref);
-    bool fl = dtype_is_float(ref->dtype);
+    size_t n = (size_t)tensor_numel(ref);
+    bool fl = eval_elem_float(ref->dtype);
     double worst = 0, top = 0;
     for (size_t k = 0; k < n; k++) {
-        EvalNum a = eval_load(ref->dtype, (const uint8_t *)ref->data + k * size);
-        EvalNum b = eval_load(out->dtype, (const uint8_t *)out->data + k * size);
+        EvalNum a = eval_elem(ref->dtype, ref->data, k), b = eval_elem(out->dtype, out->data, k);
         double x = fl ? a.f : (double)a.i, y = fl ? b.f : (double)b.i;
         if (isnan(x) || isnan(y)) {
             worst = isnan(x) && isnan(y) ? worst : INFINITY;

@@ -38,7 +38,7 @@ static uint8_t *read_whole(const char *path, size_t *len, Diag *d)
 
 static Tensor *copy_tensor(const Tensor *t, Arena *a)
 {
-    Tensor *c = tensor_new(a, t->dtype, t->ndims, t->dims);
+    Tensor *c = tensor_new_packed(a, t->dtype, t->ndims, t->dims);
     if (!c)
         return NULL;
     if (t->nbytes)
@@ -75,10 +75,10 @@ static int decode(const char *path, Bytes wire, Arena *a, Tensor **out, Diag *d)
     else if (usable_strings(t)) {
         if (!(*out = copy_string_tensor(t, a)))
             rc = diag_set(d, PPQ_EINTERNAL, "out of memory");
-    } else if (t->external || !dtype_size(t->dtype) || (t->nbytes && !t->data) ||
-             t->nbytes != (size_t)tensor_numel(t) * dtype_size(t->dtype))
+    } else if (t->external || !dtype_packed_bytes(t->dtype, 1) || (t->nbytes && !t->data) ||
+             t->nbytes != dtype_packed_bytes(t->dtype, tensor_numel(t)))
         rc = diag_set(d, PPQ_EINPUT, "--check-inputs: '%s': not a tensor --check can use (%s; "
-                      "external data, sub-byte types or data that do not match the "
+                      "external data, types of no known packing or data that do not match the "
                       "dims: a sequence or map file reads so)", path, dtype_name(t->dtype));
     else if (!(*out = copy_tensor(t, a)))
         rc = diag_set(d, PPQ_EINTERNAL, "out of memory");

@@ -21,6 +21,9 @@ Checks:
   - string tensors: read from the files, compared exactly (--check-expected
     with one changed string exits 5); a string graph input without data
     exits 6 naming it (--check draws no random strings);
+  - int4 and float8 graph inputs: random ones (--check), read from files
+    (--check-inputs), and an int4 output compared exactly with a hand-computed
+    one (a wrong element caught);
   - the ONNX backend cases of Debian's libonnx-testdata with real data run
     on their own test_data_set_0 (a sample, the kernel oracle covers the rest).
 
@@ -325,6 +328,9 @@ def t_sequence_and_optional_values(tmp):
     code, err = run(["--dry-run", "-q", "--check", model])
     if code != EXIT_CHECK or "'s'" not in err or "sequence" not in err:
         return "random inputs for a sequence input: exit %d, %r" % (code, err)
+    return None
+
+
 def t_strings(tmp):
     # no node: the graph output is its input (no kernel handles strings yet)
     g = helper.make_graph(
@@ -345,6 +351,58 @@ def t_strings(tmp):
     code, err = run(["--dry-run", "-q", "--check", model])
     if code != EXIT_CHECK or "'S'" not in err or len(err.strip().splitlines()) != 1:
         return "random strings: exit %d (want %d): %r" % (code, EXIT_CHECK, err)
+    return None
+
+
+def lowp_model(tmp):
+    """X (int4) -> DequantizeLinear (scale 0.5, zero point -1) -> Y; F (float8e4m3fn) ->
+    Cast(float) -> Z; G (float) -> Cast(int4) -> W: low-precision inputs and an output."""
+    g = helper.make_graph(
+        [helper.make_node("DequantizeLinear", ["X", "s", "zp"], ["Y"]),
+         helper.make_node("Cast", ["F"], ["Z"], to=TensorProto.FLOAT),
+         helper.make_node("Cast", ["G"], ["W"], to=TensorProto.INT4)], "lowp",
+        [helper.make_tensor_value_info("X", TensorProto.INT4, [5]),
+         helper.make_tensor_value_info("F", TensorProto.FLOAT8E4M3FN, [3]),
+         helper.make_tensor_value_info("G", TensorProto.FLOAT, [4])],
+        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [5]),
+         helper.make_tensor_value_info("Z", TensorProto.FLOAT, [3]),
+         helper.make_tensor_value_info("W", TensorProto.INT4, [4])],
+        [helper.make_tensor("s", TensorProto.FLOAT, [], [0.5]),
+         helper.make_tensor("zp", TensorProto.INT4, [], [-1])])
+    path = os.path.join(tmp, "lowp.onnx")
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 21)]), path)
+    return path
+
+
+def write_numbered(folder, prefix, tensors):
+    os.makedirs(folder, exist_ok=True)
+    for k, t in enumerate(tensors):
+        with open(os.path.join(folder, "%s_%d.pb" % (prefix, k)), "wb") as f:
+            f.write(t.SerializeToString())
+
+
+def t_low_precision_types(tmp):
+    """int4 and float8 inputs drawn at random (--check) and read from files
+    (--check-inputs), and an int4 output compared exactly: expected values by hand
+    ((x + 1) * 0.5; float8 values that are exact; floats truncated into int4)."""
+    model = lowp_model(tmp)
+    code, err = run(["--dry-run", "--report=json", "--check=2", model])
+    if code != 0 or json.loads(err)["check"]["verdict"] != "equal":
+        return "random: exit %d: %s" % (code, err[-300:])
+    d = os.path.join(tmp, "lowp")
+    write_numbered(d, "input", [
+        helper.make_tensor("X", TensorProto.INT4, [5], [-8, -1, 0, 3, 7]),
+        helper.make_tensor("F", TensorProto.FLOAT8E4M3FN, [3], [0.5, -448, 3 * 2.0 ** -8]),
+        numpy_helper.from_array(np.array([-8.7, 7.9, 0.3, -1.2], np.float32), "G")])
+    for w, want in (([-8, 7, 0, -1], 0), ([-8, 7, 0, 1], EXIT_MISMATCH)):
+        write_numbered(d, "output", [
+            numpy_helper.from_array(np.array([-3.5, 0, 0.5, 2, 4], np.float32), "Y"),
+            numpy_helper.from_array(np.array([0.5, -448, 3 * 2.0 ** -8], np.float32), "Z"),
+            helper.make_tensor("W", TensorProto.INT4, [4], w)])
+        code, err = run(["--dry-run", "-q", "--passes=none", "--check-inputs=" + d,
+                         "--check-expected", model])
+        if code != want:
+            return "expected W %r: exit %d, want %d: %s" % (w, code, want, err[-300:])
     return None
 
 

@@ -3,9 +3,10 @@
 ONNX backend suite does not cover: the recurrent ops in both directions, in
 reverse, with per-batch sequence lengths, clip, linear_before_reset, named
 activations, peepholes with input_forget (batch-first layout, which
-onnxruntime does not run, is in the backend suite); and, from the case modules
-ort_nn_cases.py, ort_sequence_cases.py, ort_integer_cases.py, ort_spatial_cases.py and
-ort_string_cases.py, the forms of the other kernels the backend suite leaves out. For each
+onnxruntime does not run, is in the backend suite); and, from the case
+modules ort_nn_cases.py, ort_lowp_cases.py, ort_sequence_cases.py,
+ort_integer_cases.py, ort_spatial_cases.py and ort_string_cases.py, the forms
+of the other kernels the backend suite leaves out. For each
 model onnxruntime runs seeded random inputs; ppqfmt's --check-inputs and the
 test-only --check-expected then give the same inputs to the interpreter and
 compare its outputs with onnxruntime's (1e-5 + 1e-3 * max|expected|, strings
@@ -25,6 +26,7 @@ import onnxruntime as ort
 from onnx import TensorProto, helper, numpy_helper
 
 import ort_integer_cases
+import ort_lowp_cases
 import ort_nn_cases
 import ort_sequence_cases
 import ort_spatial_cases
@@ -116,7 +118,7 @@ def main():
     counts = {"ok": 0, "fail": 0, "skip": 0}
     with tempfile.TemporaryDirectory() as tmp:
         all_cases = ([(name, *rnn_case(op, **kw), False) for name, op, kw in CASES] +
-                     ort_nn_cases.cases() + ort_sequence_cases.cases() +
+                     ort_nn_cases.cases() + ort_lowp_cases.cases() + ort_sequence_cases.cases() +
                      ort_integer_cases.cases() + ort_spatial_cases.cases() +
                      ort_string_cases.cases())
         for name, model, feeds, declines in all_cases:

@@ -106,6 +106,19 @@ Tensor *tensor_new(Arena *a, int32_t dtype, size_t ndims, const int64_t *dims)
     return t;
 }
 
+Tensor *tensor_new_packed(Arena *a, int32_t dtype, size_t ndims, const int64_t *dims)
+{
+    if (dtype_size(dtype) || !dtype_packed_bytes(dtype, 1))
+        return tensor_new(a, dtype, ndims, dims);
+    /* one byte per element: room enough for the packed ones */
+    Tensor *t = tensor_new(a, DT_UINT8, ndims, dims);
+    if (t) {
+        t->dtype = dtype;
+        t->nbytes = dtype_packed_bytes(dtype, tensor_numel(t));
+    }
+    return t;
+}
+
 Tensor *tensor_share(Arena *a, const Tensor *src)
 {
     Tensor *t = arena_alloc(a, sizeof *t);

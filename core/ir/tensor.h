@@ -79,6 +79,9 @@ int64_t dims_numel(const int64_t *dims, size_t ndims);
 int64_t tensor_numel(const Tensor *t);
 /* A new tensor with zeroed, arena-owned, writable data. */
 Tensor *tensor_new(Arena *a, int32_t dtype, size_t ndims, const int64_t *dims);
+/* tensor_new, and for the 4- and 2-bit types zeroed bytes of their packed
+ * encoding (nbytes = dtype_packed_bytes), as the loader keeps them. */
+Tensor *tensor_new_packed(Arena *a, int32_t dtype, size_t ndims, const int64_t *dims);
 /* A tensor whose bytes gen computes on demand. */
 Tensor *tensor_new_lazy(Arena *a, int32_t dtype, size_t ndims, const int64_t *dims,
                         const TensorGen *gen);

@@ -15,7 +15,9 @@
  * ReverseSequence, TensorScatter), eval_linalg.c (Einsum, Det), eval_grid.c,
  * eval_signal.c, eval_localnorm.c, eval_image.c and eval_roi.c; the
  * helpers they share in eval_ctx.c, and the element plan behind elementwise
- * and data-movement kernels in eval_plan.c.
+ * and data-movement kernels in eval_plan.c. The low-precision types
+ * (float8, float4, int4, int2) and Cast/CastLike through them are
+ * eval_lowp.c's; the fold leaves those casts to run time.
  *
  * Arithmetic: float inputs are read as double and each result rounded once
  * to the output type. For +, -, *, / and Sqrt that is exactly the float32
@@ -175,8 +177,8 @@ long eval_ints(EvalCtx *c, size_t i, int64_t *v, size_t cap);
 /* The offset in w (numpy broadcasting, dims aligned on the right) of
  * element e of a tensor of dims[rank]; -1 when w does not broadcast to it. */
 int64_t eval_broadcast_offset(const Tensor *w, const int64_t *dims, size_t rank, size_t e);
-/* A new in-memory result as output i (zeroed); NULL when over the limit
- * (c->why set) or out of memory. */
+/* A new in-memory result as output i (zeroed; low-precision types packed);
+ * NULL when over the limit (c->why set) or out of memory. */
 Tensor *eval_out(EvalCtx *c, size_t i, int32_t dt, size_t rank, const int64_t *dims);
 /* EVAL_DECLINE or EVAL_OOM after eval_out returned NULL. */
 int eval_out_failed(const EvalCtx *c);
@@ -194,6 +196,31 @@ void eval_strides(const int64_t *dims, size_t rank, int64_t *strides);
  * kernels hand over; they decline while folding. */
 int eval_string_equal(EvalCtx *c);
 int eval_string_cast(EvalCtx *c, int32_t to);
+
+/* --- low-precision element types (eval_lowp.c) --- */
+
+/* float8 (E4M3FN, E4M3FNUZ, E5M2, E5M2FNUZ, E8M0), float4e2m1, int4, uint4,
+ * int2, uint2: held as ONNX stores them (4- and 2-bit ones packed, low bits
+ * first). */
+bool eval_lowp_type(int32_t dt);
+/* The float8 and float4 ones. */
+bool eval_lowp_float(int32_t dt);
+/* Element k of bytes b of type dt, any type the kernels or eval_lowp_type
+ * take: floats as double, integers as int64. */
+EvalNum eval_elem(int32_t dt, const uint8_t *b, size_t k);
+bool eval_elem_float(int32_t dt);
+/* Element k of a low-precision tensor's bytes b, and back: a float encoded
+ * to nearest even (saturating or not; round_mode 0 up, 1 down, 2 nearest
+ * for E8M0); -1 for a NaN the type cannot hold. An integer keeps its low
+ * bits. */
+EvalNum eval_lowp_get(int32_t dt, const uint8_t *b, size_t k);
+int eval_lowp_put_float(int32_t dt, uint8_t *b, size_t k, double v, bool saturate, int mode);
+void eval_lowp_put_int(int32_t dt, uint8_t *b, size_t k, int64_t v);
+/* eval_in, low-precision types included. */
+const Tensor *eval_in_any(const EvalCtx *c, size_t i);
+/* Cast/CastLike of x to `to` when either is a low-precision type (the fold
+ * declines them: what it writes stays as before). */
+int eval_lowp_cast(EvalCtx *c, const Tensor *x, int32_t to);
 
 /* --- the element plan (eval_plan.c) --- */
 

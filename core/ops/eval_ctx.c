@@ -260,7 +260,7 @@ Tensor *eval_out(EvalCtx *c, size_t i, int32_t dt, size_t rank, const int64_t *d
         eval_decline_too_large(c);
         return NULL;
     }
-    Tensor *t = tensor_new(c->arena, dt, rank, dims);
+    Tensor *t = tensor_new_packed(c->arena, dt, rank, dims);
     if (t && i < c->n_out)
         c->out[i] = t;
     return t;

@@ -504,6 +504,9 @@ static int cast_to(EvalCtx *c, int32_t to)
 {
     if (c->n_in == 1 && c->in[0] && (to == DT_STRING || c->in[0]->dtype == DT_STRING))
         return eval_string_cast(c, to); /* text: eval_string.c */
+    const Tensor *x = c->n_in == 1 ? c->in[0] : NULL;
+    if (eval_lowp_type(to) || (x && eval_lowp_type(x->dtype)))
+        return eval_lowp_cast(c, x, to);
     if (c->n_in != 1 || !eval_dtype_ok(to))
         return eval_decline(c, "a cast from or to an unsupported element type");
     return elem_run(c, E_CAST, TAKES_ANY, to, 0);
@@ -516,8 +519,9 @@ static int eval_cast(EvalCtx *c)
 
 static int eval_cast_like(EvalCtx *c)
 {
-    const Tensor *like = c->n_in > 1 && c->in[1] && c->in[1]->dtype == DT_STRING ? c->in[1]
-                                                                                 : eval_in(c, 1);
+    const Tensor *like = c->n_in > 1 && c->in[1] &&
+                                 (c->in[1]->dtype == DT_STRING || eval_lowp_type(c->in[1]->dtype))
+                             ? c->in[1] : eval_in(c, 1);
     if (!like)
         return eval_decline(c, "CastLike's target type is not a supported tensor");
     c->n_in = 1;

@@ -1,6 +1,8 @@
 /* eval_norm.c - kernels for normalization and quantization (eval.h):
  * LayerNormalization, InstanceNormalization, GroupNormalization,
- * QuantizeLinear and DequantizeLinear. Computed in memory, in double, each
+ * QuantizeLinear and DequantizeLinear (8- and 16-bit integers, and the
+ * float8, float4 and 4- and 2-bit integer types through eval_lowp.c's
+ * element access). Computed in memory, in double, each
  * result rounded once to its type. The fold pass never folds these ops
  * (formatter/fold.c lists them): activations flow through them, and a
  * folded Q/DQ pair would lose what a quantizer reads; they serve the
@@ -11,12 +13,17 @@
 
 #include "eval.h"
 
+/* Element k of bytes b of type dt (low-precision ones too) as a double. */
+static double elem_f(int32_t dt, const uint8_t *b, size_t k)
+{
+    EvalNum v = eval_elem(dt, b, k);
+    return eval_elem_float(dt) ? v.f : (double)v.i;
+}
+
 /* Element k of t (bytes b) as a double. */
 static double load_f(const Tensor *t, const uint8_t *b, size_t k)
 {
-    size_t size = dtype_size(t->dtype);
-    EvalNum v = eval_load(t->dtype, b + k * size);
-    return dtype_is_float(t->dtype) ? v.f : (double)v.i;
+    return elem_f(t->dtype, b, k);
 }
 
 static void store_f(Tensor *t, size_t k, double v)
@@ -211,11 +218,13 @@ static size_t quant_index(const QuantMap *q, size_t e)
     return k;
 }
 
-/* The integer types Q/DQ handle here (float8 and 4-bit ones are refused). */
-static bool quant_int_type(int32_t dt, bool with_int32)
+/* The quantized types: 8- and 16-bit integers (int32 too for
+ * DequantizeLinear's input), and the low-precision ones but E8M0 (a scale
+ * type, not a quantized one). */
+static bool quant_type(int32_t dt, bool with_int32)
 {
     return dt == DT_INT8 || dt == DT_UINT8 || dt == DT_INT16 || dt == DT_UINT16 ||
-           (with_int32 && dt == DT_INT32);
+           (with_int32 && dt == DT_INT32) || (eval_lowp_type(dt) && dt != DT_FLOAT8E8M0);
 }
 
 static void int_range(int32_t dt, double *lo, double *hi)
@@ -225,59 +234,111 @@ static void int_range(int32_t dt, double *lo, double *hi)
     case DT_UINT8: *lo = 0, *hi = 255; break;
     case DT_INT16: *lo = -32768, *hi = 32767; break;
     case DT_UINT16: *lo = 0, *hi = 65535; break;
+    case DT_INT4: *lo = -8, *hi = 7; break;
+    case DT_UINT4: *lo = 0, *hi = 15; break;
+    case DT_INT2: *lo = -2, *hi = 1; break;
+    case DT_UINT2: *lo = 0, *hi = 3; break;
     default: *lo = -2147483648.0, *hi = 2147483647.0; break;
     }
 }
 
 /* The zero point of element k: 0 when absent. */
-static int64_t zero_at(const Tensor *z, const uint8_t *zb, size_t k)
+static double zero_at(const Tensor *z, const uint8_t *zb, size_t k)
 {
-    return z ? eval_load(z->dtype, zb + k * dtype_size(z->dtype)).i : 0;
+    return z ? elem_f(z->dtype, zb, k) : 0;
 }
 
-/* Checks the zero point (absent or shaped like the scale) and returns its
- * bytes in *zb; -1 when unusable. */
-static int quant_zero(EvalCtx *c, const Tensor *s, const Tensor **z, const uint8_t **zb)
+/* Checks the zero point (absent, or shaped like the scale and of type dt;
+ * zero for the float types, which onnx's reference does not subtract) and
+ * returns its bytes in *zb; -1 when unusable. */
+static int quant_zero(EvalCtx *c, const Tensor *s, int32_t dt, const Tensor **z,
+                      const uint8_t **zb)
 {
-    *z = eval_in(c, 2);
+    *z = eval_in_any(c, 2);
     *zb = NULL;
     if (!*z)
         return c->n_in > 2 && c->in[2] ? -1 : 0;
-    if (tensor_numel(*z) != tensor_numel(s))
+    if (tensor_numel(*z) != tensor_numel(s) || (dt && (*z)->dtype != dt) ||
+        !(*zb = eval_bytes(c, *z)))
         return -1;
-    *zb = eval_bytes(c, *z);
-    return *zb ? 0 : -1;
+    for (size_t k = 0, n = (size_t)tensor_numel(*z); eval_lowp_float((*z)->dtype) && k < n; k++)
+        if (elem_f((*z)->dtype, *zb, k) != 0)
+            return eval_decline(c, "a non-zero float zero point"), -1;
+    return 0;
 }
 
-/* QuantizeLinear: saturate(round_half_even(x / scale) + zero_point), the
- * quotient rounded to x's type first as onnxruntime divides in it. */
+/* A scale: a float type, or E8M0 (opset 24). */
+static bool scale_type(int32_t dt)
+{
+    return dtype_is_float(dt) || dt == DT_FLOAT8E8M0;
+}
+
+/* q = x / scale (integer result already rounded) stored as element e of y:
+ * integers rounded half to even, plus the zero point, saturated; float8
+ * and float4 rounded to their grid. -1 for a NaN float4 cannot hold. */
+static int quant_store(Tensor *y, size_t e, double q, double zero, bool saturate)
+{
+    int32_t out = y->dtype;
+    uint8_t *yb = (uint8_t *)y->data;
+    if (eval_lowp_float(out))
+        return eval_lowp_put_float(out, yb, e, q, saturate, 0);
+    double lo, hi, v = nearbyint(q) + zero;
+    int_range(out, &lo, &hi);
+    v = v != v ? 0 : v < lo ? lo : v > hi ? hi : v;
+    if (eval_lowp_type(out))
+        eval_lowp_put_int(out, yb, e, (int64_t)v);
+    else
+        eval_store(out, yb + e * dtype_size(out), (EvalNum){.i = (int64_t)v});
+    return 0;
+}
+
+/* The type QuantizeLinear divides in: `precision` (opset 23, x and the
+ * scale rounded to it first), else x's float type (onnxruntime divides in
+ * it), else the scale's. 0 when unsupported. */
+static int32_t quant_division_type(const EvalCtx *c, const Tensor *x, const Tensor *s)
+{
+    int32_t p = c->opset >= 23 ? (int32_t)op_attr_int(c->op, "precision", 0) : 0;
+    if (p)
+        return dtype_is_float(p) ? p : 0;
+    return dtype_is_float(x->dtype) ? x->dtype : dtype_is_float(s->dtype) ? s->dtype : DT_FLOAT;
+}
+
+/* The output type of QuantizeLinear: the zero point's, else output_dtype
+ * (opset 21), else uint8. */
+static int32_t quant_out_type(const EvalCtx *c)
+{
+    const Tensor *z = 2 < c->n_in ? c->in[2] : NULL;
+    int32_t od = c->opset >= 21 ? (int32_t)op_attr_int(c->op, "output_dtype", 0) : 0;
+    return z ? z->dtype : od ? od : DT_UINT8;
+}
+
+/* QuantizeLinear: saturate(round_half_even(x / scale) + zero_point) for
+ * integers, x / scale rounded to the type for float8 and float4 (Cast's
+ * saturate rules), the quotient rounded to its division type first. */
 static int eval_quantize(EvalCtx *c)
 {
-    const Tensor *x = eval_in(c, 0), *s = eval_in(c, 1), *z;
+    const Tensor *x = eval_in(c, 0), *s = eval_in_any(c, 1), *z;
     const uint8_t *xb, *sb, *zb;
     QuantMap q;
-    int32_t out = DT_UINT8;
-    if (!x || !s || !(dtype_is_float(x->dtype) || x->dtype == DT_INT32) ||
-        !dtype_is_float(s->dtype) || quant_zero(c, s, &z, &zb) || quant_map(c, x, s, &q))
-        return c->why ? EVAL_DECLINE : eval_decline(c, "an unsupported input or scale shape");
-    if (z)
-        out = z->dtype;
-    else if (c->opset >= 21 && op_attr_int(c->op, "output_dtype", 0))
-        out = (int32_t)op_attr_int(c->op, "output_dtype", 0);
-    if (!quant_int_type(out, false) || !(xb = eval_bytes(c, x)) || !(sb = eval_bytes(c, s)))
-        return c->why ? EVAL_DECLINE : eval_decline(c, "an output type other than 8 or 16 bits");
+    int32_t out = quant_out_type(c), qt = x && s ? quant_division_type(c, x, s) : 0;
+    if (!x || !s || !(dtype_is_float(x->dtype) || x->dtype == DT_INT32) || !qt ||
+        !scale_type(s->dtype) || !quant_type(out, false) || quant_zero(c, s, out, &z, &zb) ||
+        quant_map(c, x, s, &q))
+        return c->why ? EVAL_DECLINE : eval_decline(c, "an unsupported input, type or scale shape");
+    if (!(xb = eval_bytes(c, x)) || !(sb = eval_bytes(c, s)))
+        return EVAL_DECLINE;
     Tensor *y = eval_out(c, 0, out, x->ndims, x->dims);
     if (!y)
         return eval_out_failed(c);
-    double lo, hi;
-    int_range(out, &lo, &hi);
-    int32_t qt = dtype_is_float(x->dtype) ? x->dtype : s->dtype;
+    bool saturate = c->opset < 19 || op_attr_int(c->op, "saturate", 1) != 0;
+    bool rounds = c->opset >= 23 && op_attr_int(c->op, "precision", 0);
     for (size_t e = 0, n = (size_t)tensor_numel(x); e < n; e++) {
         size_t k = quant_index(&q, e);
-        double v = nearbyint(eval_round_to(qt, load_f(x, xb, e) / load_f(s, sb, k)));
-        v += (double)zero_at(z, zb, k);
-        v = v != v ? 0 : v < lo ? lo : v > hi ? hi : v;
-        eval_store(out, (uint8_t *)y->data + e * dtype_size(out), (EvalNum){.i = (int64_t)v});
+        double xv = elem_f(x->dtype, xb, e), sv = elem_f(s->dtype, sb, k);
+        if (rounds)
+            xv = eval_round_to(qt, xv), sv = eval_round_to(qt, sv);
+        if (quant_store(y, e, eval_round_to(qt, xv / sv), zero_at(z, zb, k), saturate))
+            return eval_decline(c, "a NaN quantized to float4e2m1, which has none");
     }
     c->exact = EVAL_CHECKED;
     return EVAL_OK;
@@ -287,11 +348,11 @@ static int eval_quantize(EvalCtx *c)
  * output_dtype from opset 23). */
 static int eval_dequantize(EvalCtx *c)
 {
-    const Tensor *x = eval_in(c, 0), *s = eval_in(c, 1), *z;
+    const Tensor *x = eval_in_any(c, 0), *s = eval_in_any(c, 1), *z;
     const uint8_t *xb, *sb, *zb;
     QuantMap q;
-    if (!x || !s || !quant_int_type(x->dtype, true) || !dtype_is_float(s->dtype) ||
-        quant_zero(c, s, &z, &zb) || (z && z->dtype != x->dtype) || quant_map(c, x, s, &q) ||
+    if (!x || !s || !quant_type(x->dtype, true) || !scale_type(s->dtype) ||
+        quant_zero(c, s, x->dtype, &z, &zb) || quant_map(c, x, s, &q) ||
         !(xb = eval_bytes(c, x)) || !(sb = eval_bytes(c, s)))
         return c->why ? EVAL_DECLINE : eval_decline(c, "an unsupported input type or scale shape");
     int32_t out = c->opset >= 23 ? (int32_t)op_attr_int(c->op, "output_dtype", 0) : 0;
@@ -303,8 +364,8 @@ static int eval_dequantize(EvalCtx *c)
         return eval_out_failed(c);
     for (size_t e = 0, n = (size_t)tensor_numel(x); e < n; e++) {
         size_t k = quant_index(&q, e);
-        double d = (double)(eval_load(x->dtype, xb + e * dtype_size(x->dtype)).i - zero_at(z, zb, k));
-        store_f(y, e, d * eval_round_to(out, load_f(s, sb, k)));
+        double d = elem_f(x->dtype, xb, e) - zero_at(z, zb, k);
+        store_f(y, e, d * eval_round_to(out, elem_f(s->dtype, sb, k)));
     }
     c->exact = EVAL_ROUNDS;
     return EVAL_OK;

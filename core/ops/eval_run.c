@@ -267,7 +267,7 @@ static Tensor *run_copy(Arena *a, const Tensor *t)
         return tensor_copy_strings(a, t);
     if (!t->data && t->nbytes)
         return NULL;
-    Tensor *c = tensor_new(a, t->dtype, t->ndims, t->dims);
+    Tensor *c = tensor_new_packed(a, t->dtype, t->ndims, t->dims);
     if (c && t->nbytes && c->nbytes == t->nbytes)
         memcpy((void *)c->data, t->data, t->nbytes);
     return c && c->nbytes == t->nbytes ? c : NULL;

@@ -7,7 +7,28 @@
 
 #include "eval.h"
 
-enum BitCode { B_AND, B_OR, B_XOR, B_NOT, B_SHL, B_SHR };
+enum BitCode { B_AND, B_OR, B_XOR, B_NOT, B_SHL, B_SHR, B_SHL28, B_SHR28 };
+
+static bool bit_signed_type(int32_t dt)
+{
+    return dt == DT_INT8 || dt == DT_INT16 || dt == DT_INT32 || dt == DT_INT64;
+}
+
+/* BitShift-28: every integer type, and a shift by a negative amount or by
+ * the width or more defined: 0, or for a right shift of a negative signed
+ * value -1 (the sign filling every bit). A signed right shift is
+ * arithmetic. p->attr: the type's width in bits. */
+static EvalNum bit_shift28(const EvalPlan *p, int64_t a, int64_t b)
+{
+    bool sgn = bit_signed_type(p->dtype);
+    if (b < 0 || b >= p->attr)
+        return (EvalNum){.i = p->code == B_SHR28 && sgn && a < 0 ? -1 : 0};
+    if (p->code == B_SHL28)
+        return (EvalNum){.i = (int64_t)((uint64_t)a << b)};
+    if (!sgn)
+        return (EvalNum){.i = (int64_t)((uint64_t)a >> b)};
+    return (EvalNum){.i = a < 0 ? ~(~a >> b) : a >> b};
+}
 
 /* Integers are loaded sign- or zero-extended to 64 bits (uint64 as its bit
  * pattern) and stored by their low bytes, so the 64-bit operation gives
@@ -21,7 +42,8 @@ static EvalNum bit_fn(const EvalPlan *p, const EvalNum *in)
     case B_XOR: return (EvalNum){.i = (int64_t)(a ^ b)};
     case B_NOT: return (EvalNum){.i = (int64_t)~a};
     case B_SHL: return (EvalNum){.i = (int64_t)(a << b)};
-    default: return (EvalNum){.i = (int64_t)(a >> b)};
+    case B_SHR: return (EvalNum){.i = (int64_t)(a >> b)};
+    default: return bit_shift28(p, in[0].i, p->dtype == DT_UINT64 && in[1].i < 0 ? -1 : in[1].i);
     }
 }
 
@@ -80,6 +102,7 @@ static int bit_run(EvalCtx *c, int code, bool (*takes)(int32_t))
     EvalPlan p;
     eval_plan_init(&p, ins[0]->dtype, rank, dims, bit_fn);
     p.code = code;
+    p.attr = 8 * (int64_t)dtype_size(ins[0]->dtype);
     for (size_t k = 0; k < n; k++)
         eval_plan_broadcast(&p, ins[k]);
     c->exact = EVAL_KEEPS;
@@ -91,13 +114,19 @@ static int eval_bitwise_or(EvalCtx *c) { return bit_run(c, B_OR, bit_int_type); 
 static int eval_bitwise_xor(EvalCtx *c) { return bit_run(c, B_XOR, bit_int_type); }
 static int eval_bitwise_not(EvalCtx *c) { return bit_run(c, B_NOT, bit_int_type); }
 
-static int eval_bit_shift(EvalCtx *c)
+/* BitShift-11, or with v28 BitShift-28's rules (bit_shift28). */
+static int bit_shift_run(EvalCtx *c, bool v28)
 {
     int dir = eval_attr_choice(c->op, "direction", (const char *const[]){"", "LEFT", "RIGHT"}, 3);
     if (dir != 1 && dir != 2)
         return eval_decline(c, "BitShift's direction is neither LEFT nor RIGHT");
+    if (v28)
+        return bit_run(c, dir == 1 ? B_SHL28 : B_SHR28, bit_int_type);
     return bit_run(c, dir == 1 ? B_SHL : B_SHR, bit_unsigned_type);
 }
+
+static int eval_bit_shift(EvalCtx *c) { return bit_shift_run(c, false); }
+static int eval_bit_shift28(EvalCtx *c) { return bit_shift_run(c, true); }
 
 /* BitCast: the input's bytes as type `to`, of the same width. A float
  * input that may be off in its last bit would give a wholly different
@@ -126,7 +155,8 @@ static int eval_bit_cast(EvalCtx *c)
 static const OpKernel kernels[] = {
     {"", "BitwiseAnd", 18, eval_bitwise_and}, {"", "BitwiseOr", 18, eval_bitwise_or},
     {"", "BitwiseXor", 18, eval_bitwise_xor}, {"", "BitwiseNot", 18, eval_bitwise_not},
-    {"", "BitShift", 11, eval_bit_shift},     {"", "BitCast", 26, eval_bit_cast},
+    {"", "BitShift", 11, eval_bit_shift},     {"", "BitShift", 28, eval_bit_shift28},
+    {"", "BitCast", 26, eval_bit_cast},
 };
 
 const OpKernelTable eval_integer_kernels = {kernels, sizeof kernels / sizeof *kernels, true};

@@ -36,29 +36,19 @@ static uint8_t *read_whole(const char *path, size_t *len, Diag *d)
     return buf;
 }
 
-static Tensor *copy_tensor(const Tensor *t, Arena *a)
+/* t copied into a, with its name. */
+static Tensor *copy_named(const Tensor *t, Arena *a)
 {
-    Tensor *c = tensor_new_packed(a, t->dtype, t->ndims, t->dims);
-    if (!c)
-        return NULL;
-    if (t->nbytes)
-        memcpy((void *)c->data, t->data, t->nbytes);
-    c->name = arena_strdup(a, t->name);
-    return c->name ? c : NULL;
-}
-
-/* Strings: a copy of every element, as many as the dims say. */
-static bool usable_strings(const Tensor *t)
-{
-    return t->dtype == DT_STRING && !t->external && (int64_t)t->n_strings == tensor_numel(t);
-}
-
-static Tensor *copy_string_tensor(const Tensor *t, Arena *a)
-{
-    Tensor *c = tensor_copy_strings(a, t);
+    Tensor *c = tensor_copy(a, t);
     if (c && !(c->name = arena_strdup(a, t->name)))
         return NULL;
     return c;
+}
+
+/* Strings: usable when there are as many as the dims say. */
+static bool usable_strings(const Tensor *t)
+{
+    return t->dtype == DT_STRING && !t->external && (int64_t)t->n_strings == tensor_numel(t);
 }
 
 static int decode(const char *path, Bytes wire, Arena *a, Tensor **out, Diag *d)
@@ -72,15 +62,13 @@ static int decode(const char *path, Bytes wire, Arena *a, Tensor **out, Diag *d)
     int rc = 0;
     if (load_tensor(&L, wire, &t))
         rc = diag_set(d, ld.code, "--check-inputs: '%s': %s", path, ld.msg);
-    else if (usable_strings(t)) {
-        if (!(*out = copy_string_tensor(t, a)))
-            rc = diag_set(d, PPQ_EINTERNAL, "out of memory");
-    } else if (t->external || !dtype_packed_bytes(t->dtype, 1) || (t->nbytes && !t->data) ||
-             t->nbytes != dtype_packed_bytes(t->dtype, tensor_numel(t)))
+    else if (!usable_strings(t) &&
+             (t->external || !dtype_packed_bytes(t->dtype, 1) || (t->nbytes && !t->data) ||
+              t->nbytes != dtype_packed_bytes(t->dtype, tensor_numel(t))))
         rc = diag_set(d, PPQ_EINPUT, "--check-inputs: '%s': not a tensor --check can use (%s; "
                       "external data, types of no known packing or data that do not match the "
                       "dims: a sequence or map file reads so)", path, dtype_name(t->dtype));
-    else if (!(*out = copy_tensor(t, a)))
+    else if (!(*out = copy_named(t, a)))
         rc = diag_set(d, PPQ_EINTERNAL, "out of memory");
     model_free(m);
     return rc;

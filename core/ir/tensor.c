@@ -175,6 +175,20 @@ Tensor *tensor_copy_strings(Arena *a, const Tensor *src)
     return tensor_new_strings(a, src->ndims, src->dims, s, src->n_strings);
 }
 
+Tensor *tensor_copy(Arena *a, const Tensor *src)
+{
+    if (src->dtype == DT_STRING)
+        return tensor_copy_strings(a, src);
+    if (!src->data && src->nbytes)
+        return NULL;
+    Tensor *c = tensor_new_packed(a, src->dtype, src->ndims, src->dims);
+    if (!c || c->nbytes != src->nbytes)
+        return NULL;
+    if (src->nbytes)
+        memcpy((void *)c->data, src->data, src->nbytes);
+    return c;
+}
+
 /* Little-endian loads: the host may not be, and data may be unaligned. */
 static uint64_t load_le(const uint8_t *p, size_t n)
 {

@@ -98,6 +98,10 @@ Tensor *tensor_new_strings(Arena *a, size_t ndims, const int64_t *dims, Bytes *s
 /* A new string tensor with src's dims and copies of its strings, all in a:
  * nothing points into src's memory. */
 Tensor *tensor_copy_strings(Arena *a, const Tensor *src);
+/* A copy of src's elements in a (strings one by one, packed types as
+ * stored), unnamed; NULL when src's bytes are not in memory, or out of
+ * memory. */
+Tensor *tensor_copy(Arena *a, const Tensor *src);
 /* Element i as a double (numeric dtypes with data only). */
 double tensor_get_f64(const Tensor *t, size_t i);
 /* Stores v into element i of a tensor made by tensor_new. */

@@ -25,25 +25,11 @@ Tensor *eval_held_new(Arena *a, int32_t kind, int32_t elem_type, size_t n)
     return t;
 }
 
-static Tensor *copy_tensor(Arena *a, const Tensor *t)
-{
-    if (t->dtype == DT_STRING)
-        return tensor_copy_strings(a, t);
-    if (!dtype_size(t->dtype) || (!t->data && t->nbytes))
-        return NULL;
-    Tensor *c = tensor_new(a, t->dtype, t->ndims, t->dims);
-    if (!c || c->nbytes != t->nbytes)
-        return NULL;
-    if (t->nbytes)
-        memcpy((void *)c->data, t->data, t->nbytes);
-    return c;
-}
-
 Tensor *eval_value_copy(Arena *a, const Tensor *t)
 {
     const EvalHeld *h = eval_held(t);
     if (!h)
-        return copy_tensor(a, t);
+        return tensor_copy(a, t);
     Tensor *c = eval_held_new(a, t->dtype, h->elem_type, h->n);
     EvalHeld *ch = c ? (EvalHeld *)c->data : NULL;
     for (size_t i = 0; ch && i < h->n; i++)

@@ -258,21 +258,6 @@ static void life_free(RunLife *l)
     free(l->by_address);
 }
 
-/* A copy of t in a, for a graph output that outlives the node arenas. */
-static Tensor *run_copy(Arena *a, const Tensor *t)
-{
-    if (eval_held(t))
-        return eval_value_copy(a, t);
-    if (t->dtype == DT_STRING)
-        return tensor_copy_strings(a, t);
-    if (!t->data && t->nbytes)
-        return NULL;
-    Tensor *c = tensor_new_packed(a, t->dtype, t->ndims, t->dims);
-    if (c && t->nbytes && c->nbytes == t->nbytes)
-        memcpy((void *)c->data, t->data, t->nbytes);
-    return c && c->nbytes == t->nbytes ? c : NULL;
-}
-
 /* The graph's live outputs; copied into a when copy (the main graph's,
  * whose node arenas are freed after), else the values themselves. */
 static int run_outputs(Arena *a, const Graph *g, const Scope *s, bool copy, Tensor **outputs,
@@ -286,7 +271,7 @@ static int run_outputs(Arena *a, const Graph *g, const Scope *s, bool copy, Tens
         const Tensor *t = run_value(s, v);
         if (!t)
             return run_fail(err, NULL, "graph output '%s' was not computed", v->name);
-        if (!(outputs[k++] = copy ? run_copy(a, t) : (Tensor *)t))
+        if (!(outputs[k++] = copy ? eval_value_copy(a, t) : (Tensor *)t))
             return run_fail(err, NULL, "graph output '%s' is not a numeric tensor (or a "
                             "sequence or optional of them)", v->name);
     }

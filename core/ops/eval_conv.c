@@ -212,32 +212,51 @@ static void conv_dense_group(const ConvFold *g, const DenseConv *d, const double
         }
 }
 
+/* A Conv's operands as doubles and its result, Y starting at the bias:
+ * what the dense paths compute on (conv_doubles), stored into t and freed
+ * after (conv_doubles_done). */
+typedef struct ConvDoubles {
+    double *x, *w, *y;
+} ConvDoubles;
+
+static bool conv_doubles(const ConvFold *g, const Tensor *t, ConvDoubles *b)
+{
+    int32_t dt = g->x->dtype;
+    size_t n_out = (size_t)tensor_numel(t), size = dtype_size(dt);
+    int64_t plane = dims_numel(g->ydims + 2, (size_t)g->sp), m = g->ydims[1];
+    b->x = dense_load(dt, g->xb, (size_t)tensor_numel(g->x));
+    b->w = b->x ? dense_load(dt, g->wb, (size_t)tensor_numel(g->w)) : NULL;
+    b->y = b->w ? malloc((n_out ? n_out : 1) * sizeof *b->y) : NULL;
+    for (size_t e = 0; b->y && e < n_out; e++)
+        b->y[e] = g->bb ? eval_load(dt, g->bb + (size_t)((int64_t)e / plane % m) * size).f : 0;
+    return b->y != NULL;
+}
+
+static int conv_doubles_done(Tensor *t, ConvDoubles *b)
+{
+    size_t n_out = (size_t)tensor_numel(t), size = dtype_size(t->dtype);
+    for (size_t e = 0; b->y && e < n_out; e++)
+        eval_store(t->dtype, (uint8_t *)t->data + e * size, (EvalNum){.f = b->y[e]});
+    int rc = b->y ? EVAL_OK : EVAL_OOM;
+    free(b->x);
+    free(b->w);
+    free(b->y);
+    return rc;
+}
+
 /* Conv of 1 to 3 spatial axes in double: Y starts at the bias, each
  * (image, group) through conv_dense_group. */
 static int conv_dense(const ConvFold *g, Tensor *t)
 {
-    int32_t dt = g->x->dtype;
     DenseConv d = conv_dense_geometry(g);
-    size_t n_out = (size_t)tensor_numel(t), size = dtype_size(dt);
     int64_t plane = d.ycs, m = g->ydims[1];
-    double *x = dense_load(dt, g->xb, (size_t)tensor_numel(g->x));
-    double *w = x ? dense_load(dt, g->wb, (size_t)tensor_numel(g->w)) : NULL;
-    double *y = w ? malloc((n_out ? n_out : 1) * sizeof *y) : NULL;
-    if (y) {
-        for (size_t e = 0; e < n_out; e++)
-            y[e] = g->bb ? eval_load(dt, g->bb + (size_t)((int64_t)e / plane % m) * size).f : 0;
+    ConvDoubles b;
+    if (conv_doubles(g, t, &b))
         for (int64_t n = 0; n < g->ydims[0]; n++)
             for (int64_t grp = 0; grp < g->group; grp++)
-                conv_dense_group(g, &d, x + n * g->xs[0] + grp * g->cg * g->xs[1],
-                                 w + grp * g->mg * g->ws[0], y + (n * m + grp * g->mg) * plane);
-        for (size_t e = 0; e < n_out; e++)
-            eval_store(dt, (uint8_t *)t->data + e * size, (EvalNum){.f = y[e]});
-    }
-    int rc = y ? EVAL_OK : EVAL_OOM;
-    free(x);
-    free(w);
-    free(y);
-    return rc;
+                conv_dense_group(g, &d, b.x + n * g->xs[0] + grp * g->cg * g->xs[1],
+                                 b.w + grp * g->mg * g->ws[0], b.y + (n * m + grp * g->mg) * plane);
+    return conv_doubles_done(t, &b);
 }
 
 /* Per axis i and kernel offset k, the output coordinate input position p
@@ -299,35 +318,23 @@ static void conv_transpose_offset(const ConvFold *g, int64_t *const *tgt, int64_
  * the last bit may differ. */
 static int conv_transpose_dense(const ConvFold *g, Tensor *t)
 {
-    int32_t dt = g->x->dtype;
-    size_t n_out = (size_t)tensor_numel(t), size = dtype_size(dt);
     int64_t in_plane = g->xs[1], out_plane = dims_numel(g->ydims + 2, (size_t)g->sp), kn = g->ws[1];
     int64_t **tgt = conv_transpose_targets(g);
-    double *x = tgt ? dense_load(dt, g->xb, (size_t)tensor_numel(g->x)) : NULL;
-    double *w = x ? dense_load(dt, g->wb, (size_t)tensor_numel(g->w)) : NULL;
-    double *y = w ? malloc((n_out ? n_out : 1) * sizeof *y) : NULL;
-    if (y) {
-        for (size_t e = 0; e < n_out; e++)
-            y[e] = g->bb ? eval_load(dt, g->bb + (size_t)((int64_t)e / out_plane % g->ydims[1]) * size).f : 0;
+    ConvDoubles b = {NULL, NULL, NULL};
+    if (tgt && conv_doubles(g, t, &b))
         for (int64_t n = 0; n < g->ydims[0]; n++)
             for (int64_t ch = 0; ch < g->x->dims[1]; ch++) {
-                const double *xc = x + (n * g->x->dims[1] + ch) * in_plane, *wc = w + ch * g->ws[0];
-                double *yg = y + (n * g->ydims[1] + ch / g->cg * g->mg) * out_plane;
+                const double *xc = b.x + (n * g->x->dims[1] + ch) * in_plane;
+                const double *wc = b.w + ch * g->ws[0];
+                double *yg = b.y + (n * g->ydims[1] + ch / g->cg * g->mg) * out_plane;
                 for (int64_t mm = 0; mm < g->mg; mm++)
                     for (int64_t kk = 0; kk < kn; kk++)
                         conv_transpose_offset(g, tgt, kk, wc[mm * kn + kk], xc, yg + mm * out_plane);
             }
-        for (size_t e = 0; e < n_out; e++)
-            eval_store(dt, (uint8_t *)t->data + e * size, (EvalNum){.f = y[e]});
-    }
-    int rc = y ? EVAL_OK : EVAL_OOM;
     for (int i = 0; tgt && i < g->sp; i++)
         free(tgt[i]);
     free(tgt);
-    free(x);
-    free(w);
-    free(y);
-    return rc;
+    return conv_doubles_done(t, &b);
 }
 
 static int conv_run(EvalCtx *c, bool transpose)

@@ -134,24 +134,22 @@ def debian_cases(filt):
 
 
 def run_case(name, d):
-    """(verdict, detail, opset): verdict 'run', 'fail', 'not covered' or 'outside'."""
-    v, detail = judge_case(d)
-    opset = None
-    if d is not None and os.path.exists(os.path.join(d, "model.onnx")):
-        opset = default_opset(onnx.load(os.path.join(d, "model.onnx"), load_external_data=False))
-    return v, detail, opset
-
-
-def judge_case(d):
+    """(verdict, detail, opset): verdict 'run', 'fail', 'not covered', 'random' or
+    'outside'; opset None when the model was not read."""
     if d is None:
-        return "not covered", "non-tensor or unwritable data"
+        return "not covered", "non-tensor or unwritable data", None
     model = os.path.join(d, "model.onnx")
     try:
         opset = default_opset(onnx.load(model, load_external_data=False))
     except Exception as e:
-        return "not covered", "onnx cannot load it: %s" % type(e).__name__
+        return "not covered", "onnx cannot load it: %s" % type(e).__name__, None
     if opset is None or not MIN_OPSET <= opset <= MAX_OPSET:
-        return "outside", "opset %s" % opset
+        return "outside", "opset %s" % opset, opset
+    return judge_run(d, model) + (opset,)
+
+
+def judge_run(d, model):
+    """(verdict, detail) of the interpreter on case folder d."""
     p = subprocess.run([PPQFMT, "--dry-run", "-q", "--passes=none", "--check-inputs=" + d,
                         "--check-expected", model], capture_output=True, text=True, timeout=300)
     msg = p.stderr.strip().splitlines()[-1] if p.stderr.strip() else ""

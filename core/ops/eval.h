@@ -141,6 +141,9 @@ void eval_store(int32_t dt, uint8_t *p, EvalNum v);
 EvalNum eval_convert(EvalNum v, int32_t from, int32_t to);
 /* v rounded once to float type dt, as a computation in dt leaves it. */
 double eval_round_to(int32_t dt, double v);
+/* The lowest and highest value of integer type dt (bool, int2..int64,
+ * uint2..uint32); false for any other type. */
+bool eval_int_range(int32_t dt, int64_t *lo, int64_t *hi);
 int eval_decline(EvalCtx *c, const char *why);
 /* Declines because a result would be larger than c->limit. */
 int eval_decline_too_large(EvalCtx *c);

@@ -130,6 +130,30 @@ static int decline_as(EvalCtx *c, EvalRefusal refused, const char *why)
     return EVAL_DECLINE;
 }
 
+bool eval_int_range(int32_t dt, int64_t *lo, int64_t *hi)
+{
+    int bits;
+    bool is_signed = true;
+    switch (dt) {
+    case DT_BOOL: *lo = 0, *hi = 1; return true;
+    case DT_INT2: bits = 2; break;
+    case DT_INT4: bits = 4; break;
+    case DT_INT8: bits = 8; break;
+    case DT_INT16: bits = 16; break;
+    case DT_INT32: bits = 32; break;
+    case DT_INT64: *lo = INT64_MIN, *hi = INT64_MAX; return true;
+    case DT_UINT2: bits = 2, is_signed = false; break;
+    case DT_UINT4: bits = 4, is_signed = false; break;
+    case DT_UINT8: bits = 8, is_signed = false; break;
+    case DT_UINT16: bits = 16, is_signed = false; break;
+    case DT_UINT32: bits = 32, is_signed = false; break;
+    default: return false;
+    }
+    *lo = is_signed ? -((int64_t)1 << (bits - 1)) : 0;
+    *hi = is_signed ? ((int64_t)1 << (bits - 1)) - 1 : ((int64_t)1 << bits) - 1;
+    return true;
+}
+
 double eval_round_to(int32_t dt, double v)
 {
     uint8_t tmp[8];

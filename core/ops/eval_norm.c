@@ -227,19 +227,14 @@ static bool quant_type(int32_t dt, bool with_int32)
            (with_int32 && dt == DT_INT32) || (eval_lowp_type(dt) && dt != DT_FLOAT8E8M0);
 }
 
+/* The output range Q/DQ saturates to: the integer type's, int32's for a
+ * type that has none here. */
 static void int_range(int32_t dt, double *lo, double *hi)
 {
-    switch (dt) {
-    case DT_INT8: *lo = -128, *hi = 127; break;
-    case DT_UINT8: *lo = 0, *hi = 255; break;
-    case DT_INT16: *lo = -32768, *hi = 32767; break;
-    case DT_UINT16: *lo = 0, *hi = 65535; break;
-    case DT_INT4: *lo = -8, *hi = 7; break;
-    case DT_UINT4: *lo = 0, *hi = 15; break;
-    case DT_INT2: *lo = -2, *hi = 1; break;
-    case DT_UINT2: *lo = 0, *hi = 3; break;
-    default: *lo = -2147483648.0, *hi = 2147483647.0; break;
-    }
+    int64_t l, h;
+    if (!eval_int_range(dt, &l, &h))
+        eval_int_range(DT_INT32, &l, &h);
+    *lo = (double)l, *hi = (double)h;
 }
 
 /* The zero point of element k: 0 when absent. */

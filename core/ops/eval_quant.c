@@ -201,7 +201,9 @@ static int64_t qlinear_scale_at(const Tensor *s, const Tensor *y, size_t e, bool
 static int qlinear_requantize(EvalCtx *c, const QLinear *q, const Tensor *sums, bool conv)
 {
     int32_t out = q->t[7] ? q->t[7]->dtype : q->t[0]->dtype, st = q->t[1]->dtype;
-    double lo = out == DT_INT8 ? -128 : 0, hi = out == DT_INT8 ? 127 : 255;
+    int64_t l = 0, h = 0;
+    eval_int_range(out, &l, &h); /* int8 or uint8 (qlinear_inputs) */
+    double lo = (double)l, hi = (double)h;
     Tensor *y = eval_out(c, 0, out, sums->ndims, sums->dims);
     if (!y)
         return eval_out_failed(c);

@@ -108,14 +108,8 @@ static EvalNum reduce_empty_extreme(int32_t dt, bool max)
 {
     if (dtype_is_float(dt))
         return (EvalNum){.f = max ? -INFINITY : INFINITY};
-    if (dt == DT_BOOL)
-        return (EvalNum){.i = !max};
-    int bits = (int)dtype_size(dt) * 8;
-    bool is_signed = dt == DT_INT8 || dt == DT_INT16 || dt == DT_INT32 || dt == DT_INT64;
-    if (bits == 64)
-        return (EvalNum){.i = max ? INT64_MIN : INT64_MAX};
-    int64_t lo = is_signed ? -((int64_t)1 << (bits - 1)) : 0;
-    int64_t hi = is_signed ? ((int64_t)1 << (bits - 1)) - 1 : ((int64_t)1 << bits) - 1;
+    int64_t lo = 0, hi = 0;
+    eval_int_range(dt, &lo, &hi);
     return (EvalNum){.i = max ? lo : hi};
 }
 
